@@ -1,0 +1,27 @@
+/**
+ * `npm run bench -- <name> [args]` runs bench/<name>.ts; with no name, every benchmark in turn.
+ * Each benchmark prints its own figures and a ratio against a baseline measured in the same run.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const available = readdirSync(here)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('_'))
+  .map((f) => f.slice(0, -3))
+  .sort();
+
+const [name, ...rest] = process.argv.slice(2);
+const chosen = name ? [name] : available;
+for (const bench of chosen) {
+  const file = join(here, `${bench}.ts`);
+  if (!existsSync(file)) {
+    console.error(`unknown benchmark "${bench}"; available: ${available.join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`# bench ${bench}`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', file, ...rest], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}

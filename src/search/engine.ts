@@ -1,0 +1,56 @@
+import type { Query, SortClause } from '../../grammar/dsl.js';
+import type { IndexMapping } from './mapping.js';
+
+/** A document as stored in an index: Philomena's field names (reference §2), `id` always set. */
+export interface IndexDocument {
+  id: number;
+  [field: string]: unknown;
+}
+
+/** What every engine executes: the OpenSearch request-body subset the request builders emit. */
+export interface SearchRequest {
+  query: Query;
+  sort?: SortClause[];
+  from?: number;
+  size?: number;
+}
+
+export interface SearchResult {
+  /** Hit ids in sort order (the page asked for). */
+  ids: number[];
+  /** Exact number of matching documents. */
+  total: number;
+}
+
+/** Everything an engine needs to know to create an index. */
+export interface IndexSpec {
+  /** The alias clients search, e.g. `images`. */
+  name: string;
+  mapping: IndexMapping;
+}
+
+/**
+ * The one interface both engines implement. `index` arguments name either an alias (`images`)
+ * or a physical version returned by `createVersion` (`images_v3`).
+ */
+export interface SearchEngine {
+  readonly kind: 'embedded' | 'opensearch';
+  /** Create the alias and a first version if the index does not exist yet. */
+  ensureIndex(spec: IndexSpec): Promise<void>;
+  /** Insert or replace documents by id. */
+  write(index: string, docs: IndexDocument[]): Promise<void>;
+  /** Delete documents by id; unknown ids are ignored. */
+  remove(index: string, ids: number[]): Promise<void>;
+  search(index: string, request: SearchRequest): Promise<SearchResult>;
+  /** Stored documents by id (for drift checks); missing ids are absent from the map. */
+  get(index: string, ids: number[]): Promise<Map<number, IndexDocument>>;
+  /** Number of documents in the index. */
+  count(index: string): Promise<number>;
+  /** Create a new, empty physical version of the index and return its name. */
+  createVersion(spec: IndexSpec): Promise<string>;
+  /** Point the alias at `version` atomically and drop the version it pointed at before. */
+  switchAlias(name: string, version: string): Promise<void>;
+  /** Make pending writes durable (the embedded engine writes its snapshot). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
