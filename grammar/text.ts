@@ -178,7 +178,7 @@ export function tokenize(text: string): string[] {
       case C.Numeric:
       case C.ExtendNumLet:
       case C.Katakana: {
-        let prev = cls;
+        let prev: C = cls;
         i = skipExtend(text, i);
         while (i < n) {
           const ncp = cpAt(text, i);
