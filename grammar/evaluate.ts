@@ -27,8 +27,6 @@ export interface EvaluateOptions {
 // Public API
 // =============================================================================================
 
-const NO_MAPPING: IndexMapping = { dynamic: false, properties: {} };
-
 interface CacheEntry {
   mapping: IndexMapping | undefined;
   now: (() => number) | undefined;
@@ -1131,6 +1129,87 @@ function textTermLeaf(field: Field, q: string, caseInsensitive: boolean): LeafPr
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fast paths for top-level fields: the hot loop compares values directly instead of calling a
+// leaf closure per element; anything unusual falls back to the general predicate.
+// ---------------------------------------------------------------------------------------------
+
+function topLevelKey(field: Field): string | null {
+  return field.segs.length === 1 ? (field.segs[0] as string) : null;
+}
+
+/** `field` has the string `q` (strings compared directly; other value types go to `slow`). */
+function fastStringEquals(key: string, q: string, slow: LeafPred): DocPredicate {
+  return (d) => {
+    const v = d[key];
+    if (v === q) return true;
+    if (typeof v === 'string' || v === undefined || v === null) return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const e = v[i];
+        if (e === q) return true;
+        if (typeof e !== 'string' && e !== null && e !== undefined && anyLeaf(e, slow)) return true;
+      }
+      return false;
+    }
+    return slow(v);
+  };
+}
+
+/** `field` has one of a few strings `qs` (or, for numbers in the source, one of `ns`). */
+function fastStringIn(key: string, qs: string[], ns: number[], slow: LeafPred): DocPredicate {
+  const n = qs.length;
+  const m = ns.length;
+  const hasString = (e: string) => {
+    for (let j = 0; j < n; j++) if (e === qs[j]) return true;
+    return false;
+  };
+  const hasNumber = (e: number) => {
+    for (let j = 0; j < m; j++) if (e === ns[j]) return true;
+    return false;
+  };
+  return (d) => {
+    const v = d[key];
+    if (typeof v === 'string') return hasString(v);
+    if (typeof v === 'number') return hasNumber(v);
+    if (v === undefined || v === null) return false;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const e = v[i];
+        if (typeof e === 'string') {
+          if (hasString(e)) return true;
+        } else if (typeof e === 'number') {
+          if (hasNumber(e)) return true;
+        } else if (e !== null && e !== undefined && anyLeaf(e, slow)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    return slow(v);
+  };
+}
+
+/** `field` has a number inside [lo, hi] (after `conv`, e.g. float32 rounding). */
+function fastNumberWithin(
+  key: string,
+  lo: number,
+  loInc: boolean,
+  hi: number,
+  hiInc: boolean,
+  conv: ((x: number) => number) | null,
+  slow: DocPredicate,
+): DocPredicate {
+  return (d) => {
+    const v = d[key];
+    if (typeof v === 'number') {
+      const x = conv === null ? v : conv(v);
+      return (loInc ? x >= lo : x > lo) && (hiInc ? x <= hi : x < hi);
+    }
+    return v === undefined || v === null ? false : slow(d);
+  };
+}
+
 function compileTerm(body: unknown, ctx: Ctx): DocPredicate {
   const [name, spec] = fieldEntry(body, 'term');
   const { value, opts } = longForm(spec, ['value'], 'term');
@@ -1141,6 +1220,18 @@ function compileTerm(body: unknown, ctx: Ctx): DocPredicate {
   if (pred === null) {
     // a date term relative to now: the same as a range from its rounded-down to rounded-up value
     return compileRangeOn(field, { gte: raw, lte: raw }, ctx);
+  }
+  const key = topLevelKey(field);
+  if (key !== null && opts.case_insensitive !== true && (field.kind === 'keyword' || field.kind === 'infer') && typeof raw === 'string') {
+    return fastStringEquals(key, raw, pred);
+  }
+  if (key !== null && field.kind === 'boolean') {
+    const b = queryBoolean(raw, name);
+    const general = onValues(field, pred);
+    return (d) => {
+      const v = d[key];
+      return typeof v === 'boolean' ? v === b : general(d);
+    };
   }
   return onValues(field, pred);
 }
@@ -1161,9 +1252,13 @@ function compileTerms(body: unknown, ctx: Ctx): DocPredicate {
       const n = canonicalNumber(s);
       if (n !== undefined) nums.add(n);
     }
-    return onValues(field, (v) =>
-      typeof v === 'string' ? strs.has(v) : typeof v === 'number' ? nums.has(v) : strs.has(keywordOf(v) ?? '\u0000none'),
-    );
+    const leaf: LeafPred = (v) =>
+      typeof v === 'string' ? strs.has(v) : typeof v === 'number' ? nums.has(v) : strs.has(keywordOf(v) ?? '\u0000none');
+    const key = topLevelKey(field);
+    if (key !== null && strs.size <= 16) {
+      return fastStringIn(key, [...strs], [...nums], leaf);
+    }
+    return onValues(field, leaf);
   }
   if (field.kind === 'integer' || field.kind === 'double') {
     const nums = new Set<number>();
@@ -1247,10 +1342,13 @@ function compileRangeOn(field: Field, spec: Record<string, unknown>, ctx: Ctx): 
       const lo = loRaw === undefined ? -Infinity : qconv(queryNumber(loRaw, name));
       const hi = hiRaw === undefined ? Infinity : qconv(queryNumber(hiRaw, name));
       const within = numericInterval(lo, loInc, hi, hiInc);
-      return onValues(field, (v) => {
+      const general = onValues(field, (v) => {
         const x = docNumber(v);
         return x === x && within(conv(x));
       });
+      const key = topLevelKey(field);
+      if (key === null) return general;
+      return fastNumberWithin(key, lo, loInc, hi, hiInc, field.kind === 'double' ? null : conv, general);
     }
     case 'date':
       return compileDateRange(field, b, spec, ctx);
@@ -1313,12 +1411,68 @@ function compileRangeOn(field: Field, spec: Record<string, unknown>, ctx: Ctx): 
   }
 }
 
+/** A resolved date interval: a test on instants, and a fast test on canonical ISO strings. */
+interface DateInterval {
+  test: (t: number) => boolean;
+  /** 1 or 0 for an ISO string in UTC `yyyy-MM-ddTHH:mm:ss(.SSS)Z` form, -1 for other shapes. */
+  testIso: (s: string) => number;
+}
+
+/** Canonical strings of an instant for ordering ISO strings: 24-char form, 20-char form, ms. */
+function isoKeys(t: number): { k24: string; k20: string; ms: number } | null {
+  if (!Number.isFinite(t)) return null;
+  const d = new Date(t);
+  const y = d.getUTCFullYear();
+  if (y < 0 || y > 9999) return null;
+  const k24 = d.toISOString();
+  return { k24, k20: k24.slice(0, 19) + 'Z', ms: d.getUTCMilliseconds() };
+}
+
+/** Compares a canonical UTC ISO string with an instant's keys: <0, 0, >0, or NaN (other shape). */
+function compareIso(s: string, k: { k24: string; k20: string; ms: number }): number {
+  if (s.charCodeAt(10) !== 84 /* T */ || s.charCodeAt(4) !== 45 || s.charCodeAt(13) !== 58) return NaN;
+  const n = s.length;
+  if (n === 24) {
+    if (s.charCodeAt(23) !== 90 /* Z */ || s.charCodeAt(19) !== 46 /* . */) return NaN;
+    return s === k.k24 ? 0 : s < k.k24 ? -1 : 1;
+  }
+  if (n === 20) {
+    if (s.charCodeAt(19) !== 90) return NaN;
+    return s === k.k20 ? -k.ms : s < k.k20 ? -1 : 1;
+  }
+  return NaN;
+}
+
+function makeDateInterval(lo: number, loInc: boolean, hi: number, hiInc: boolean): DateInterval {
+  const test = numericInterval(lo, loInc, hi, hiInc);
+  const loKeys = lo === -Infinity ? null : isoKeys(lo);
+  const hiKeys = hi === Infinity ? null : isoKeys(hi);
+  const usable = (lo === -Infinity || loKeys !== null) && (hi === Infinity || hiKeys !== null);
+  const testIso = (s: string): number => {
+    if (!usable) return -1;
+    if (loKeys !== null) {
+      const c = compareIso(s, loKeys);
+      if (c !== c) return -1;
+      if (loInc ? c < 0 : c <= 0) return 0;
+    }
+    if (hiKeys !== null) {
+      const c = compareIso(s, hiKeys);
+      if (c !== c) return -1;
+      if (hiInc ? c > 0 : c >= 0) return 0;
+    }
+    // without bounds compareIso never ran: still make sure the shape is one we understand
+    if (loKeys === null && hiKeys === null) return -1;
+    return 1;
+  };
+  return { test, testIso };
+}
+
 /**
- * The interval test of a date range with OpenSearch rounding: `gte`/`lt` round date math down,
- * `gt`/`lte` round up. `current()` returns the test for the current clock (bounds on `now` are
- * re-resolved when the clock moves; constant bounds give one fixed test).
+ * The interval of a date range with OpenSearch rounding: `gte`/`lt` round date math down,
+ * `gt`/`lte` round up. `current()` returns the interval for the current clock (bounds on `now`
+ * are re-resolved when the clock moves; constant bounds give one fixed interval).
  */
-function compileDateInterval(b: Bounds, spec: Record<string, unknown>, ctx: Ctx, name: string): () => (t: number) => boolean {
+function compileDateInterval(b: Bounds, spec: Record<string, unknown>, ctx: Ctx, name: string): () => DateInterval {
   const tz = parseTimeZone(spec.time_zone);
   const format = parseFormat(spec.format);
   const loRaw = b.gt ?? b.gte;
@@ -1330,32 +1484,36 @@ function compileDateInterval(b: Bounds, spec: Record<string, unknown>, ctx: Ctx,
   const lo = loRaw === undefined ? -Infinity : compileDateValue(loRaw, !loInc, tz, format, name);
   const hi = hiRaw === undefined ? Infinity : compileDateValue(hiRaw, hiInc, tz, format, name);
   if (typeof lo === 'number' && typeof hi === 'number') {
-    const fixed = numericInterval(lo, loInc, hi, hiInc);
+    const fixed = makeDateInterval(lo, loInc, hi, hiInc);
     return () => fixed;
   }
   const nowFn = ctx.now;
   let lastNow = NaN;
-  let within: (x: number) => boolean = () => false;
+  let current = makeDateInterval(0, true, -1, true);
   return () => {
     const now = nowFn();
     if (now !== lastNow) {
       lastNow = now;
-      within = numericInterval(typeof lo === 'number' ? lo : lo(now), loInc, typeof hi === 'number' ? hi : hi(now), hiInc);
+      current = makeDateInterval(typeof lo === 'number' ? lo : lo(now), loInc, typeof hi === 'number' ? hi : hi(now), hiInc);
     }
-    return within;
+    return current;
   };
 }
 
 function compileDateRange(field: Field, b: Bounds, spec: Record<string, unknown>, ctx: Ctx): DocPredicate {
   const current = compileDateInterval(b, spec, ctx, field.name);
   const any = makeAnyValue(field.segs);
-  let within = current();
+  let interval = current();
   const leaf: LeafPred = (v) => {
+    if (typeof v === 'string') {
+      const r = interval.testIso(v);
+      if (r >= 0) return r === 1;
+    }
     const t = docDate(v);
-    return t === t && within(t);
+    return t === t && interval.test(t);
   };
   return (d) => {
-    within = current();
+    interval = current();
     return any(d, leaf);
   };
 }
@@ -1384,7 +1542,7 @@ function compileInferredRange(field: Field, b: Bounds, spec: Record<string, unkn
       )
     : null;
   // date interpretation (numbers are epoch millis)
-  let dateInterval: (() => (t: number) => boolean) | null = null;
+  let dateInterval: (() => DateInterval) | null = null;
   if (dateish) {
     try {
       dateInterval = compileDateInterval(b, spec, ctx, name);
@@ -1426,7 +1584,7 @@ function compileInferredRange(field: Field, b: Bounds, spec: Record<string, unkn
     return false;
   };
   return (d) => {
-    if (dateInterval !== null) dateWithin = dateInterval();
+    if (dateInterval !== null) dateWithin = dateInterval().test;
     return any(d, leaf);
   };
 }
