@@ -1,0 +1,112 @@
+/**
+ * Caching and CORS headers (usage term 1: clients must cache and respect expiry times).
+ *
+ * - A route states how its successful answer may be cached with `cacheFor(c, seconds, options)`:
+ *   `Cache-Control: public, max-age=N`, or `private, max-age=N` when the answer depends on the
+ *   caller's `key` and a key user is present. Answers without a policy (errors, 3xx) get
+ *   `no-store` unless the route set its own `Cache-Control` (file serving does).
+ * - Successful JSON answers get a strong `ETag` (hash of the exact body bytes); a matching
+ *   `If-None-Match` turns the answer into a bodiless 304 with the same validators.
+ * - `Vary: Accept-Encoding` always: auth and filter choice travel in the query string, which is
+ *   part of every cache key, and no request header changes an answer.
+ * - CORS: `Access-Control-Allow-Origin: *` on GET, HEAD and OPTIONS; a preflight is answered 204.
+ */
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { AppContext, AppEnv } from '../context.js';
+
+export interface CacheOptions {
+  /** The answer depends on who the caller is (`key`). */
+  dependsOnUser?: boolean;
+}
+
+/** Declare the cache lifetime of this request's successful answer. */
+export function cacheFor(c: AppContext, maxAge: number, options: CacheOptions = {}): void {
+  c.set('cachePolicy', { maxAge, private: options.dependsOnUser === true && c.get('user') != null });
+}
+
+const CORS_METHODS = 'GET, HEAD, OPTIONS';
+
+/** Answers CORS preflights; must run before routing. */
+export function corsPreflight(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.method !== 'OPTIONS') return next();
+    const headers = new Headers({
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': CORS_METHODS,
+      'Access-Control-Max-Age': '86400',
+      'Cache-Control': 'public, max-age=86400',
+      Vary: 'Accept-Encoding',
+    });
+    const requested = c.req.header('Access-Control-Request-Headers');
+    if (requested && /^[\w\-, ]{1,500}$/.test(requested)) headers.set('Access-Control-Allow-Headers', requested);
+    return new Response(null, { status: 204, headers });
+  };
+}
+
+/** A strong entity tag over the body bytes. */
+export function bodyEtag(body: ArrayBuffer | Uint8Array | string): string {
+  const bytes = typeof body === 'string' ? body : body instanceof Uint8Array ? body : new Uint8Array(body);
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+}
+
+/**
+ * Whether an `If-None-Match` value matches an entity tag. The comparison is the weak one RFC 9110
+ * prescribes for this header: a `W/` prefix on either side is ignored.
+ */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  const want = strip(etag);
+  return ifNoneMatch.split(',').some((t) => strip(t) === want);
+}
+
+export function appendVary(headers: Headers, value: string): void {
+  const current = headers.get('Vary');
+  if (!current) return headers.set('Vary', value);
+  const present = current.split(',').map((v) => v.trim().toLowerCase());
+  if (!present.includes(value.toLowerCase()) && !present.includes('*')) headers.set('Vary', `${current}, ${value}`);
+}
+
+/** Headers kept on a 304 (RFC 9110 §15.4.5). */
+const NOT_MODIFIED_HEADERS = [
+  'cache-control', 'content-location', 'date', 'etag', 'expires', 'vary', 'last-modified',
+  'access-control-allow-origin',
+];
+
+export function notModified(from: Headers): Response {
+  const headers = new Headers();
+  for (const name of NOT_MODIFIED_HEADERS) {
+    const value = from.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  return new Response(null, { status: 304, headers });
+}
+
+export function cacheHeaders(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('cachePolicy', undefined);
+    await next();
+    const res = c.res;
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') res.headers.set('Access-Control-Allow-Origin', '*');
+    appendVary(res.headers, 'Accept-Encoding');
+
+    const policy = c.get('cachePolicy');
+    if (!policy || res.status !== 200) {
+      if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
+      return;
+    }
+    res.headers.set('Cache-Control', `${policy.private ? 'private' : 'public'}, max-age=${policy.maxAge}`);
+    if (!res.headers.has('ETag')) {
+      const body = await res.clone().arrayBuffer();
+      res.headers.set('ETag', bodyEtag(body));
+    }
+    if (etagMatches(c.req.header('If-None-Match'), res.headers.get('ETag')!)) {
+      const headers = res.headers;
+      c.res = undefined;
+      c.res = notModified(headers);
+    }
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Error handling: unknown routes are 404 `{"error":"Not found"}`; an `ApiError` is its own status
+ * and message; Hono's `HTTPException` (malformed requests it rejects itself) keeps its 4xx status;
+ * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
+ */
+import type { ErrorHandler, NotFoundHandler } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv, AppLogger } from '../context.js';
+import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
+
+const consoleLogger: AppLogger = {
+  error: (obj, msg) => console.error(msg ?? 'error', obj),
+};
+
+export const notFoundHandler: NotFoundHandler<AppEnv> = (c) => notFound(c);
+
+export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHandler<AppEnv> {
+  return (err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err.status, err.message);
+    if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+      const message = err.message || (err.status === 404 ? 'Not found' : 'Bad Request');
+      return errorResponse(c, err.status as ContentfulStatusCode, message);
+    }
+    const logger = c.get('deps')?.logger ?? fallbackLogger;
+    logger.error({ err, method: c.req.method, path: c.req.path }, 'request failed');
+    return errorResponse(c, 500, INTERNAL_ERROR);
+  };
+}
