@@ -1,0 +1,76 @@
+/**
+ * The comment object (spec "Comment response", reference §5.5).
+ * - destroyed: null (single-comment routes answer 404 before rendering);
+ * - on a hidden image: everything but the ids withheld (routes answer 403 before rendering);
+ * - hidden comment: author and avatar kept, `body`, `edited_at`, `edit_reason` null;
+ * - otherwise all fields. `avatar` is always a string.
+ */
+import type { Config } from '../../config.js';
+import type { comments } from '../../db/schema/index.js';
+import { attribute, withheldAvatar, type AuthorUser } from './attribution.js';
+import { formatTime } from './time.js';
+
+export type CommentRow = typeof comments.$inferSelect;
+
+export interface CommentViewInput {
+  comment: CommentRow;
+  /** Whether the commented image is hidden from users. */
+  imageHidden: boolean;
+  /** The author's account, if any. */
+  user: AuthorUser | null;
+}
+
+export interface CommentJson {
+  id: number;
+  image_id: number;
+  user_id: number | null;
+  author: string | null;
+  avatar: string;
+  body: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  edited_at: string | null;
+  edit_reason: string | null;
+}
+
+export function commentView(
+  config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>,
+  { comment, imageHidden, user }: CommentViewInput,
+): CommentJson | null {
+  if (comment.destroyedContent) return null;
+  if (imageHidden) {
+    return {
+      id: comment.id,
+      image_id: comment.imageId,
+      user_id: null,
+      author: null,
+      avatar: withheldAvatar(),
+      body: null,
+      created_at: null,
+      updated_at: null,
+      edited_at: null,
+      edit_reason: null,
+    };
+  }
+  const who = attribute(config, {
+    objectId: comment.imageId,
+    userId: comment.userId,
+    anonymous: comment.anonymous,
+    fingerprint: comment.fingerprint,
+    ip: comment.ip,
+    user,
+  });
+  const hidden = comment.hiddenFromUsers;
+  return {
+    id: comment.id,
+    image_id: comment.imageId,
+    user_id: who.userId,
+    author: who.author,
+    avatar: who.avatar,
+    body: hidden ? null : comment.body,
+    created_at: formatTime(comment.createdAt),
+    updated_at: formatTime(comment.updatedAt),
+    edited_at: hidden ? null : formatTime(comment.editedAt),
+    edit_reason: hidden ? null : comment.editReason,
+  };
+}

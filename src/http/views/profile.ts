@@ -1,0 +1,83 @@
+/**
+ * The user profile (spec "User response", reference §5.8) with its links and awards. `role` reads
+ * "user" when the user hides their role; only public, verified links are shown.
+ */
+import type { Config } from '../../config.js';
+import type { badgeAwards, badges, userLinks, users } from '../../db/schema/index.js';
+import { formatTime } from './time.js';
+import { avatarUrl, badgeImageUrl } from './urls.js';
+
+export type ProfileUserRow = typeof users.$inferSelect;
+export type UserLinkRow = typeof userLinks.$inferSelect;
+export type AwardRow = typeof badgeAwards.$inferSelect & { badge: typeof badges.$inferSelect };
+
+export interface LinkJson {
+  user_id: number;
+  created_at: string;
+  state: string;
+  tag_id: number | null;
+}
+
+export interface AwardJson {
+  image_url: string;
+  title: string;
+  id: number;
+  label: string;
+  awarded_on: string;
+}
+
+export interface ProfileJson {
+  id: number;
+  name: string;
+  slug: string;
+  role: string;
+  description: string;
+  avatar_url: string | null;
+  created_at: string;
+  comments_count: number;
+  uploads_count: number;
+  posts_count: number;
+  topics_count: number;
+  links: LinkJson[];
+  awards: AwardJson[];
+}
+
+/** Whether a link appears on the public profile. */
+export const isPublicLink = (link: UserLinkRow): boolean => link.public && link.state === 'verified';
+
+export function linkView(link: UserLinkRow): LinkJson {
+  return { user_id: link.userId, created_at: formatTime(link.createdAt), state: link.state, tag_id: link.tagId };
+}
+
+export function awardView(config: Pick<Config, 'cdnUrl'>, award: AwardRow): AwardJson {
+  return {
+    image_url: badgeImageUrl(config, award.badge.image),
+    title: award.badge.title,
+    id: award.badgeId,
+    label: award.label,
+    awarded_on: formatTime(award.awardedOn),
+  };
+}
+
+export function profileView(
+  config: Pick<Config, 'cdnUrl'>,
+  user: ProfileUserRow,
+  links: readonly UserLinkRow[],
+  awards: readonly AwardRow[],
+): ProfileJson {
+  return {
+    id: user.id,
+    name: user.name,
+    slug: user.slug,
+    role: user.hideDefaultRole ? 'user' : user.role,
+    description: user.description,
+    avatar_url: user.avatar ? avatarUrl(config, user.avatar) : null,
+    created_at: formatTime(user.createdAt),
+    comments_count: user.commentsCount,
+    uploads_count: user.imagesCount,
+    posts_count: user.postsCount,
+    topics_count: user.topicsCount,
+    links: links.filter(isPublicLink).map(linkView),
+    awards: awards.map((a) => awardView(config, a)),
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The tag object (spec "Tag response", reference §5.7). Related tags are given by slug; only
+ * `listed` do-not-post entries are shown, with their reason withheld when asked to.
+ */
+import type { Config } from '../../config.js';
+import type { dnpEntries, tags } from '../../db/schema/index.js';
+import { formatTime } from './time.js';
+import { tagImageUrl } from './urls.js';
+
+export type TagRow = typeof tags.$inferSelect;
+export type DnpEntryRow = typeof dnpEntries.$inferSelect;
+
+export interface TagViewInput {
+  tag: TagRow;
+  aliasedTagSlug: string | null;
+  aliasSlugs: readonly string[];
+  impliedTagSlugs: readonly string[];
+  impliedByTagSlugs: readonly string[];
+  dnpEntries: readonly DnpEntryRow[];
+}
+
+export interface DnpEntryJson {
+  id: number;
+  dnp_type: string;
+  conditions: string;
+  reason: string | null;
+  created_at: string;
+}
+
+export interface TagJson {
+  id: number;
+  name: string;
+  slug: string;
+  description: string;
+  short_description: string;
+  images: number;
+  spoiler_image_uri: string | null;
+  namespace: string | null;
+  name_in_namespace: string;
+  category: string | null;
+  aliased_tag: string | null;
+  aliases: string[];
+  implied_tags: string[];
+  implied_by_tags: string[];
+  dnp_entries: DnpEntryJson[];
+}
+
+export function dnpEntryView(entry: DnpEntryRow): DnpEntryJson {
+  return {
+    id: entry.id,
+    dnp_type: entry.dnpType,
+    conditions: entry.conditions,
+    reason: entry.hideReason ? null : entry.reason,
+    created_at: formatTime(entry.createdAt),
+  };
+}
+
+export function tagView(config: Pick<Config, 'cdnUrl'>, input: TagViewInput): TagJson {
+  const { tag } = input;
+  return {
+    id: tag.id,
+    name: tag.name,
+    slug: tag.slug,
+    description: tag.description,
+    short_description: tag.shortDescription,
+    images: tag.imagesCount,
+    spoiler_image_uri: tag.image ? tagImageUrl(config, tag.image) : null,
+    namespace: tag.namespace,
+    name_in_namespace: tag.nameInNamespace,
+    category: tag.category,
+    aliased_tag: input.aliasedTagSlug,
+    aliases: [...input.aliasSlugs],
+    implied_tags: [...input.impliedTagSlugs],
+    implied_by_tags: [...input.impliedByTagSlugs],
+    dnp_entries: input.dnpEntries.filter((e) => e.state === 'listed').map(dnpEntryView),
+  };
+}
