@@ -1,0 +1,80 @@
+/**
+ * The image `spoilered` flag (reference §5.4 and §4.1, with the intended OpenSearch semantics):
+ * an image is spoilered by the current filter when
+ *   (a) its tag ids meet the filter's spoilered or hidden tag ids, or
+ *   (b) its index document (§2.2) matches the filter's hidden or spoilered complex expression,
+ *       compiled by the grammar for the images index and evaluated in process.
+ * An expression that is empty or does not compile is ignored: it never spoilers everything.
+ */
+import { compileEvaluator, type DocPredicate } from '../../grammar/evaluate.js';
+import { imagesMapping } from '../search/indexes/images/mapping.js';
+import { loadImageDocuments } from '../search/indexes/images/document.js';
+import type { AppDeps, FilterRow, UserRow } from './context.js';
+import { compileComplexFilter } from './filter-query.js';
+
+export interface SpoilerCandidate {
+  id: number;
+  tagIds: readonly number[];
+}
+
+const predicateCache = new Map<string, DocPredicate | null>();
+const CACHE_LIMIT = 512;
+
+/** A predicate for one complex expression, or null when it is empty or unusable. */
+function complexPredicate(source: string, user: UserRow | null): DocPredicate | null {
+  if (source.trim() === '') return null;
+  const key = `${user?.id ?? 0}\u0000${user?.role ?? 'anonymous'}\u0000${source}`;
+  const cached = predicateCache.get(key);
+  if (cached !== undefined) return cached;
+  let predicate: DocPredicate | null = null;
+  const query = compileComplexFilter(source, user);
+  if (query !== null) {
+    try {
+      predicate = compileEvaluator(query, imagesMapping);
+    } catch {
+      predicate = null;
+    }
+  }
+  if (predicateCache.size >= CACHE_LIMIT) predicateCache.delete(predicateCache.keys().next().value!);
+  predicateCache.set(key, predicate);
+  return predicate;
+}
+
+/** The usable complex expressions of a filter (hidden, then spoilered). */
+export function complexPredicates(filter: FilterRow, user: UserRow | null): DocPredicate[] {
+  return [filter.hiddenComplexStr, filter.spoileredComplexStr]
+    .map((source) => complexPredicate(source, user))
+    .filter((p): p is DocPredicate => p !== null);
+}
+
+/** Ids of the given images the filter spoilers. */
+export async function spoileredImageIds(
+  deps: Pick<AppDeps, 'db'>,
+  filter: FilterRow | null,
+  user: UserRow | null,
+  candidates: readonly SpoilerCandidate[],
+): Promise<Set<number>> {
+  const hit = new Set<number>();
+  if (filter === null || candidates.length === 0) return hit;
+  const filtered = new Set([...filter.spoileredTagIds, ...filter.hiddenTagIds]);
+  const rest: number[] = [];
+  for (const c of candidates) {
+    if (c.tagIds.some((id) => filtered.has(id))) hit.add(c.id);
+    else rest.push(c.id);
+  }
+  if (rest.length === 0) return hit;
+  const predicates = complexPredicates(filter, user);
+  if (predicates.length === 0) return hit;
+  const docs = await loadImageDocuments(deps.db, rest);
+  for (const doc of docs) {
+    const matches = predicates.some((p) => {
+      try {
+        return p(doc);
+      } catch {
+        return false;
+      }
+    });
+    if (matches) hit.add(doc.id);
+  }
+  return hit;
+}
