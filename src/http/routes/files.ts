@@ -1,0 +1,176 @@
+/**
+ * Stored files, served by the service itself in embedded mode (the CDN paths of reference §5.4):
+ *
+ *   /img/Y/M/D/ID/NAME.EXT              → DATA_DIR/images/Y/M/D/ID/NAME.EXT (representations)
+ *   /img/view/Y/M/D/ID<anything>.EXT    → DATA_DIR/images/Y/M/D/ID/full.EXT (text after the id ignored)
+ *   /img/download/Y/M/D/ID<anything>.EXT → the same file, as an attachment
+ *   /avatars/…, /badge-img/…, /tag-img/… → DATA_DIR/avatars, badge-img, tag-img
+ *
+ * Paths are matched by strict patterns (digits, names of letters, digits, `_`, `-`, `.` that
+ * never start with a dot) and resolved by the FileStore, which refuses anything leaving its root:
+ * traversal is impossible twice over. Answers carry the content type, a strong `ETag`,
+ * `Last-Modified`, `Accept-Ranges`, and a year of immutable caching; conditional requests get 304,
+ * single byte ranges 206, unsatisfiable ranges 416. Multi-range requests get the whole file.
+ */
+import { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { FileStore, StorageKeyError, type StoredFileStat } from '../../media/storage.js';
+import type { AppContext, AppEnv } from '../context.js';
+import { errorResponse, notFound } from '../errors.js';
+
+export const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  svg: 'image/svg+xml',
+  webm: 'video/webm',
+  mp4: 'video/mp4',
+  webp: 'image/webp',
+};
+
+export function contentTypeFor(ext: string): string {
+  return CONTENT_TYPES[ext.toLowerCase()] ?? 'application/octet-stream';
+}
+
+const REPRESENTATION = /^\/img\/(\d{4}\/\d{1,2}\/\d{1,2})\/(\d{1,10}(?:-[A-Za-z0-9]{1,64})?)\/([A-Za-z0-9_]{1,64})\.([A-Za-z0-9]{1,8})$/;
+const PRETTY = /^\/img\/(view|download)\/(\d{4}\/\d{1,2}\/\d{1,2})\/(\d{1,10})(?:[^/\d][^/]{0,400})?\.([A-Za-z0-9]{1,8})$/;
+const ASSET = /^\/(avatars|badge-img|tag-img)\/((?:[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}\/){0,8}[A-Za-z0-9_-][A-Za-z0-9._-]{0,127})$/;
+
+/** Where a public file path is stored, or undefined for anything that is not a file path. */
+export function resolveFilePath(
+  path: string,
+): { root: 'images' | 'avatars' | 'badge-img' | 'tag-img'; key: string; download: boolean; ext: string } | undefined {
+  let m = REPRESENTATION.exec(path);
+  if (m) return { root: 'images', key: `${m[1]}/${m[2]}/${m[3]}.${m[4]!.toLowerCase()}`, download: false, ext: m[4]!.toLowerCase() };
+  m = PRETTY.exec(path);
+  if (m) {
+    const ext = m[4]!.toLowerCase();
+    return { root: 'images', key: `${m[2]}/${m[3]}/full.${ext}`, download: m[1] === 'download', ext };
+  }
+  m = ASSET.exec(path);
+  if (m) {
+    const root = m[1] as 'avatars' | 'badge-img' | 'tag-img';
+    const ext = /\.([A-Za-z0-9]{1,8})$/.exec(m[2]!)?.[1] ?? '';
+    return { root, key: m[2]!, download: false, ext };
+  }
+  return undefined;
+}
+
+export type ByteRange = { start: number; end: number };
+
+/**
+ * One `Range: bytes=…` header against a size: a range, `'unsatisfiable'`, or undefined to serve
+ * the whole file (no header, another unit, several ranges, or a malformed header).
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | 'unsatisfiable' | undefined {
+  if (!header) return undefined;
+  const m = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const [, first, last] = m;
+  if (first === '' && last === '') return undefined;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(size - suffix, 0), end: size - 1 };
+  }
+  const start = Number(first);
+  const end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  if (last !== '' && Number(last) < start) return undefined; // invalid: ignore the header
+  if (start >= size) return 'unsatisfiable';
+  return { start, end };
+}
+
+export function fileEtag(stat: StoredFileStat): string {
+  return `"${stat.size.toString(16)}-${Math.floor(stat.mtime.getTime()).toString(16)}"`;
+}
+
+function matchesEtag(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+function notModifiedSince(header: string | undefined, mtime: Date): boolean {
+  if (!header) return false;
+  const since = Date.parse(header);
+  return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) * 1000 <= since;
+}
+
+async function serveFile(c: AppContext, store: FileStore, key: string, ext: string, downloadName?: string): Promise<Response> {
+  let stat: StoredFileStat | null;
+  try {
+    stat = await store.stat(key);
+  } catch (err) {
+    if (err instanceof StorageKeyError) return notFound(c);
+    throw err;
+  }
+  if (!stat) return notFound(c);
+
+  const etag = fileEtag(stat);
+  const lastModified = stat.mtime.toUTCString();
+  const headers = new Headers({
+    'Content-Type': contentTypeFor(ext),
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': FILE_CACHE_CONTROL,
+    ETag: etag,
+    'Last-Modified': lastModified,
+    'X-Content-Type-Options': 'nosniff',
+    // SVG files are documents: never let one run script on this origin.
+    'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
+  });
+  if (downloadName) headers.set('Content-Disposition', `attachment; filename="${downloadName}"`);
+
+  const ifNoneMatch = c.req.header('If-None-Match');
+  const fresh = ifNoneMatch !== undefined ? matchesEtag(ifNoneMatch, etag) : notModifiedSince(c.req.header('If-Modified-Since'), stat.mtime);
+  if (fresh) {
+    headers.delete('Content-Type');
+    return new Response(null, { status: 304, headers });
+  }
+
+  let range = parseRange(c.req.header('Range'), stat.size);
+  const ifRange = c.req.header('If-Range');
+  if (range !== undefined && ifRange !== undefined && ifRange.trim() !== etag && ifRange.trim() !== lastModified) {
+    range = undefined; // the client's copy is stale: send the whole new file
+  }
+  if (range === 'unsatisfiable') {
+    const res = errorResponse(c, 416, 'Range Not Satisfiable');
+    res.headers.set('Content-Range', `bytes */${stat.size}`);
+    res.headers.set('Cache-Control', 'no-store');
+    return res;
+  }
+
+  const head = c.req.raw.method === 'HEAD';
+  const status = range ? 206 : 200;
+  const start = range?.start ?? 0;
+  const end = range?.end ?? stat.size - 1;
+  const length = stat.size === 0 ? 0 : end - start + 1;
+  headers.set('Content-Length', String(length));
+  if (range) headers.set('Content-Range', `bytes ${start}-${end}/${stat.size}`);
+  if (head || length === 0) return new Response(null, { status, headers });
+  const stream = store.createReadStream(key, { start, end });
+  return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
+}
+
+export function fileRoutes(dataDir: string): Hono<AppEnv> {
+  const stores = {
+    images: new FileStore(join(dataDir, 'images')),
+    avatars: new FileStore(join(dataDir, 'avatars')),
+    'badge-img': new FileStore(join(dataDir, 'badge-img')),
+    'tag-img': new FileStore(join(dataDir, 'tag-img')),
+  };
+  const app = new Hono<AppEnv>();
+  const handler = async (c: AppContext) => {
+    const target = resolveFilePath(c.req.path);
+    if (!target) return notFound(c);
+    const downloadName = target.download ? c.req.path.slice(c.req.path.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9_.+-]/g, '') : undefined;
+    return serveFile(c, stores[target.root], target.key, target.ext, downloadName);
+  };
+  app.get('/img/*', handler);
+  app.get('/avatars/*', handler);
+  app.get('/badge-img/*', handler);
+  app.get('/tag-img/*', handler);
+  return app;
+}

@@ -1,0 +1,25 @@
+/** GET /posts/:post_id (reference §5.6): not destroyed, topic not hidden, forum `normal`; else 404. */
+import { Hono } from 'hono';
+import type { AppEnv } from '../context.js';
+import { notFound } from '../errors.js';
+import { isPostShowable, loadPosts, renderPostRows } from '../loaders/posts.js';
+import { cacheFor } from '../middleware/cache.js';
+import { parseId } from '../params.js';
+
+export function postRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/posts/:post_id', async (c) => {
+    const id = parseId(c.req.param('post_id'));
+    if (id === undefined) return notFound(c);
+    const deps = c.get('deps');
+    const data = (await loadPosts(deps.db, [id])).get(id);
+    if (!data || !isPostShowable(data)) return notFound(c);
+    const [post] = await renderPostRows(deps, [{ post: data.post, topicHidden: false }]);
+    if (!post) return notFound(c);
+    cacheFor(c, 60);
+    return c.json({ post });
+  });
+
+  return app;
+}
