@@ -1,0 +1,306 @@
+/**
+ * The compiler from syntax tree to OpenSearch query DSL (reference §3.1), with the reference's
+ * shapes: `term` short forms, bool terms as the strings "true"/"false", whole floats as
+ * integers, dates as `YYYY-MM-DDTHH:MM:SSZ`, negation as `{"bool":{"must_not": <object>}}`
+ * (a negated negation unwraps), chains flattened into one `must`/`should` list while the list
+ * to extend holds at most 512 clauses, boosts as `function_score`, and `match_none` for an empty
+ * query.
+ */
+import type { QueryAst, QueryNode, TermNode } from './ast.js';
+import type { QueryContext } from './context.js';
+import type { Query } from './dsl.js';
+import { QueryError } from './errors.js';
+import { fieldsForRole, type FieldSet, type FieldSpec, type ResolvedFields, type Role, type TransformInput } from './fields.js';
+import { limitMessages, resolveLimits, type QueryLimits } from './limits.js';
+import { normalizeMultiline } from './normalize.js';
+import { parse } from './parser.js';
+import { splitTermRange, type RangeOp } from './term-range.js';
+import { parseBool } from './values/bool.js';
+import { formatUtc, parseDate } from './values/date.js';
+import { parseFloatValue } from './values/float.js';
+import { parseInt32 } from './values/int.js';
+import { parseIp } from './values/ip.js';
+import { parseLiteral } from './values/literal.js';
+import { parseNumeric } from './values/numeric.js';
+import { ValueError } from './values/value-error.js';
+import { trimUnicode } from './whitespace.js';
+
+export interface CompileOptions {
+  /** The index's field set. */
+  fields: FieldSet;
+  /** Who is searching; default anonymous. */
+  role?: Role;
+  context?: QueryContext;
+  limits?: Partial<QueryLimits>;
+}
+
+/** Longest list a chain may still be flattened into (reference `@max_clause_count`). */
+export const MAX_CLAUSE_COUNT = 512;
+
+export const compileMessages = {
+  rangeSpecified: (field: string) => `range specified for ${field}`,
+  multipleRanges: (field: string) => `multiple ranges specified for ${field}`,
+};
+
+const MATCH_NONE: () => Query = () => ({ match_none: {} });
+
+interface Env {
+  input: string;
+  fields: ResolvedFields;
+  context: QueryContext;
+  limits: QueryLimits;
+  nowMs: number | undefined;
+}
+
+/** Parse and compile a query string. Throws `QueryError`. */
+export function compileQuery(input: unknown, options: CompileOptions): Query {
+  const limits = resolveLimits(options.limits);
+  const env: Env = {
+    input: typeof input === 'string' ? input : '',
+    fields: fieldsForRole(options.fields, options.role),
+    context: options.context ?? {},
+    limits,
+    nowMs: undefined,
+  };
+  const leaves = new Map<TermNode, Query>();
+  // Each term is compiled as soon as it is parsed, so an invalid value is reported before a
+  // syntax error further on, exactly as the reference does.
+  const ast = parse(input, { limits, onTerm: (term) => leaves.set(term, compileTerm(term, env)) });
+  if (ast.root === null) return MATCH_NONE();
+  return build(ast.root, env, leaves, 0);
+}
+
+/** Compile a parsed (or hand-built) tree. Throws `QueryError`. */
+export function compile(ast: QueryAst, options: CompileOptions): Query {
+  const limits = resolveLimits(options.limits);
+  if (ast.root === null) return MATCH_NONE();
+  const env: Env = {
+    input: ast.input,
+    fields: fieldsForRole(options.fields, options.role),
+    context: options.context ?? {},
+    limits,
+    nowMs: undefined,
+  };
+  return build(ast.root, env, undefined, 0);
+}
+
+function build(node: QueryNode, env: Env, leaves: Map<TermNode, Query> | undefined, depth: number): Query {
+  // A parsed tree is at most four nodes deeper per parenthesis level; hand-built trees are held
+  // to the same bound so that nothing recurses without limit.
+  if (depth > 4 * (env.limits.maxDepth + 1) + 1) {
+    throw QueryError.at(env.input, node.span?.start ?? 0, limitMessages.depth(env.limits.maxDepth));
+  }
+  switch (node.kind) {
+    case 'term':
+      return leaves?.get(node) ?? compileTerm(node, env);
+    case 'and':
+      return foldChain(node.children.map((c) => build(c, env, leaves, depth + 1)), 'must');
+    case 'or':
+      return foldChain(node.children.map((c) => build(c, env, leaves, depth + 1)), 'should');
+    case 'not':
+      return negate(build(node.child, env, leaves, depth + 1));
+    case 'boost':
+      return { function_score: { query: build(node.child, env, leaves, depth + 1), boost: node.boost } };
+  }
+}
+
+/** The list of `{"bool":{key:[…]}}` when the query is exactly that, else undefined. */
+function soleList(q: Query, key: 'must' | 'should'): Query[] | undefined {
+  const bool = q.bool;
+  if (bool === undefined || !hasOneKey(q)) return undefined;
+  const list = bool[key];
+  return Array.isArray(list) && hasOneKey(bool) ? list : undefined;
+}
+
+function hasOneKey(o: object): boolean {
+  let n = 0;
+  for (const _ in o) if (++n > 1) return false;
+  return n === 1;
+}
+
+/**
+ * The reference folds `a AND (b AND (c …))` from the right: each operand is put in front of the
+ * right-hand list when that is a plain `must` (`should`) list of at most 512 clauses, else both
+ * become a new two-clause list.
+ */
+export function foldChain(parts: Query[], key: 'must' | 'should'): Query {
+  let right = parts[parts.length - 1]!;
+  // `reversed` holds the list of `right` in reverse while `right` is a list this fold built.
+  let reversed: Query[] | null = null;
+  const initial = soleList(right, key);
+  if (initial) reversed = [...initial].reverse();
+  for (let i = parts.length - 2; i >= 0; i--) {
+    const left = parts[i]!;
+    if (reversed !== null && reversed.length <= MAX_CLAUSE_COUNT) {
+      reversed.push(left);
+    } else {
+      const nested: Query = reversed !== null ? listQuery(reversed, key) : right;
+      reversed = [nested, left];
+    }
+  }
+  return reversed !== null ? listQuery(reversed, key) : right;
+}
+
+function listQuery(reversed: Query[], key: 'must' | 'should'): Query {
+  const list = reversed.reverse();
+  return key === 'must' ? { bool: { must: list } } : { bool: { should: list } };
+}
+
+/** `{"bool":{"must_not": q}}`, or the inner query when `q` is itself exactly such a negation. */
+export function negate(q: Query): Query {
+  const bool = q.bool;
+  if (bool !== undefined && hasOneKey(q) && hasOneKey(bool)) {
+    const inner = bool.must_not;
+    if (inner !== undefined && inner !== null && typeof inner === 'object' && !Array.isArray(inner)) return inner;
+  }
+  return { bool: { must_not: q } };
+}
+
+/** Offset in the query text of a position inside a term's raw text. */
+function inputOffset(term: TermNode, input: string, rawIndex: number): number {
+  const span = term.span;
+  if (!span) return 0;
+  if (!term.quoted) return span.start + rawIndex;
+  // Inside quotes, `\"` and `\\` are two characters of input for one of raw.
+  let j = span.start + 1;
+  for (let r = 0; r < rawIndex && j < span.end; r++) {
+    const c = input.charCodeAt(j);
+    j += c === 92 && (input.charCodeAt(j + 1) === 34 || input.charCodeAt(j + 1) === 92) ? 2 : 1;
+  }
+  return j;
+}
+
+function compileTerm(term: TermNode, env: Env): Query {
+  const { byName, defaultField } = env.fields;
+  const target = splitTermRange(term.raw, (name) => byName.has(name));
+  const spec = target.field === null ? defaultField : byName.get(target.field)!;
+  const failAt = (rawIndex: number, message: string): never => {
+    throw QueryError.at(env.input, inputOffset(term, env.input, rawIndex), message);
+  };
+  try {
+    return compileValue(spec, target.range, target.value, target.valueAt, env, failAt);
+  } catch (error) {
+    if (error instanceof ValueError) failAt(target.valueAt + error.at, error.message);
+    throw error;
+  }
+}
+
+function normalizeText(spec: FieldSpec, value: string): string {
+  return spec.normalize ? spec.normalize(value) : trimUnicode(value).toLowerCase();
+}
+
+function compileValue(
+  spec: FieldSpec,
+  range: RangeOp,
+  value: string,
+  valueAt: number,
+  env: Env,
+  failAt: (rawIndex: number, message: string) => never,
+): Query {
+  const f = spec.target;
+  const noRange = () => failAt(0, compileMessages.rangeSpecified(spec.name));
+  switch (spec.type) {
+    case 'literal':
+    case 'ngram': {
+      const lit = parseLiteral(value);
+      if (range !== 'eq') return noRange();
+      if (lit.kind === 'wildcard') {
+        if (lit.value === '*') return { match_all: {} };
+        return { wildcard: { [f]: normalizeText(spec, lit.value) } };
+      }
+      if (spec.type === 'ngram') return { match_phrase: { [f]: normalizeText(spec, lit.value) } };
+      if (lit.fuzz !== undefined) return { fuzzy: { [f]: { value: normalizeText(spec, lit.value), fuzziness: lit.fuzz } } };
+      return { term: { [f]: normalizeText(spec, lit.value) } };
+    }
+    case 'int': {
+      const v = parseInt32(value);
+      if (v.kind === 'int') return range === 'eq' ? { term: { [f]: v.value } } : rangeQuery(f, range, v.value);
+      if (range !== 'eq') return failAt(0, compileMessages.multipleRanges(spec.name));
+      return { range: { [f]: { gte: v.lower, lte: v.upper } } };
+    }
+    case 'float': {
+      const v = parseFloatValue(value);
+      if (v.kind === 'float') return range === 'eq' ? { term: { [f]: v.value } } : rangeQuery(f, range, v.value);
+      if (range !== 'eq') return failAt(0, compileMessages.multipleRanges(spec.name));
+      return { range: { [f]: { gte: v.lower, lte: v.upper } } };
+    }
+    case 'numeric': {
+      const v = parseNumeric(value);
+      if (range !== 'eq') return noRange();
+      return { term: { [f]: v } };
+    }
+    case 'bool': {
+      const v = parseBool(value);
+      if (range !== 'eq') return noRange();
+      return { term: { [f]: v } };
+    }
+    case 'ip': {
+      const v = parseIp(value);
+      if (range !== 'eq') return noRange();
+      return { term: { [f]: v } };
+    }
+    case 'date': {
+      const { lower, upper } = parseDate(value, nowMs(env));
+      switch (range) {
+        case 'eq':
+          return { range: { [f]: { gte: formatUtc(lower), lt: formatUtc(upper) } } };
+        case 'lte':
+          return { range: { [f]: { lte: formatUtc(upper) } } };
+        case 'gt':
+          return { range: { [f]: { gt: formatUtc(upper) } } };
+        case 'gte':
+          return { range: { [f]: { gte: formatUtc(lower) } } };
+        case 'lt':
+          return { range: { [f]: { lt: formatUtc(lower) } } };
+      }
+    }
+    // falls through: unreachable, every range is handled above
+    case 'custom': {
+      if (range !== 'eq') return noRange();
+      const input: TransformInput = {
+        field: spec.name,
+        value,
+        tier: env.fields.tier,
+        context: env.context,
+        compileNested: (text, context) => compileNested(text, context, env),
+        fail: (message) => failAt(valueAt, message),
+      };
+      return spec.transform!(input);
+    }
+  }
+}
+
+function rangeQuery(field: string, range: Exclude<RangeOp, 'eq'>, value: number): Query {
+  switch (range) {
+    case 'gt':
+      return { range: { [field]: { gt: value } } };
+    case 'gte':
+      return { range: { [field]: { gte: value } } };
+    case 'lt':
+      return { range: { [field]: { lt: value } } };
+    case 'lte':
+      return { range: { [field]: { lte: value } } };
+  }
+}
+
+function nowMs(env: Env): number {
+  if (env.nowMs === undefined) {
+    const now = env.context.now;
+    env.nowMs = now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime();
+  }
+  return env.nowMs;
+}
+
+function compileNested(text: string | null | undefined, context: QueryContext, env: Env): Query {
+  try {
+    return compileQuery(normalizeMultiline(text), {
+      fields: env.fields.set,
+      role: env.fields.tier,
+      context,
+      limits: env.limits,
+    });
+  } catch (error) {
+    if (error instanceof QueryError) return MATCH_NONE();
+    throw error;
+  }
+}

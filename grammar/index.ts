@@ -1,0 +1,44 @@
+/**
+ * The search language: query text → syntax tree → OpenSearch query DSL.
+ *
+ *     compileQuery('safe, solo', { fields: imageFields, role: 'user', context: { userId: 1 } })
+ *
+ * Everything here is pure. Errors are `QueryError` (message in the reference wording, position
+ * in the text); nothing else is thrown for bad input.
+ */
+export type { Query, SearchBody, SortClause } from './dsl.js';
+export type { AndNode, BoostNode, NotNode, OrNode, QueryAst, QueryNode, Span, TermNode } from './ast.js';
+export { countNodes } from './ast.js';
+export { QueryError, isQueryError, positionAt, type SourcePosition } from './errors.js';
+export { DEFAULT_LIMITS, type QueryLimits } from './limits.js';
+export { lex } from './lexer.js';
+export { parse, parseMessages, type ParseOptions } from './parser.js';
+export { print, printTerm, type PrintOptions } from './print.js';
+export { compile, compileQuery, compileMessages, foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
+export { splitTermRange, type RangeOp, type TermTarget } from './term-range.js';
+export {
+  customField,
+  defineFieldSet,
+  field,
+  fieldsForRole,
+  fieldsOf,
+  isRole,
+  keepCase,
+  lowercase,
+  roleTier,
+  type CustomTransform,
+  type FieldOptions,
+  type FieldSet,
+  type FieldSpec,
+  type FieldType,
+  type Normalizer,
+  type ResolvedFields,
+  type Role,
+  type RoleTier,
+  type TransformInput,
+} from './fields.js';
+export { filterIdsIn, type FilterRule, type QueryContext, type WatchList } from './context.js';
+export { customMessages, filterIdTransform, galleryIdTransform, myTransform, watchedTransform } from './custom.js';
+export { normalizeMultiline } from './normalize.js';
+export { cleanTagName, NAMESPACE_CATEGORIES, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
+export { formatUtc } from './values/date.js';

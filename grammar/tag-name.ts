@@ -1,0 +1,100 @@
+/**
+ * Tag names (reference §8.4): the cleaning every tag name goes through (also applied to image
+ * tag search values), the namespaces, and URL slugs. Image submission reuses these.
+ */
+
+/** Known tag namespaces: `ns:rest` with one of these has namespace `ns`. */
+export const TAG_NAMESPACES: readonly string[] = Object.freeze([
+  'artist',
+  'art pack',
+  'ask',
+  'blog',
+  'colorist',
+  'comic',
+  'commissioner',
+  'editor',
+  'fanfic',
+  'oc',
+  'parent',
+  'parents',
+  'photographer',
+  'series',
+  'species',
+  'spoiler',
+  'video',
+]);
+
+const namespaceSet = new Set(TAG_NAMESPACES);
+
+/** Category given to a new tag by its namespace. */
+export const NAMESPACE_CATEGORIES: Readonly<Record<string, string>> = Object.freeze({
+  artist: 'origin',
+  colorist: 'origin',
+  editor: 'origin',
+  photographer: 'origin',
+  'art pack': 'content-fanmade',
+  comic: 'content-fanmade',
+  fanfic: 'content-fanmade',
+  series: 'content-fanmade',
+  video: 'content-fanmade',
+  oc: 'oc',
+  spoiler: 'spoiler',
+});
+
+/** Names starting with these keep their underscores. */
+const KEEP_UNDERSCORES = ['artist:', 'colorist:', 'commissioner:', 'editor:', 'oc:', 'photographer:'];
+
+const WHITESPACE_RUN = /[\s\u0085\u180e\u200b-\u200f\ufeff]+/gu;
+const SINGLE_QUOTES = /[\u00b4\u2018\u2019\u201a\u201b\u2032]/gu;
+const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033]/gu;
+const SPACE_RUN = / {2,}/g;
+const NEEDS_WORK = /[A-Z_:\s\u0080-\uffff]/;
+
+/**
+ * Clean a tag name: lowercase; collapse whitespace runs (including the Unicode spaces) to one
+ * space; typographic quotes to ASCII; `ns : rest` to `ns:rest` for a known namespace; `_` to a
+ * space unless the name starts with `artist:`, `colorist:`, `commissioner:`, `editor:`, `oc:` or
+ * `photographer:`; trim.
+ */
+export function cleanTagName(name: string): string {
+  if (!NEEDS_WORK.test(name)) return name; // already clean: lowercase ASCII without spaces or _
+  let s = name
+    .toLowerCase()
+    .replace(WHITESPACE_RUN, ' ')
+    .replace(SINGLE_QUOTES, "'")
+    .replace(DOUBLE_QUOTES, '"')
+    .trim();
+  const colon = s.indexOf(':');
+  if (colon !== -1) {
+    const ns = s.slice(0, colon).trim();
+    if (namespaceSet.has(ns)) s = `${ns}:${s.slice(colon + 1).trim()}`;
+  }
+  if (!KEEP_UNDERSCORES.some((p) => s.startsWith(p))) s = s.replace(/_/g, ' ');
+  return s.trim().replace(SPACE_RUN, ' ');
+}
+
+/** Namespace and name within it: `{namespace: 'artist', nameInNamespace: 'foo'}` or a null namespace. */
+export function splitNamespace(name: string): { namespace: string | null; nameInNamespace: string } {
+  const colon = name.indexOf(':');
+  if (colon !== -1) {
+    const ns = name.slice(0, colon);
+    if (namespaceSet.has(ns)) return { namespace: ns, nameInNamespace: name.slice(colon + 1) };
+  }
+  return { namespace: null, nameInNamespace: name };
+}
+
+/**
+ * URL slug of a tag name (Philomena's `Slug.slug`): `-` → `-dash-`, `/` → `-fwslash-`,
+ * `\` → `-bwslash-`, `:` → `-colon-`, `.` → `-dot-`, `+` → `-plus-`, space → `+`, in that order;
+ * nothing else changes.
+ */
+export function slugify(name: string): string {
+  return name
+    .replace(/-/g, '-dash-')
+    .replace(/\//g, '-fwslash-')
+    .replace(/\\/g, '-bwslash-')
+    .replace(/:/g, '-colon-')
+    .replace(/\./g, '-dot-')
+    .replace(/\+/g, '-plus-')
+    .replace(/ /g, '+');
+}
