@@ -1,0 +1,90 @@
+/**
+ * Query fields of the `images` index (reference §2.2). Aliased fields search the index field
+ * named by `target`; moderator fields are invisible to everyone else (such a term is then a tag).
+ */
+import {
+  cleanTagName,
+  customField,
+  defineFieldSet,
+  field,
+  fieldsOf,
+  filterIdTransform,
+  galleryIdTransform,
+  keepCase,
+  myTransform,
+  watchedTransform,
+  type FieldSet,
+} from '../../../../grammar/index.js';
+
+const mod = { minRole: 'moderator' } as const;
+
+export const imageFields: FieldSet = defineFieldSet('images', field('tags', 'literal', { normalize: cleanTagName }), [
+  // everyone
+  ...fieldsOf('int', [
+    'id',
+    'width',
+    'height',
+    'score',
+    'upvotes',
+    'downvotes',
+    'hides',
+    'faves',
+    'pixels',
+    'size',
+    'orig_size',
+    'comment_count',
+    'source_count',
+    'tag_count',
+    'body_type_tag_count',
+    'error_tag_count',
+    'character_tag_count',
+    'content_fanmade_tag_count',
+    'content_official_tag_count',
+    'oc_tag_count',
+    'origin_tag_count',
+    'rating_tag_count',
+    'species_tag_count',
+    'spoiler_tag_count',
+  ]),
+  ...fieldsOf('numeric', ['uploader_id', 'duplicate_id']),
+  field('faved_by_id', 'numeric', { target: 'favourited_by_user_ids' }),
+  ...fieldsOf('float', ['aspect_ratio', 'wilson_score', 'duration']),
+  ...fieldsOf('date', ['created_at', 'updated_at', 'first_seen_at']),
+  ...fieldsOf('literal', ['orig_sha512_hash', 'sha512_hash', 'uploader', 'source_url', 'original_format', 'mime_type']),
+  field('file_name', 'literal', { normalize: keepCase }),
+  field('faved_by', 'literal', { target: 'favourited_by_users' }),
+  ...fieldsOf('bool', ['animated', 'processed', 'thumbnails_generated']),
+  field('description', 'ngram'),
+  customField('gallery_id', galleryIdTransform),
+  customField('filter_id', filterIdTransform),
+  customField(
+    'my',
+    myTransform(
+      {
+        faves: 'favourited_by_user_ids',
+        upvotes: 'upvoter_ids',
+        downvotes: 'downvoter_ids',
+        uploads: 'true_uploader_id',
+        hidden: 'hidden_by_user_ids',
+        subs: 'subscriber_ids',
+      },
+      { watched: watchedTransform },
+    ),
+  ),
+  // moderators
+  field('upvoted_by_id', 'numeric', { target: 'upvoter_ids', ...mod }),
+  field('downvoted_by_id', 'numeric', { target: 'downvoter_ids', ...mod }),
+  field('true_uploader_id', 'numeric', mod),
+  field('hidden_by_id', 'numeric', { target: 'hidden_by_user_ids', ...mod }),
+  field('deleted_by_user_id', 'numeric', mod),
+  field('fingerprint', 'literal', mod),
+  field('upvoted_by', 'literal', { target: 'upvoters', ...mod }),
+  field('downvoted_by', 'literal', { target: 'downvoters', ...mod }),
+  field('true_uploader', 'literal', mod),
+  field('hidden_by', 'literal', { target: 'hidden_by_users', ...mod }),
+  field('deleted_by_user', 'literal', mod),
+  ...fieldsOf('ngram', ['deletion_reason', 'scratchpad'], mod),
+  field('ip', 'ip', mod),
+  field('anonymous', 'bool', mod),
+  field('deleted', 'bool', { target: 'hidden_from_users', ...mod }),
+]);
