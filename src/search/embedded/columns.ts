@@ -1,0 +1,239 @@
+import { Bitmap } from './bitmap.js';
+import { PostingList } from './postings.js';
+import { radixArgsort } from './radix.js';
+
+export interface NumericRange {
+  lo: number;
+  loInclusive: boolean;
+  hi: number;
+  hiInclusive: boolean;
+}
+
+export function inRange(v: number, r: NumericRange): boolean {
+  return (r.loInclusive ? v >= r.lo : v > r.lo) && (r.hiInclusive ? v <= r.hi : v < r.hi);
+}
+
+/** Sorted permutation of the documents that have a value, covering documents below `upto`. */
+export interface SortIndex {
+  perm: Uint32Array;
+  upto: number;
+}
+
+/**
+ * A numeric doc-values column (integer, long, float, date as epoch milliseconds, and the
+ * numeric fields of nested objects). One value per document in a typed array grown by doubling,
+ * a presence bitset, and for the rare multi-valued documents all their values on the side (the
+ * column then holds the smallest).
+ *
+ * `integer` columns start as Int32Array and move to Float64Array if a value does not fit.
+ * Values of a document never change once written (an update appends a new document), which
+ * keeps the lazily built sort index valid for every document below its `upto`.
+ */
+export class NumericColumn {
+  values: Int32Array | Float64Array;
+  present: Uint32Array;
+  /** Documents with several values: all of them, ascending. */
+  multi = new Map<number, Float64Array>();
+  /** Documents covered (one more than the largest document written). */
+  length = 0;
+  /** Optional value → documents index, for term lookups on id-like nested fields. */
+  terms: Map<number, PostingList> | null;
+  private sortIndex: SortIndex | null = null;
+
+  constructor(
+    readonly integer: boolean,
+    withTerms = false,
+    /** A `float` field: values compare and sort as 32-bit floats (they are stored as given). */
+    readonly float32 = false,
+  ) {
+    this.values = integer ? new Int32Array(1024) : new Float64Array(1024);
+    this.present = new Uint32Array(32);
+    this.terms = withTerms ? new Map() : null;
+  }
+
+  get isInt32(): boolean {
+    return this.values instanceof Int32Array;
+  }
+
+  private grow(doc: number): void {
+    if (doc >= this.values.length) {
+      let cap = this.values.length * 2;
+      while (cap <= doc) cap *= 2;
+      const next = this.values instanceof Int32Array ? new Int32Array(cap) : new Float64Array(cap);
+      next.set(this.values);
+      this.values = next;
+    }
+    const words = (doc >>> 5) + 1;
+    if (words > this.present.length) {
+      let cap = this.present.length * 2;
+      while (cap < words) cap *= 2;
+      const next = new Uint32Array(cap);
+      next.set(this.present);
+      this.present = next;
+    }
+  }
+
+  private toFloat64(): void {
+    const next = new Float64Array(this.values.length);
+    next.set(this.values);
+    this.values = next;
+  }
+
+  /** Set the values of `doc` (not empty, finite); documents are written in increasing order. */
+  set(doc: number, vals: number[]): void {
+    this.grow(doc);
+    let min = vals[0]!;
+    if (vals.length > 1) {
+      const sorted = Float64Array.from(new Set(vals)).sort();
+      min = sorted[0]!;
+      if (sorted.length > 1) this.multi.set(doc, sorted);
+    }
+    if (this.values instanceof Int32Array && (min | 0) !== min) this.toFloat64();
+    this.values[doc] = min;
+    this.present[doc >>> 5]! |= 1 << (doc & 31);
+    if (doc >= this.length) this.length = doc + 1;
+    if (this.terms) {
+      for (const v of this.multi.get(doc) ?? [min]) {
+        let p = this.terms.get(v);
+        if (!p) this.terms.set(v, (p = new PostingList()));
+        p.append(doc);
+      }
+    }
+  }
+
+  /** Mark that documents up to `doc` exist (without a value here). */
+  touch(doc: number): void {
+    if (doc >= this.length) {
+      this.grow(doc);
+      this.length = doc + 1;
+    }
+  }
+
+  has(doc: number): boolean {
+    return doc < this.length && (this.present[doc >>> 5]! & (1 << (doc & 31))) !== 0;
+  }
+
+  /** Sort key of a document for ascending (smallest value) or descending order (largest). */
+  sortKey(doc: number, desc: boolean): number | undefined {
+    const v = desc ? this.max(doc) : this.min(doc);
+    return v === undefined || !this.float32 ? v : Math.fround(v);
+  }
+
+  /** Smallest value, or undefined. */
+  min(doc: number): number | undefined {
+    return this.has(doc) ? this.values[doc]! : undefined;
+  }
+
+  max(doc: number): number | undefined {
+    if (!this.has(doc)) return undefined;
+    const m = this.multi.get(doc);
+    return m ? m[m.length - 1]! : this.values[doc]!;
+  }
+
+  /** All values of `doc`, ascending (empty when missing). */
+  all(doc: number): ArrayLike<number> {
+    if (!this.has(doc)) return [];
+    return this.multi.get(doc) ?? [this.values[doc]!];
+  }
+
+  exists(): Bitmap {
+    return Bitmap.fromWords(this.present.subarray(0, (this.length + 31) >>> 5));
+  }
+
+  /** Documents with a value equal to `v` (already a float32 for a float field). */
+  equal(v: number, candidates?: Bitmap): Bitmap {
+    if (this.terms) {
+      const p = this.terms.get(v);
+      return p ? p.toBitmap() : new Bitmap();
+    }
+    return this.range({ lo: v, loInclusive: true, hi: v, hiInclusive: true }, candidates);
+  }
+
+  /** Documents with a value in `set` (values already float32 for a float field). */
+  inSet(set: Set<number>, candidates?: Bitmap): Bitmap {
+    if (set.size === 0) return new Bitmap();
+    if (set.size === 1) return this.equal(set.values().next().value!, candidates);
+    const f32 = this.float32;
+    const hit = (d: number): boolean => {
+      const m = this.multi.size > 0 ? this.multi.get(d) : undefined;
+      if (m) return m.some((v) => set.has(f32 ? Math.fround(v) : v));
+      return set.has(f32 ? Math.fround(this.values[d]!) : this.values[d]!);
+    };
+    const docs = candidates && candidates.size * 8 < this.length ? candidates.toArray() : null;
+    const out: number[] = [];
+    if (docs) {
+      for (const d of docs) if (this.has(d) && hit(d)) out.push(d);
+    } else {
+      for (let d = 0; d < this.length; d++) if ((this.present[d >>> 5]! & (1 << (d & 31))) !== 0 && hit(d)) out.push(d);
+    }
+    return Bitmap.fromSorted(out);
+  }
+
+  /**
+   * Documents with a value in the range. With `candidates`, only those are tested (the result
+   * is then a subset of them), which is much cheaper when they are few.
+   */
+  range(r: NumericRange, candidates?: Bitmap): Bitmap {
+    const vals = this.values;
+    const pres = this.present;
+    const { lo, hi, loInclusive, hiInclusive } = r;
+    const f32 = this.float32;
+    if (candidates && candidates.size * 8 < this.length) {
+      const docs = candidates.toArray();
+      const out: number[] = [];
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i]!;
+        if (d >= this.length || (pres[d >>> 5]! & (1 << (d & 31))) === 0) continue;
+        if (this.multi.size > 0 && this.multi.has(d)) {
+          if (this.multi.get(d)!.some((v) => inRange(f32 ? Math.fround(v) : v, r))) out.push(d);
+          continue;
+        }
+        const v = f32 ? Math.fround(vals[d]!) : vals[d]!;
+        if ((loInclusive ? v >= lo : v > lo) && (hiInclusive ? v <= hi : v < hi)) out.push(d);
+      }
+      return Bitmap.fromSorted(out);
+    }
+    const n = this.length;
+    const words = new Uint32Array((n + 31) >>> 5);
+    for (let w = 0; w < words.length; w++) {
+      let bits = pres[w]!;
+      if (bits === 0) continue;
+      let out = 0;
+      const base = w << 5;
+      while (bits !== 0) {
+        const t = bits & -bits;
+        const b = 31 - Math.clz32(t);
+        bits ^= t;
+        const v = f32 ? Math.fround(vals[base + b]!) : vals[base + b]!;
+        if ((loInclusive ? v >= lo : v > lo) && (hiInclusive ? v <= hi : v < hi)) out |= t;
+      }
+      words[w] = out;
+    }
+    for (const [d, all] of this.multi) {
+      const hit = all.some((v) => inRange(f32 ? Math.fround(v) : v, r));
+      if (hit) words[d >>> 5]! |= 1 << (d & 31);
+      else words[d >>> 5]! &= ~(1 << (d & 31));
+    }
+    return Bitmap.fromWords(words);
+  }
+
+  /**
+   * Documents with a value, ascending by value then document number, for documents below
+   * `upto`. Rebuilt when many documents were written since the last build.
+   */
+  sorted(): SortIndex {
+    const s = this.sortIndex;
+    if (s && this.length - s.upto <= Math.max(8192, s.upto >>> 3)) return s;
+    const docs = Bitmap.fromWords(this.present.subarray(0, (this.length + 31) >>> 5)).toArray();
+    const vals = this.values;
+    const perm = this.float32
+      ? radixArgsort(docs, (d) => Math.fround(vals[d]!), false)
+      : radixArgsort(docs, (d) => vals[d]!, vals instanceof Int32Array);
+    this.sortIndex = { perm, upto: this.length };
+    return this.sortIndex;
+  }
+
+  byteSize(): number {
+    return this.values.byteLength + this.present.byteLength + (this.sortIndex?.perm.byteLength ?? 0);
+  }
+}

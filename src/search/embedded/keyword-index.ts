@@ -1,0 +1,244 @@
+import { compileWildcard, wildcardLiteralPrefix, withinEditDistance } from '../../../grammar/patterns.js';
+import { Bitmap } from './bitmap.js';
+import { PostingList, unionPostings } from './postings.js';
+
+/** New terms are kept unsorted until there are this many, then merged into the sorted array. */
+const PENDING_MAX = 2048;
+
+/** Code point order, as Lucene compares terms (UTF-8 byte order). */
+export function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      // surrogates (astral code points) sort after every BMP code point
+      if (x >= 0xd800 && x <= 0xdfff) x += 0x10000;
+      if (y >= 0xd800 && y <= 0xdfff) y += 0x10000;
+      return x - y;
+    }
+  }
+  return a.length - b.length;
+}
+
+/**
+ * A term dictionary with one posting list per term: keyword fields, booleans (terms `true` and
+ * `false`), ip fields (terms are the address strings as written) and the tokens of text fields.
+ *
+ * Terms get ordinals in order of first appearance. A sorted array of ordinals is maintained
+ * lazily, so prefix and wildcard queries binary-search their literal prefix and fuzzy queries can
+ * use a prefix length; terms added since the last sort wait in a short unsorted list.
+ */
+export class TermDictionary {
+  readonly terms: string[] = [];
+  readonly ords = new Map<string, number>();
+  readonly postings: PostingList[] = [];
+  /** Documents with at least one term. */
+  readonly docs = new Bitmap();
+  private sorted: Uint32Array = new Uint32Array(0);
+  private pending: number[] = [];
+  private ranks: Int32Array | null = null;
+
+  get size(): number {
+    return this.terms.length;
+  }
+
+  /** Ordinal of `term`, created if new. */
+  intern(term: string): number {
+    let ord = this.ords.get(term);
+    if (ord === undefined) {
+      ord = this.terms.length;
+      this.terms.push(term);
+      this.ords.set(term, ord);
+      this.postings.push(new PostingList());
+      this.pending.push(ord);
+      this.ranks = null;
+    }
+    return ord;
+  }
+
+  /** Record that `doc` holds these term ordinals (documents are added in increasing order). */
+  addDoc(doc: number, ords: ArrayLike<number>): void {
+    if (ords.length === 0) return;
+    for (let i = 0; i < ords.length; i++) this.postings[ords[i]!]!.append(doc);
+    this.docs.append(doc);
+  }
+
+  postingsOf(term: string): PostingList | undefined {
+    const ord = this.ords.get(term);
+    return ord === undefined ? undefined : this.postings[ord];
+  }
+
+  /** Documents holding `term`. Read-only: it may be the index's own storage. */
+  lookup(term: string): Bitmap {
+    return this.postingsOf(term)?.toBitmap() ?? new Bitmap();
+  }
+
+  /** Documents holding any of `ords`. */
+  union(ords: number[], space: number): Bitmap {
+    return unionPostings(
+      ords.map((o) => this.postings[o]!),
+      space,
+    );
+  }
+
+  /** Ordinals sorted by term. */
+  sortedOrds(): Uint32Array {
+    if (this.pending.length > 0) {
+      const add = this.pending.sort((a, b) => compareStrings(this.terms[a]!, this.terms[b]!));
+      const old = this.sorted;
+      const merged = new Uint32Array(old.length + add.length);
+      let i = 0;
+      let j = 0;
+      let k = 0;
+      while (i < old.length && j < add.length) {
+        if (compareStrings(this.terms[old[i]!]!, this.terms[add[j]!]!) <= 0) merged[k++] = old[i++]!;
+        else merged[k++] = add[j++]!;
+      }
+      while (i < old.length) merged[k++] = old[i++]!;
+      while (j < add.length) merged[k++] = add[j++]!;
+      this.sorted = merged;
+      this.pending = [];
+    }
+    return this.sorted;
+  }
+
+  /** Rank of each ordinal in term order (for sorting documents by a keyword field). */
+  rankOf(): Int32Array {
+    if (!this.ranks) {
+      const sorted = this.sortedOrds();
+      const ranks = new Int32Array(this.terms.length);
+      for (let i = 0; i < sorted.length; i++) ranks[sorted[i]!] = i;
+      this.ranks = ranks;
+    }
+    return this.ranks;
+  }
+
+  /** First index in the sorted array whose term is ≥ `s` (or > `s` when `after`). */
+  private lowerBound(sorted: Uint32Array, s: string, after: boolean): number {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareStrings(this.terms[sorted[mid]!]!, s);
+      if (c < 0 || (after && c === 0)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Calls `fn` for each ordinal whose term starts with `prefix` (all terms for ""). */
+  private forPrefix(prefix: string, fn: (ord: number, term: string) => void): void {
+    if (this.pending.length > PENDING_MAX) this.sortedOrds();
+    const sorted = this.sorted;
+    for (let i = prefix === '' ? 0 : this.lowerBound(sorted, prefix, false); i < sorted.length; i++) {
+      const t = this.terms[sorted[i]!]!;
+      if (!t.startsWith(prefix)) break;
+      fn(sorted[i]!, t);
+    }
+    for (const ord of this.pending) {
+      const t = this.terms[ord]!;
+      if (t.startsWith(prefix)) fn(ord, t);
+    }
+  }
+
+  prefixOrds(prefix: string, caseInsensitive = false): number[] {
+    if (caseInsensitive) return this.matchingOrds((t) => t.toLowerCase().startsWith(prefix.toLowerCase()));
+    const out: number[] = [];
+    this.forPrefix(prefix, (o) => out.push(o));
+    return out;
+  }
+
+  wildcardOrds(pattern: string, caseInsensitive = false): number[] {
+    const match = compileWildcard(pattern, caseInsensitive);
+    if (caseInsensitive) return this.matchingOrds(match);
+    const out: number[] = [];
+    this.forPrefix(wildcardLiteralPrefix(pattern), (o, t) => {
+      if (match(t)) out.push(o);
+    });
+    return out;
+  }
+
+  /** Terms within `maxEdits` of `value` that share its first `prefixLength` characters. */
+  fuzzyOrds(value: string, maxEdits: number, prefixLength = 0, transpositions = true): number[] {
+    const out: number[] = [];
+    const prefix = prefixLength > 0 ? [...value].slice(0, prefixLength).join('') : '';
+    const len = value.length;
+    this.forPrefix(prefix, (o, t) => {
+      if (t === value) out.push(o);
+      else if (Math.abs(t.length - len) <= maxEdits * 2 && withinEditDistance(t, value, maxEdits, transpositions)) {
+        out.push(o);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Ordinals whose key (`keyOf(term)`, e.g. an IP address as 32 hex digits) lies in a range,
+   * through a key-sorted array rebuilt when many terms were added since the last build.
+   */
+  keyRangeOrds(keyOf: (term: string) => string, lo: string | undefined, loInc: boolean, hi: string | undefined, hiInc: boolean): number[] {
+    let k = this.keyed;
+    if (!k || this.terms.length - k.upto > PENDING_MAX) {
+      const keys = this.terms.map((t) => keyOf(t));
+      const sorted = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+      k = this.keyed = { keys, sorted, upto: this.terms.length };
+    }
+    const within = (key: string) =>
+      (lo === undefined || (loInc ? key >= lo : key > lo)) && (hi === undefined || (hiInc ? key <= hi : key < hi));
+    const out: number[] = [];
+    const { keys, sorted } = k;
+    let a = 0;
+    let b = sorted.length;
+    if (lo !== undefined) {
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (keys[sorted[mid]!]! < lo) a = mid + 1;
+        else b = mid;
+      }
+    }
+    for (let i = a; i < sorted.length; i++) {
+      const key = keys[sorted[i]!]!;
+      if (hi !== undefined && key > hi) break;
+      if (within(key)) out.push(sorted[i]!);
+    }
+    for (let o = k.upto; o < this.terms.length; o++) if (within(keyOf(this.terms[o]!))) out.push(o);
+    return out;
+  }
+
+  private keyed: { keys: string[]; sorted: Uint32Array; upto: number } | null = null;
+
+  /** Ordinals whose term lies in the given string range (undefined bound = open). */
+  rangeOrds(lo: string | undefined, loInclusive: boolean, hi: string | undefined, hiInclusive: boolean): number[] {
+    const sorted = this.sortedOrds();
+    const out: number[] = [];
+    const start = lo === undefined ? 0 : this.lowerBound(sorted, lo, !loInclusive);
+    for (let i = start; i < sorted.length; i++) {
+      const t = this.terms[sorted[i]!]!;
+      if (hi !== undefined) {
+        const c = compareStrings(t, hi);
+        if (hiInclusive ? c > 0 : c >= 0) break;
+      }
+      out.push(sorted[i]!);
+    }
+    return out;
+  }
+
+  matchingOrds(pred: (term: string) => boolean): number[] {
+    const out: number[] = [];
+    for (let o = 0; o < this.terms.length; o++) if (pred(this.terms[o]!)) out.push(o);
+    return out;
+  }
+
+  trim(): void {
+    for (const p of this.postings) p.trim();
+    this.docs.trim();
+  }
+
+  byteSize(): number {
+    let n = this.docs.byteSize() + this.sorted.byteLength;
+    for (const p of this.postings) n += p.byteSize() + 48;
+    for (const t of this.terms) n += t.length + 40;
+    return n;
+  }
+}
