@@ -170,17 +170,18 @@ function inputOffset(term: TermNode, input: string, rawIndex: number): number {
   return j;
 }
 
+function failAt(env: Env, term: TermNode, rawIndex: number, message: string): never {
+  throw QueryError.at(env.input, inputOffset(term, env.input, rawIndex), message);
+}
+
 function compileTerm(term: TermNode, env: Env): Query {
   const { byName, defaultField } = env.fields;
-  const target = splitTermRange(term.raw, (name) => byName.has(name));
+  const target = splitTermRange(term.raw, byName);
   const spec = target.field === null ? defaultField : byName.get(target.field)!;
-  const failAt = (rawIndex: number, message: string): never => {
-    throw QueryError.at(env.input, inputOffset(term, env.input, rawIndex), message);
-  };
   try {
-    return compileValue(spec, target.range, target.value, target.valueAt, env, failAt);
+    return compileValue(spec, target.range, target.value, target.valueAt, env, term);
   } catch (error) {
-    if (error instanceof ValueError) failAt(target.valueAt + error.at, error.message);
+    if (error instanceof ValueError) failAt(env, term, target.valueAt + error.at, error.message);
     throw error;
   }
 }
@@ -189,21 +190,13 @@ function normalizeText(spec: FieldSpec, value: string): string {
   return spec.normalize ? spec.normalize(value) : trimUnicode(value).toLowerCase();
 }
 
-function compileValue(
-  spec: FieldSpec,
-  range: RangeOp,
-  value: string,
-  valueAt: number,
-  env: Env,
-  failAt: (rawIndex: number, message: string) => never,
-): Query {
+function compileValue(spec: FieldSpec, range: RangeOp, value: string, valueAt: number, env: Env, term: TermNode): Query {
   const f = spec.target;
-  const noRange = () => failAt(0, compileMessages.rangeSpecified(spec.name));
   switch (spec.type) {
     case 'literal':
     case 'ngram': {
       const lit = parseLiteral(value);
-      if (range !== 'eq') return noRange();
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.rangeSpecified(spec.name));
       if (lit.kind === 'wildcard') {
         if (lit.value === '*') return { match_all: {} };
         return { wildcard: { [f]: normalizeText(spec, lit.value) } };
@@ -215,58 +208,66 @@ function compileValue(
     case 'int': {
       const v = parseInt32(value);
       if (v.kind === 'int') return range === 'eq' ? { term: { [f]: v.value } } : rangeQuery(f, range, v.value);
-      if (range !== 'eq') return failAt(0, compileMessages.multipleRanges(spec.name));
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.multipleRanges(spec.name));
       return { range: { [f]: { gte: v.lower, lte: v.upper } } };
     }
     case 'float': {
       const v = parseFloatValue(value);
       if (v.kind === 'float') return range === 'eq' ? { term: { [f]: v.value } } : rangeQuery(f, range, v.value);
-      if (range !== 'eq') return failAt(0, compileMessages.multipleRanges(spec.name));
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.multipleRanges(spec.name));
       return { range: { [f]: { gte: v.lower, lte: v.upper } } };
     }
     case 'numeric': {
       const v = parseNumeric(value);
-      if (range !== 'eq') return noRange();
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.rangeSpecified(spec.name));
       return { term: { [f]: v } };
     }
     case 'bool': {
       const v = parseBool(value);
-      if (range !== 'eq') return noRange();
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.rangeSpecified(spec.name));
       return { term: { [f]: v } };
     }
     case 'ip': {
       const v = parseIp(value);
-      if (range !== 'eq') return noRange();
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.rangeSpecified(spec.name));
       return { term: { [f]: v } };
     }
-    case 'date': {
-      const { lower, upper } = parseDate(value, nowMs(env));
-      switch (range) {
-        case 'eq':
-          return { range: { [f]: { gte: formatUtc(lower), lt: formatUtc(upper) } } };
-        case 'lte':
-          return { range: { [f]: { lte: formatUtc(upper) } } };
-        case 'gt':
-          return { range: { [f]: { gt: formatUtc(upper) } } };
-        case 'gte':
-          return { range: { [f]: { gte: formatUtc(lower) } } };
-        case 'lt':
-          return { range: { [f]: { lt: formatUtc(lower) } } };
-      }
-    }
-    // falls through: unreachable, every range is handled above
+    case 'date':
+      return dateQuery(f, range, parseDate(value, nowMs(env)));
     case 'custom': {
-      if (range !== 'eq') return noRange();
-      const input: TransformInput = {
-        field: spec.name,
-        value,
-        tier: env.fields.tier,
-        context: env.context,
-        compileNested: (text, context) => compileNested(text, context, env),
-        fail: (message) => failAt(valueAt, message),
-      };
-      return spec.transform!(input);
+      if (range !== 'eq') return failAt(env, term, 0, compileMessages.rangeSpecified(spec.name));
+      return spec.transform!(transformInput(spec, value, valueAt, env, term));
     }
+  }
+}
+
+function transformInput(spec: FieldSpec, value: string, valueAt: number, env: Env, term: TermNode): TransformInput {
+  return {
+    field: spec.name,
+    value,
+    tier: env.fields.tier,
+    context: env.context,
+    compileNested(text, context) {
+      return compileNested(text, context, env);
+    },
+    fail(message) {
+      return failAt(env, term, valueAt, message);
+    },
+  };
+}
+
+function dateQuery(f: string, range: RangeOp, { lower, upper }: { lower: number; upper: number }): Query {
+  switch (range) {
+    case 'eq':
+      return { range: { [f]: { gte: formatUtc(lower), lt: formatUtc(upper) } } };
+    case 'lte':
+      return { range: { [f]: { lte: formatUtc(upper) } } };
+    case 'gt':
+      return { range: { [f]: { gt: formatUtc(upper) } } };
+    case 'gte':
+      return { range: { [f]: { gte: formatUtc(lower) } } };
+    case 'lt':
+      return { range: { [f]: { lt: formatUtc(lower) } } };
   }
 }
 

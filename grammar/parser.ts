@@ -125,35 +125,38 @@ class QueryParser extends EmbeddedActionsParser {
       if (next.tokenType === RParenToken) this.fail(next, parseMessages.imbalanced);
       if (next.tokenType !== LParenToken && next.tokenType !== TermToken) this.fail(next, parseMessages.expectedTerm);
     });
-    return this.OR([
-      {
-        ALT: () => {
-          const open = this.CONSUME(LParenToken);
-          this.ACTION(() => {
-            if (++this.depth > this.maxDepth) this.fail(open, limitMessages.depth(this.maxDepth));
-          });
-          const inner = this.SUBRULE2(this.orExpr);
-          this.ACTION(() => {
-            if (this.LA(1).tokenType !== RParenToken) this.fail(open, parseMessages.imbalanced);
-            this.depth--;
-          });
-          const close = this.CONSUME(RParenToken);
-          return this.ACTION(() => widen(inner, open.startOffset, close.endOffset! + 1));
-        },
-      },
-      {
-        ALT: () => {
-          const tok = this.CONSUME(TermToken);
-          return this.ACTION(() => {
-            const { raw, quoted } = tok.payload as TermPayload;
-            const term: TermNode = { kind: 'term', raw, quoted, span: { start: tok.startOffset, end: tok.endOffset! + 1 } };
-            this.onTerm?.(term);
-            return term;
-          });
-        },
-      },
-    ]);
+    return this.OR(this.groupAlternatives);
   });
+
+  // Built once: alternatives created per call would cost an allocation (and a named closure) per term.
+  private readonly groupAlternatives = [
+    {
+      ALT: (): QueryNode => {
+        const open = this.CONSUME(LParenToken);
+        this.ACTION(() => {
+          if (++this.depth > this.maxDepth) this.fail(open, limitMessages.depth(this.maxDepth));
+        });
+        const inner = this.SUBRULE2(this.orExpr);
+        this.ACTION(() => {
+          if (this.LA(1).tokenType !== RParenToken) this.fail(open, parseMessages.imbalanced);
+          this.depth--;
+        });
+        const close = this.CONSUME(RParenToken);
+        return this.ACTION(() => widen(inner, open.startOffset, close.endOffset! + 1));
+      },
+    },
+    {
+      ALT: (): QueryNode => {
+        const tok = this.CONSUME(TermToken);
+        return this.ACTION(() => {
+          const { raw, quoted } = tok.payload as TermPayload;
+          const term: TermNode = { kind: 'term', raw, quoted, span: { start: tok.startOffset, end: tok.endOffset! + 1 } };
+          this.onTerm?.(term);
+          return term;
+        });
+      },
+    },
+  ];
 }
 
 function spanOf(children: QueryNode[]) {

@@ -19,17 +19,18 @@ export interface TermTarget {
 
 const RANGES: ReadonlySet<string> = new Set(['eq', 'gt', 'gte', 'lt', 'lte']);
 
-export function splitTermRange(raw: string, isField: (name: string) => boolean): TermTarget {
+/** `fields` answers whether a name is a field the role may use (a Set or Map of names). */
+export function splitTermRange(raw: string, fields: { has(name: string): boolean }): TermTarget {
   const colon = raw.indexOf(':');
   if (colon > 0) {
     const head = raw.slice(0, colon);
     let field: string | null = null;
     let range: RangeOp = 'eq';
-    if (isField(head)) {
+    if (fields.has(head)) {
       field = head;
     } else {
       const dot = head.lastIndexOf('.');
-      if (dot > 0 && RANGES.has(head.slice(dot + 1)) && isField(head.slice(0, dot))) {
+      if (dot > 0 && RANGES.has(head.slice(dot + 1)) && fields.has(head.slice(0, dot))) {
         field = head.slice(0, dot);
         range = head.slice(dot + 1) as RangeOp;
       }
