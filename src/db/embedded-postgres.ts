@@ -5,9 +5,9 @@
  * reused instead of blocking the next start.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { arch, platform, userInfo } from 'node:os';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
@@ -119,6 +119,23 @@ async function ensureDatabase(port: number): Promise<void> {
   }
 }
 
+/** Fast shutdown of a server we did not spawn ourselves (so we cannot wait on its exit event). */
+async function stopPid(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + 10_000;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGQUIT');
+      break;
+    }
+    await sleep(50);
+  }
+}
+
 /** Exclusive across processes: mkdir is atomic. Stale locks (older than a minute) are broken. */
 async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
   for (;;) {
@@ -149,20 +166,29 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
   const dir = join(dataDir, 'postgres');
   mkdirSync(dataDir, { recursive: true });
   return withDirLock(join(dataDir, '.postgres.lock'), async () => {
+    const ownerFile = join(dataDir, 'postgres.owner');
     const running = runningServer(dir);
     if (running) {
       await waitReady(running.port, undefined, 15_000);
       await ensureDatabase(running.port);
-      log(`joined embedded PostgreSQL on port ${running.port}`);
-      return { url: urlFor(running.port), owned: false, stop: async () => {} };
+      // A server whose owner died (killed without a chance to stop it) is adopted: we stop it.
+      const owner = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : 0);
+      const adopt = !owner || !isAlive(owner);
+      if (adopt) writeFileSync(ownerFile, String(process.pid));
+      log(`${adopt ? 'adopted' : 'joined'} embedded PostgreSQL on port ${running.port}`);
+      return { url: urlFor(running.port), owned: adopt, stop: adopt ? () => stopPid(running.pid) : async () => {} };
     }
     const bin = await binaries();
     const ids = runAs();
+    if (ids) {
+      // The server's user must be able to reach its cluster inside our (maybe private) data dir.
+      chmodSync(dataDir, statSync(dataDir).mode | 0o011);
+    }
     if (!existsSync(join(dir, 'PG_VERSION'))) {
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       if (ids) chownSync(dir, ids.uid, ids.gid);
-      const pwfile = join(dataDir, '.pgpass-init');
+      const pwfile = join(tmpdir(), `tagwise-pginit-${process.pid}-${Date.now()}`);
       writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
       try {
         execFileSync(bin.initdb, [`--pgdata=${dir}`, `--username=${USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
@@ -194,6 +220,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
       throw new Error(`${(err as Error).message}\n${stderr}`);
     }
     await ensureDatabase(port);
+    writeFileSync(ownerFile, String(process.pid));
     log(`started embedded PostgreSQL on port ${port}`);
     let stopping: Promise<void> | undefined;
     return {

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import type { Database } from './client.js';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -9,18 +9,24 @@ const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migratio
 const MIGRATION_LOCK = 7_462_310_001;
 
 /**
- * Apply pending migrations. Two processes starting at once serialise on an advisory lock; the
- * second finds nothing left to do.
+ * Apply pending migrations (drizzle-kit's SQL files, recorded in drizzle's own table). Unlike
+ * drizzle's migrator, the check of what is applied happens inside the transaction, after an
+ * advisory lock: two processes starting at once serialise, and the second finds nothing to do.
  */
 export async function runMigrations(db: Database): Promise<void> {
-  const reserved = await db.$client.reserve();
-  try {
-    await reserved`select pg_advisory_lock(${MIGRATION_LOCK})`;
-    // drizzle's migrator opens its own transaction on the pool; the session lock above keeps
-    // other processes out until it is done.
-    await migrate(db, { migrationsFolder });
-  } finally {
-    await reserved`select pg_advisory_unlock(${MIGRATION_LOCK})`;
-    reserved.release();
-  }
+  const migrations = readMigrationFiles({ migrationsFolder });
+  await db.$client.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`create schema if not exists drizzle`;
+    await tx`create table if not exists drizzle.__drizzle_migrations (id serial primary key, hash text not null, created_at bigint)`;
+    const [last] = await tx`select created_at from drizzle.__drizzle_migrations order by created_at desc limit 1`;
+    const appliedUpTo = last ? Number(last.created_at) : -Infinity;
+    for (const migration of migrations) {
+      if (migration.folderMillis <= appliedUpTo) continue;
+      for (const statement of migration.sql) {
+        if (statement.trim()) await tx.unsafe(statement);
+      }
+      await tx`insert into drizzle.__drizzle_migrations (hash, created_at) values (${migration.hash}, ${migration.folderMillis})`;
+    }
+  });
 }

@@ -25,7 +25,7 @@ DECLARE
 BEGIN
   IF NOT tagwise_outbox_enabled() THEN RETURN NULL; END IF;
   -- Arguments come in pairs: outbox kind, then the column of this table holding the record id.
-  FOR i IN 1 .. array_length(kinds, 1) BY 2 LOOP
+  FOR i IN array_lower(kinds, 1) .. array_upper(kinds, 1) BY 2 LOOP
     EXECUTE format('SELECT ($1).%I', kinds[i + 1]) INTO id USING rec;
     IF id IS NOT NULL THEN PERFORM tagwise_outbox_add(kinds[i], id); END IF;
     IF TG_OP = 'UPDATE' THEN

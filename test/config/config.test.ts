@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('serves the embedded mode with no settings at all', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.opensearchUrl).toBeUndefined();
+    expect(c.dataDir).toMatch(/\/data$/);
+    expect(c.baseUrl).toBe('http://localhost:8080');
+    expect(c.cdnUrl).toBe(c.baseUrl);
+    expect(c.siteName).toBe('Tagwise');
+  });
+
+  it('reads every documented variable', () => {
+    const c = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      BASE_URL: 'https://booru.example/',
+      CDN_URL: 'https://cdn.booru.example',
+      DATA_DIR: '/var/lib/tagwise',
+      DATABASE_URL: 'postgres://u:p@db:5432/tagwise',
+      OPENSEARCH_URL: 'http://opensearch:9200',
+      SITE_NAME: 'Ponybooru',
+      LOG_LEVEL: 'debug',
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      baseUrl: 'https://booru.example',
+      cdnUrl: 'https://cdn.booru.example',
+      dataDir: '/var/lib/tagwise',
+      databaseUrl: 'postgres://u:p@db:5432/tagwise',
+      opensearchUrl: 'http://opensearch:9200',
+      siteName: 'Ponybooru',
+      logLevel: 'debug',
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', OPENSEARCH_URL: ' ', PORT: '' }).databaseUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['BASE_URL', 'not a url'],
+    ['BASE_URL', 'ftp://example.com'],
+    ['DATABASE_URL', 'mysql://localhost/db'],
+    ['LOG_LEVEL', 'loud'],
+    ['DEMO_IMAGES', '-1'],
+  ])('rejects %s=%s naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('lists every bad variable at once', () => {
+    try {
+      loadConfig({ PORT: 'x', LOG_LEVEL: 'y' });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as Error).message).toMatch(/PORT:/);
+      expect((err as Error).message).toMatch(/LOG_LEVEL:/);
+    }
+  });
+
+  it('makes the service exit 1 with a clear message on a bad value', () => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, PORT: 'not-a-port', DATABASE_URL: '' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/invalid configuration/);
+    expect(r.stderr).toMatch(/PORT:/);
+  });
+});

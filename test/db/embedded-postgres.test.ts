@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), 'tagwise-pg-'));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+describe('embedded PostgreSQL', () => {
+  it('initialises a cluster, keeps data across restarts', async () => {
+    const dataDir = tempDir();
+    const first = await openDatabase({ dataDir });
+    expect(first.embedded).toBe(true);
+    await first.db.$client`insert into users (name, slug) values ('kept', 'kept')`;
+    await first.close();
+
+    const second = await openDatabase({ dataDir });
+    const rows = await second.db.$client`select name from users`;
+    expect(rows.map((r) => r.name)).toEqual(['kept']);
+    await second.close();
+  });
+
+  it('lets a second process join a running server instead of racing it', async () => {
+    const dataDir = tempDir();
+    const a = await openDatabase({ dataDir });
+    const b = await openDatabase({ dataDir });
+    expect(b.url).toBe(a.url);
+    await b.close(); // joined, so it does not stop the server
+    const rows = await a.db.$client`select 1 as ok`;
+    expect(rows[0]!.ok).toBe(1);
+    await a.close();
+  });
+
+  it('recovers after its owner was killed with SIGKILL', async () => {
+    const dataDir = tempDir();
+    const script = `
+      import { openDatabase } from './src/db/client.js';
+      const h = await openDatabase({ dataDir: ${JSON.stringify(dataDir)} });
+      await h.db.$client\`insert into users (name, slug) values ('before-kill', 'before-kill')\`;
+      console.log('ready');
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`child exited ${code}`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+
+    const h = await openDatabase({ dataDir });
+    const rows = await h.db.$client`select name from users`;
+    expect(rows.map((r) => r.name)).toEqual(['before-kill']);
+    await h.close(); // adopted the orphaned server, so it stops it
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  });
+});
