@@ -1,0 +1,91 @@
+/**
+ * The registry of search indices: one definition per index (mapping, query fields, document
+ * builder, source table), and the id iteration a full reindex or drift check walks.
+ */
+import { getTableName } from 'drizzle-orm';
+import type { FieldSet } from '../../../grammar/index.js';
+import type { Database } from '../../db/client.js';
+import type { comments, filters, galleries, images, posts, tags } from '../../db/schema/index.js';
+import type { IndexDocument, IndexSpec } from '../engine.js';
+import type { IndexMapping } from '../mapping.js';
+import { commentsIndex } from './comments/index.js';
+import { filtersIndex } from './filters/index.js';
+import { galleriesIndex } from './galleries/index.js';
+import { imagesIndex } from './images/index.js';
+import { postsIndex } from './posts/index.js';
+import { tagsIndex } from './tags/index.js';
+
+export const indexNames = ['images', 'comments', 'posts', 'galleries', 'tags', 'filters'] as const;
+export type IndexName = (typeof indexNames)[number];
+
+/** The Postgres table whose rows are an index's documents (one row, one document, same id). */
+export type IndexedTable = typeof images | typeof comments | typeof posts | typeof galleries | typeof tags | typeof filters;
+
+export interface IndexDefinition {
+  name: IndexName;
+  mapping: IndexMapping;
+  /** Query fields of the search language for this index. */
+  fields: FieldSet;
+  /** Documents of the rows with these ids, in id order; ids without a row are absent. */
+  loadDocuments(db: Database, ids: number[]): Promise<IndexDocument[]>;
+  table: IndexedTable;
+}
+
+export const indexDefinitions: Record<IndexName, IndexDefinition> = {
+  images: imagesIndex,
+  comments: commentsIndex,
+  posts: postsIndex,
+  galleries: galleriesIndex,
+  tags: tagsIndex,
+  filters: filtersIndex,
+};
+
+export function isIndexName(name: string): name is IndexName {
+  return (indexNames as readonly string[]).includes(name);
+}
+
+export function indexDefinition(name: IndexName): IndexDefinition {
+  return indexDefinitions[name];
+}
+
+/** What an engine needs to create the index. */
+export function indexSpec(name: IndexName): IndexSpec {
+  const def = indexDefinitions[name];
+  return { name: def.name, mapping: def.mapping };
+}
+
+/** Build documents of any index by id (missing ids absent). */
+export function loadDocuments(db: Database, name: IndexName, ids: number[]): Promise<IndexDocument[]> {
+  return indexDefinitions[name].loadDocuments(db, ids);
+}
+
+const tableName = (name: IndexName) => getTableName(indexDefinitions[name].table);
+
+/** Number of rows in the index's source table. */
+export async function countRows(db: Database, name: IndexName): Promise<number> {
+  const rows = await db.$client.unsafe<{ n: number }[]>(`select count(*)::int as n from "${tableName(name)}"`);
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Every id of the index's table in ascending order, in batches of `batchSize`, by keyset
+ * (`id > last order by id limit n`), so a walk over millions of rows never holds a cursor or
+ * an offset. Rows inserted behind the walk are not seen; the outbox covers them.
+ */
+export async function* allIds(
+  db: Database,
+  name: IndexName,
+  options: { batchSize?: number; after?: number } = {},
+): AsyncGenerator<number[]> {
+  const batchSize = options.batchSize ?? 5000;
+  const query = `select id from "${tableName(name)}" where id > $1 order by id limit $2`;
+  let last = options.after ?? -2_147_483_648;
+  for (;;) {
+    const rows = await db.$client.unsafe<{ id: number }[]>(query, [last, batchSize], { prepare: true });
+    if (rows.length === 0) return;
+    const ids = rows.map((r) => r.id);
+    yield ids;
+    last = ids[ids.length - 1]!;
+    if (rows.length < batchSize) return;
+  }
+}
