@@ -1,0 +1,44 @@
+import type { Query } from '../../../grammar/dsl.js';
+import type { SearchRequest } from '../engine.js';
+import { randomScore, type ImageSort } from './image-sort.js';
+import { pageWindow, type Page } from './paging.js';
+
+/** What a filter hides: tag ids and its compiled complex expression (match_none when empty). */
+export interface HiddenByFilter {
+  tagIds: readonly number[];
+  complex: Query;
+}
+
+export interface ImageSearchOptions extends Page {
+  /** The compiled user query. */
+  query: Query;
+  sort: ImageSort;
+  /** The current filter and, when the user has one, the forced filter. */
+  filters: HiddenByFilter[];
+  /** Logged-in user: their own hidden images are excluded unless `showOwnHidden`. */
+  userId?: number;
+  showOwnHidden?: boolean;
+  /** `del` parameter, honoured for staff only: `1` includes hidden images, `only`/`deleted` restrict to them. */
+  deleted?: 'include' | 'only' | 'deleted';
+}
+
+const isMatchNone = (q: Query) => 'match_none' in q;
+
+/** The request body of `/search/images` (reference §3.2 and §6.1). */
+export function buildImageSearch(o: ImageSearchOptions): SearchRequest {
+  const mustNot: Query[] = [{ term: { approved: false } }];
+  if (o.userId !== undefined && !o.showOwnHidden) mustNot.push({ term: { hidden_by_user_ids: o.userId } });
+  if (o.deleted === undefined) mustNot.push({ term: { hidden_from_users: true } });
+  else if (o.deleted === 'only' || o.deleted === 'deleted') mustNot.push({ term: { hidden_from_users: false } });
+  if (o.deleted === 'deleted') mustNot.push({ exists: { field: 'duplicate_id' } });
+
+  const tagIds = [...new Set(o.filters.flatMap((f) => f.tagIds))];
+  const complex = o.filters.map((f) => f.complex).filter((q) => !isMatchNone(q));
+  const hiddenByFilter: Query[] = [];
+  if (tagIds.length > 0) hiddenByFilter.push({ terms: { tag_ids: tagIds } });
+  if (complex.length > 0) hiddenByFilter.push({ bool: { should: complex } });
+  if (hiddenByFilter.length > 0) mustNot.push({ bool: { should: hiddenByFilter } });
+
+  const must = o.sort.randomSeed === undefined ? o.query : randomScore(o.query, o.sort.randomSeed);
+  return { query: { bool: { must, must_not: mustNot } }, sort: o.sort.sort, ...pageWindow(o) };
+}
