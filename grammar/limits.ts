@@ -7,7 +7,7 @@ export interface QueryLimits {
   maxLength: number;
   /** Most terms in one query text. */
   maxTerms: number;
-  /** Deepest parenthesis nesting (groups, and balanced parentheses inside a term). */
+  /** Deepest parenthesis nesting (groups, and balanced parentheses inside a term); at most `MAX_DEPTH_CAP`. */
   maxDepth: number;
 }
 
@@ -17,12 +17,18 @@ export const DEFAULT_LIMITS: Readonly<QueryLimits> = Object.freeze({
   maxDepth: 64,
 });
 
+/**
+ * The parser recurses once per parenthesis level and the JavaScript stack holds a few hundred
+ * levels, so nesting is capped whatever the options say.
+ */
+export const MAX_DEPTH_CAP = 200;
+
 export function resolveLimits(limits?: Partial<QueryLimits>): QueryLimits {
   if (!limits) return DEFAULT_LIMITS;
   return {
     maxLength: limits.maxLength ?? DEFAULT_LIMITS.maxLength,
     maxTerms: limits.maxTerms ?? DEFAULT_LIMITS.maxTerms,
-    maxDepth: limits.maxDepth ?? DEFAULT_LIMITS.maxDepth,
+    maxDepth: Math.max(1, Math.min(limits.maxDepth ?? DEFAULT_LIMITS.maxDepth, MAX_DEPTH_CAP)),
   };
 }
 

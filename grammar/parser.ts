@@ -191,7 +191,14 @@ export function parse(input: unknown, options: ParseOptions = {}): QueryAst {
     parser.depth = 0;
     parser.onTerm = options.onTerm;
     parser.input = tokens;
-    const root = parser.query();
+    let root: QueryNode;
+    try {
+      root = parser.query();
+    } catch (error) {
+      // Deep nesting is refused above; this only guards a caller that was already deep in its stack.
+      if (error instanceof RangeError) throw QueryError.at(input, 0, limitMessages.depth(limits.maxDepth));
+      throw error;
+    }
     if (parser.errors.length > 0) {
       // Every path above raises its own error first; this only guards against surprises.
       const err = parser.errors[0]!;
