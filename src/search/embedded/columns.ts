@@ -101,6 +101,19 @@ export class NumericColumn {
     }
   }
 
+  /** Rebuild the value → documents index from the column (after a snapshot load). */
+  rebuildTerms(): void {
+    if (!this.terms) return;
+    for (let d = 0; d < this.length; d++) {
+      if (!this.has(d)) continue;
+      for (const v of this.multi.get(d) ?? [this.values[d]!]) {
+        let p = this.terms.get(v);
+        if (!p) this.terms.set(v, (p = new PostingList()));
+        p.append(d);
+      }
+    }
+  }
+
   /** Mark that documents up to `doc` exist (without a value here). */
   touch(doc: number): void {
     if (doc >= this.length) {

@@ -30,17 +30,29 @@ export function compareStrings(a: string, b: string): number {
  * use a prefix length; terms added since the last sort wait in a short unsorted list.
  */
 export class TermDictionary {
-  readonly terms: string[] = [];
-  readonly ords = new Map<string, number>();
-  readonly postings: PostingList[] = [];
+  terms: string[] = [];
+  ords = new Map<string, number>();
+  postings: PostingList[] = [];
   /** Documents with at least one term. */
-  readonly docs = new Bitmap();
+  docs = new Bitmap();
   private sorted: Uint32Array = new Uint32Array(0);
   private pending: number[] = [];
   private ranks: Int32Array | null = null;
 
   get size(): number {
     return this.terms.length;
+  }
+
+  /** Fill an empty dictionary from a snapshot (`sorted`: the ordinals in term order). */
+  restore(terms: string[], postings: PostingList[], docs: Bitmap, sorted: Uint32Array): void {
+    this.terms = terms;
+    this.ords = new Map(terms.map((t, i) => [t, i]));
+    this.postings = postings;
+    this.docs = docs;
+    this.sorted = sorted;
+    this.pending = [];
+    this.ranks = null;
+    this.keyed = null;
   }
 
   /** Ordinal of `term`, created if new. */

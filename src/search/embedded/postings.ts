@@ -17,6 +17,24 @@ export class PostingList {
     return this.bits ? this.bits.size : this.n;
   }
 
+  /** A list holding exactly `docs` (ascending, distinct); a short array is kept, not copied. */
+  static fromSorted(docs: Uint32Array): PostingList {
+    const p = new PostingList();
+    if (docs.length > FLAT_MAX) {
+      p.bits = Bitmap.fromSorted(docs);
+      p.flat = null;
+    } else {
+      p.flat = docs.length > 0 ? docs : new Uint32Array(2);
+      p.n = docs.length;
+    }
+    return p;
+  }
+
+  /** The documents, ascending (a copy). */
+  docs(): Uint32Array {
+    return this.bits ? this.bits.toArray() : this.flat!.slice(0, this.n);
+  }
+
   append(doc: number): void {
     if (this.bits) {
       this.bits.append(doc);

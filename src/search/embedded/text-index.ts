@@ -10,7 +10,7 @@ const POSITION_INCREMENT_GAP = 100;
  * ascending, read with a forward cursor during phrase matching.
  */
 class PositionStream {
-  data = new Uint32Array(4);
+  data: Uint32Array = new Uint32Array(4);
   len = 0;
 
   push(doc: number, positions: number[]): void {
@@ -134,6 +134,23 @@ export class TextField {
       if (slop === 0 ? exactPhrase(posOf, ords, offsets) : sloppyPhrase(posOf, ords, positions, slop)) out.push(doc);
     }
     return Bitmap.fromSorted(out);
+  }
+
+  /** Position stream of one term (entries `doc, count, positions…`), for snapshots. */
+  positionData(ord: number): Uint32Array {
+    const p = this.positions[ord]!;
+    return p.data.subarray(0, p.len);
+  }
+
+  /** Restore position streams from a snapshot (one per term ordinal). */
+  restorePositions(streams: Uint32Array[]): void {
+    this.positions.length = 0;
+    for (const data of streams) {
+      const p = new PositionStream();
+      p.data = data.length > 0 ? data : new Uint32Array(4);
+      p.len = data.length;
+      this.positions.push(p);
+    }
   }
 
   trim(): void {

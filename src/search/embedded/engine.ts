@@ -1,0 +1,142 @@
+import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import { PhysicalIndex } from './physical-index.js';
+import { searchIndex } from './search.js';
+import { SnapshotStore } from './snapshot.js';
+
+export interface EmbeddedEngineOptions {
+  /** Directory of the snapshots (`<dataDir>/index/`); without it the engine lives in memory. */
+  dataDir?: string;
+}
+
+/**
+ * The in-process search engine: physical indices `<name>_v<n>` behind aliases `<name>`, the
+ * OpenSearch DSL executed as bitmap algebra (see execute.ts), snapshots on `flush()`.
+ *
+ * Every operation runs to completion synchronously once the engine is open, so a search always
+ * sees one consistent index: an alias switch or a compaction replaces objects, and a search that
+ * already holds the old object finishes on it.
+ */
+export class EmbeddedEngine implements SearchEngine {
+  readonly kind = 'embedded' as const;
+  private readonly indices = new Map<string, PhysicalIndex>();
+  private readonly aliases = new Map<string, string>();
+  private readonly store: SnapshotStore | null;
+  private readonly opening: Promise<void>;
+  private aliasesDirty = false;
+
+  constructor(options: EmbeddedEngineOptions = {}) {
+    this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
+    this.opening = this.store ? this.load(this.store) : Promise.resolve();
+    // a failed load is reported by every later call
+    this.opening.catch(() => {});
+  }
+
+  /** Resolves once the snapshots (if any) are loaded. */
+  open(): Promise<void> {
+    return this.opening;
+  }
+
+  private async load(store: SnapshotStore): Promise<void> {
+    const state = await store.load();
+    for (const index of state.indices) this.indices.set(index.name, index);
+    for (const [alias, target] of Object.entries(state.aliases) as [string, string][]) {
+      if (this.indices.has(target)) this.aliases.set(alias, target);
+    }
+  }
+
+  private resolve(name: string): PhysicalIndex {
+    const index = this.indices.get(this.aliases.get(name) ?? name);
+    if (!index) throw new Error(`no such index [${name}]`);
+    return index;
+  }
+
+  private nextVersion(name: string): string {
+    let max = 0;
+    const re = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_v(\\d+)$`);
+    for (const n of this.indices.keys()) {
+      const m = re.exec(n);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    return `${name}_v${max + 1}`;
+  }
+
+  async ensureIndex(spec: IndexSpec): Promise<void> {
+    await this.opening;
+    if (this.aliases.has(spec.name)) return;
+    const version = this.nextVersion(spec.name);
+    this.indices.set(version, new PhysicalIndex(version, spec.mapping));
+    this.aliases.set(spec.name, version);
+    this.aliasesDirty = true;
+  }
+
+  async write(index: string, docs: IndexDocument[]): Promise<void> {
+    await this.opening;
+    const target = this.resolve(index);
+    try {
+      target.write(docs);
+    } finally {
+      this.maybeCompact(target);
+    }
+  }
+
+  async remove(index: string, ids: number[]): Promise<void> {
+    await this.opening;
+    const target = this.resolve(index);
+    target.remove(ids);
+    this.maybeCompact(target);
+  }
+
+  private maybeCompact(index: PhysicalIndex): void {
+    if (!index.needsCompaction() || this.indices.get(index.name) !== index) return;
+    this.indices.set(index.name, index.compacted());
+  }
+
+  async search(index: string, request: SearchRequest): Promise<SearchResult> {
+    await this.opening;
+    return searchIndex(this.resolve(index), request);
+  }
+
+  async get(index: string, ids: number[]): Promise<Map<number, IndexDocument>> {
+    await this.opening;
+    return this.resolve(index).get(ids);
+  }
+
+  async count(index: string): Promise<number> {
+    await this.opening;
+    return this.resolve(index).liveCount;
+  }
+
+  async createVersion(spec: IndexSpec): Promise<string> {
+    await this.opening;
+    const version = this.nextVersion(spec.name);
+    this.indices.set(version, new PhysicalIndex(version, spec.mapping));
+    return version;
+  }
+
+  async switchAlias(name: string, version: string): Promise<void> {
+    await this.opening;
+    if (!this.indices.has(version)) throw new Error(`no such index [${version}]`);
+    const old = this.aliases.get(name);
+    this.aliases.set(name, version);
+    this.aliasesDirty = true;
+    if (old !== undefined && old !== version) this.indices.delete(old);
+  }
+
+  async flush(): Promise<void> {
+    await this.opening;
+    if (!this.store) return;
+    const dirty = [...this.indices.values()].filter((i) => i.dirty);
+    if (dirty.length === 0 && !this.aliasesDirty) return;
+    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases));
+    this.aliasesDirty = false;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+  }
+
+  /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */
+  byteSize(index: string): number {
+    return this.resolve(index).byteSize();
+  }
+}

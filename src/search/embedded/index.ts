@@ -1,0 +1,1 @@
+export { EmbeddedEngine, type EmbeddedEngineOptions } from './engine.js';

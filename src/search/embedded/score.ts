@@ -1,0 +1,135 @@
+/**
+ * Scores, computed only when a sort asks for `_score`: every matching scoring clause counts 1
+ * times its boost (a constant-score approximation of OpenSearch's relevance), `bool` sums its
+ * `must` and `should` clauses, `function_score` combines its query score with its functions.
+ */
+
+export type Scorer = (doc: number) => number;
+
+export const constantScorer = (boost: number): Scorer => () => boost;
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function mix(h: number, k: number): number {
+  k = Math.imul(k, 0xcc9e2d51);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, 0x1b873593);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+export function seedOf(seed: unknown): number {
+  if (typeof seed === 'number' && Number.isFinite(seed)) return seed;
+  if (typeof seed === 'string') {
+    const n = Number(seed);
+    if (seed.trim() !== '' && Number.isFinite(n)) return n;
+    let h = 0;
+    for (let i = 0; i < seed.length; i++) h = mix(h, seed.charCodeAt(i));
+    return fmix32(h);
+  }
+  if (seed === undefined) return 0;
+  throw new Error(`[random_score] invalid seed ${JSON.stringify(seed)}`);
+}
+
+const f64 = new Float64Array(1);
+const u32 = new Uint32Array(f64.buffer);
+
+function lowBits(x: number): number {
+  if (Number.isInteger(x) && Math.abs(x) <= Number.MAX_SAFE_INTEGER) return x >>> 0;
+  f64[0] = x;
+  return u32[0]! ^ u32[1]!;
+}
+
+function highBits(x: number): number {
+  if (Number.isInteger(x) && Math.abs(x) <= Number.MAX_SAFE_INTEGER) return Math.floor(x / 4294967296) | 0;
+  return 0x7ff00000;
+}
+
+/**
+ * random_score for one seed: a deterministic hash of (seed, value) in [0, 1) with 24 bits of
+ * precision (a float score, as in OpenSearch). The same seed gives the same order on every page.
+ */
+export function randomScorer(seed: number): (value: number) => number {
+  const h0 = mix(mix(0x9747b28c, lowBits(seed)), highBits(seed));
+  return (value) => {
+    let h = mix(h0, value >>> 0);
+    if (value > 4294967295 || value < 0 || !Number.isInteger(value)) h = mix(mix(h, lowBits(value)), highBits(value));
+    return (fmix32(h ^ 8) >>> 8) / 16777216;
+  };
+}
+
+export function randomScore(seed: number, value: number): number {
+  return randomScorer(seed)(value);
+}
+
+export type ScoreMode = 'multiply' | 'sum' | 'avg' | 'first' | 'max' | 'min';
+export type BoostMode = 'multiply' | 'replace' | 'sum' | 'avg' | 'max' | 'min';
+
+export interface ScoreFunction {
+  /** Documents the function applies to (null: all). */
+  applies: ((doc: number) => boolean) | null;
+  /** The function's value (before weight). */
+  value: Scorer;
+  weight: number;
+}
+
+/** Combine function values per `score_mode` (1 when no function applies). */
+export function combineFunctions(fns: ScoreFunction[], mode: ScoreMode, doc: number, maxBoost: number): number {
+  let result = mode === 'multiply' ? 1 : mode === 'max' ? -Infinity : mode === 'min' ? Infinity : 0;
+  let weights = 0;
+  let any = false;
+  for (const f of fns) {
+    if (f.applies && !f.applies(doc)) continue;
+    const v = f.value(doc) * f.weight;
+    switch (mode) {
+      case 'multiply':
+        result *= v;
+        break;
+      case 'sum':
+        result += v;
+        break;
+      case 'avg':
+        result += v;
+        weights += f.weight;
+        break;
+      case 'first':
+        if (!any) result = v;
+        break;
+      case 'max':
+        result = Math.max(result, v);
+        break;
+      case 'min':
+        result = Math.min(result, v);
+        break;
+    }
+    any = true;
+  }
+  if (!any) return 1;
+  if (mode === 'avg') result = weights === 0 ? 0 : result / weights;
+  return Math.min(result, maxBoost);
+}
+
+export function combineBoost(query: number, fn: number, mode: BoostMode): number {
+  switch (mode) {
+    case 'multiply':
+      return query * fn;
+    case 'replace':
+      return fn;
+    case 'sum':
+      return query + fn;
+    case 'avg':
+      return (query + fn) / 2;
+    case 'max':
+      return Math.max(query, fn);
+    case 'min':
+      return Math.min(query, fn);
+  }
+}

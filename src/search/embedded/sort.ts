@@ -1,0 +1,317 @@
+import { Bitmap } from './bitmap.js';
+import type { NumericColumn } from './columns.js';
+import { parentsOf, type Executor, type Scope } from './execute.js';
+import type { Field, FieldSet, NestedField, TermField } from './field-set.js';
+import { ipKey } from './ip.js';
+import { asObject, isPlainObject } from './leaf-queries.js';
+import type { PhysicalIndex } from './physical-index.js';
+import type { Scorer } from './score.js';
+
+/*
+ * Sorting: each sort clause becomes a key function (a number per document, undefined when the
+ * document has no value); missing values go last unless `missing: "_first"`, and the document
+ * number breaks the remaining ties. The page is found without sorting every hit: either by
+ * walking a column's presorted permutation (dense results sorted by a plain numeric field), or
+ * with a bounded heap of from+size entries.
+ */
+
+export interface SortKey {
+  desc: boolean;
+  missingFirst: boolean;
+  key: (doc: number) => number | undefined;
+  /** A single-valued numeric column sorted by value: the page can be read off its permutation. */
+  column?: NumericColumn;
+}
+
+/** Whether a sort list needs scores. No sort at all means `_score` descending. */
+export function sortNeedsScores(sort: unknown): boolean {
+  if (sort === undefined || sort === null) return true;
+  const list = Array.isArray(sort) ? sort : [sort];
+  return list.some((c) => c === '_score' || (isPlainObject(c) && '_score' in c));
+}
+
+const rankCache = new WeakMap<TermField, { version: number; min: Int32Array; max: Int32Array }>();
+
+/** Smallest and largest term rank of every document of a keyword-like field. */
+function termRanks(f: TermField, version: number, space: number): { min: Int32Array; max: Int32Array } {
+  const c = rankCache.get(f);
+  if (c && c.version === version && c.min.length >= space) return c;
+  const order =
+    f.kind === 'ip'
+      ? Uint32Array.from(f.dict.terms.keys()).sort((a, b) => {
+          const ka = ipKey(f.dict.terms[a]!) ?? '';
+          const kb = ipKey(f.dict.terms[b]!) ?? '';
+          return ka < kb ? -1 : ka > kb ? 1 : 0;
+        })
+      : f.dict.sortedOrds();
+  const min = new Int32Array(space).fill(-1);
+  const max = new Int32Array(space).fill(-1);
+  for (let r = 0; r < order.length; r++) {
+    f.dict.postings[order[r]!]!.forEach((d) => {
+      if (d >= space) return;
+      if (min[d] === -1) min[d] = r;
+      max[d] = r;
+    });
+  }
+  const out = { version, min, max };
+  rankCache.set(f, out);
+  return out;
+}
+
+interface ClauseSpec {
+  field: string;
+  order?: string;
+  missing?: unknown;
+  mode?: string;
+  nested?: Record<string, unknown>;
+}
+
+function parseClause(c: unknown): ClauseSpec {
+  if (typeof c === 'string') return { field: c };
+  const obj = asObject(c, 'sort');
+  const keys = Object.keys(obj);
+  if (keys.length !== 1) throw new Error(`[sort] expected one field per sort clause, got ${keys.join(', ')}`);
+  const field = keys[0]!;
+  const v = obj[field];
+  if (typeof v === 'string') return { field, order: v };
+  const o = asObject(v, 'sort');
+  return {
+    field,
+    order: o.order as string | undefined,
+    missing: o.missing,
+    mode: o.mode as string | undefined,
+    nested: o.nested === undefined ? undefined : asObject(o.nested, 'sort'),
+  };
+}
+
+/** Turn the request's sort list into key functions. */
+export function buildSortKeys(sort: unknown, index: PhysicalIndex, scorer: Scorer | null, executor: Executor, live: Bitmap): SortKey[] {
+  const list = sort === undefined || sort === null ? ['_score'] : Array.isArray(sort) ? sort : [sort];
+  const keys: SortKey[] = [];
+  for (const raw of list) {
+    const c = parseClause(raw);
+    if (c.order !== undefined && c.order !== 'asc' && c.order !== 'desc') throw new Error(`[sort] invalid order [${c.order}]`);
+    const desc = c.order === undefined ? c.field === '_score' : c.order === 'desc';
+    const missingFirst = c.missing === '_first';
+    const custom = c.missing !== undefined && c.missing !== '_first' && c.missing !== '_last' ? Number(c.missing) : undefined;
+    let key: (doc: number) => number | undefined;
+    let column: NumericColumn | undefined;
+    if (c.field === '_score') {
+      const s = scorer ?? (() => 1);
+      key = s;
+    } else if (c.field === '_doc') {
+      key = (d) => d;
+    } else {
+      const built = fieldKey(c, desc, index, executor, live);
+      key = built.key;
+      column = built.column;
+    }
+    if (custom !== undefined) {
+      if (Number.isNaN(custom)) throw new Error(`[sort] unsupported missing value ${JSON.stringify(c.missing)}`);
+      const inner = key;
+      key = (d) => inner(d) ?? custom;
+      column = undefined;
+    }
+    keys.push({ desc, missingFirst, key, column: missingFirst ? undefined : column });
+  }
+  return keys;
+}
+
+function nestedPathOf(set: FieldSet, field: string): NestedField | undefined {
+  const parts = field.split('.');
+  for (let i = parts.length - 1; i > 0; i--) {
+    const f = set.byPath.get(parts.slice(0, i).join('.'));
+    if (f && f.kind === 'nested') return f;
+  }
+  return undefined;
+}
+
+function fieldKey(
+  c: ClauseSpec,
+  desc: boolean,
+  index: PhysicalIndex,
+  executor: Executor,
+  live: Bitmap,
+): { key: (doc: number) => number | undefined; column?: NumericColumn } {
+  const root = index.root;
+  const pick = (x: Field | undefined) => x;
+  const f = pick(root.byPath.get(c.field));
+  const modeMax = c.mode === 'max' || (c.mode === undefined && desc);
+  if (f && !c.nested) {
+    switch (f.kind) {
+      case 'numeric': {
+        const col = f.col;
+        if (c.mode === 'sum' || c.mode === 'avg' || c.mode === 'median') {
+          return { key: (d) => aggregate(col.all(d), c.mode!, col.float32) };
+        }
+        const plain = col.multi.size === 0 && c.mode === undefined;
+        return { key: (d) => col.sortKey(d, modeMax), column: plain ? col : undefined };
+      }
+      case 'keyword':
+      case 'boolean':
+      case 'ip': {
+        const ranks = termRanks(f, index.version, root.length);
+        const arr = modeMax ? ranks.max : ranks.min;
+        return { key: (d) => (arr[d]! < 0 ? undefined : arr[d]) };
+      }
+      default:
+        throw new Error(`[sort] can't sort on field [${c.field}] of type ${f.kind}`);
+    }
+  }
+  // a field of nested objects: the parent's key comes from its (filtered) children
+  const nf = c.nested ? root.byPath.get(String(c.nested.path)) : nestedPathOf(root, c.field);
+  if (!nf || nf.kind !== 'nested') throw new Error(`[sort] no mapping found for [${c.field}] in order to sort on`);
+  const child = nf.child.byPath.get(c.field);
+  if (!child || child.kind !== 'numeric') throw new Error(`[sort] can't sort on nested field [${c.field}]`);
+  const scope: Scope = { set: nf.child, universe: Bitmap.range(nf.child.length), index: null, nestedPath: nf.path };
+  const chosen = c.nested?.filter === undefined ? scope.universe : executor.run(c.nested.filter, scope, undefined, false).bits;
+  const values = new Map<number, number>();
+  const parents = parentsOf(nf, chosen).and(live);
+  chosen.forEach((ch) => {
+    const p = nf.parentOf[ch]!;
+    if (!parents.has(p)) return;
+    const v = child.col.sortKey(ch, modeMax);
+    if (v === undefined) return;
+    const old = values.get(p);
+    if (old === undefined || (modeMax ? v > old : v < old)) values.set(p, v);
+  });
+  return { key: (d) => values.get(d) };
+}
+
+function aggregate(vals: ArrayLike<number>, mode: string, f32: boolean): number | undefined {
+  if (vals.length === 0) return undefined;
+  const xs = Array.from(vals, (v) => (f32 ? Math.fround(v) : v));
+  if (mode === 'sum') return xs.reduce((a, b) => a + b, 0);
+  if (mode === 'avg') return xs.reduce((a, b) => a + b, 0) / xs.length;
+  xs.sort((a, b) => a - b);
+  const mid = xs.length >> 1;
+  return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
+}
+
+/** Normalized value of one key: ascending order, missing values at ±Infinity. */
+function normalized(k: SortKey, doc: number): number {
+  const v = k.key(doc);
+  if (v === undefined || Number.isNaN(v)) return k.missingFirst ? -Infinity : Infinity;
+  return k.desc ? -v : v;
+}
+
+function makeComparator(keys: SortKey[]): (a: number, b: number) => number {
+  return (a, b) => {
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!;
+      const va = normalized(k, a);
+      const vb = normalized(k, b);
+      if (va < vb) return -1;
+      if (va > vb) return 1;
+    }
+    return a - b;
+  };
+}
+
+/**
+ * The documents of page [from, from + size) of `hits` in sort order. `space` is the number of
+ * documents of the index.
+ */
+export function topK(hits: Bitmap, total: number, keys: SortKey[], from: number, size: number, space: number): number[] {
+  const k = Math.min(from + size, total);
+  if (k <= from || total === 0) return [];
+  const cmp = makeComparator(keys);
+  const first = keys[0];
+  if (first?.column && k * space < (total * total) / 4) {
+    const page = walk(hits, first, k, space, cmp);
+    if (page) return page.slice(from, k);
+  }
+  return heapTopK(hits, keys, k, cmp).slice(from, k);
+}
+
+/** Read the first k hits off the presorted permutation of the first key's column. */
+function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: number, b: number) => number): number[] | null {
+  const col = key.column!;
+  const { perm, upto } = col.sorted();
+  const words = hits.toWords(space);
+  const inHits = (d: number) => (words[d >>> 5]! & (1 << (d & 31))) !== 0;
+  const out: number[] = [];
+  let boundary = NaN;
+  const n = perm.length;
+  let exhausted = true;
+  for (let i = 0; i < n; i++) {
+    const d = perm[key.desc ? n - 1 - i : i]!;
+    if (!inHits(d)) continue;
+    const v = normalized(key, d);
+    if (out.length >= k && v !== boundary) {
+      exhausted = false;
+      break;
+    }
+    out.push(d);
+    if (out.length === k) boundary = v;
+  }
+  if (exhausted && out.length < k) return null; // documents without a value are needed: use the heap
+  // documents written since the permutation was built can be anywhere in the order
+  for (let w = upto >>> 5; w < words.length; w++) {
+    let bits = words[w]!;
+    while (bits !== 0) {
+      const t = bits & -bits;
+      const d = (w << 5) | (31 - Math.clz32(t));
+      bits ^= t;
+      if (d >= upto && col.has(d)) out.push(d);
+    }
+  }
+  out.sort(cmp);
+  return out;
+}
+
+function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: number) => number): number[] {
+  const docs = hits.toArray();
+  const first = keys[0];
+  if (!first) return Array.from(docs.subarray(0, k));
+  // max-heap of the k best so far (worst on top), ordered by (primary key, full comparator)
+  const hd = new Int32Array(k);
+  const hk = new Float64Array(k);
+  let n = 0;
+  const worse = (i: number, j: number) => hk[i]! > hk[j]! || (hk[i] === hk[j] && cmp(hd[i]!, hd[j]!) > 0);
+  const swap = (i: number, j: number) => {
+    const d = hd[i]!;
+    hd[i] = hd[j]!;
+    hd[j] = d;
+    const v = hk[i]!;
+    hk[i] = hk[j]!;
+    hk[j] = v;
+  };
+  const siftDown = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) return;
+      let m = l;
+      if (l + 1 < n && worse(l + 1, l)) m = l + 1;
+      if (!worse(m, i)) return;
+      swap(i, m);
+      i = m;
+    }
+  };
+  const keyFn = first.key;
+  const desc = first.desc;
+  const missing = first.missingFirst ? -Infinity : Infinity;
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i]!;
+    const raw = keyFn(d);
+    const v = raw === undefined || raw !== raw ? missing : desc ? -raw : raw;
+    if (n < k) {
+      hd[n] = d;
+      hk[n] = v;
+      let c = n++;
+      while (c > 0) {
+        const p = (c - 1) >> 1;
+        if (!worse(c, p)) break;
+        swap(c, p);
+        c = p;
+      }
+    } else if (v < hk[0]! || (v === hk[0] && cmp(d, hd[0]!) < 0)) {
+      hd[0] = d;
+      hk[0] = v;
+      siftDown(0);
+    }
+  }
+  const out = Array.from(hd.subarray(0, n));
+  out.sort(cmp);
+  return out;
+}
