@@ -1,0 +1,289 @@
+/**
+ * Operator commands against the configured database: users, roles, API keys, system filters, the
+ * featured image and bans. `npm run admin -- --help` for usage.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../admin/bans.js';
+import { AdminError } from '../admin/errors.js';
+import { featureImage } from '../admin/features.js';
+import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../admin/filters.js';
+import { issueKey, revokeAllKeys, revokeKey } from '../admin/keys.js';
+import { createUser, parseRole, setRole } from '../admin/users.js';
+import { loadConfigOrExit } from '../config.js';
+import { openDatabase, type Database } from '../db/client.js';
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+Users and keys
+  user create NAME [--role ROLE] [--email EMAIL]   create a user (ROLE: user, assistant, moderator, admin)
+  user role NAME ROLE                              change a user's role
+  key issue NAME                                   issue an API key; it is printed once, keep it
+  key revoke KEY_PREFIX                            revoke the one active key starting with KEY_PREFIX
+  key revoke --all NAME                            revoke every active key of a user
+
+System filters (tag lists are comma-separated names; complex strings use the search syntax)
+  filter system create NAME [--hide TAGS] [--spoiler TAGS] [--hidden-complex Q]
+                            [--spoilered-complex Q] [--description TEXT]
+  filter system edit ID [--name NAME] [--hide TAGS] [--spoiler TAGS] [--hidden-complex Q]
+                        [--spoilered-complex Q] [--description TEXT]
+  filter list [--system]                           list filters (only system ones with --system)
+
+Images
+  feature IMAGE_ID                                 make an image the featured image
+
+Bans (permanent unless --until or --for is given)
+  ban user NAME --reason TEXT [--until DATE | --for DURATION] [--note TEXT]
+  ban ip ADDR[/BITS] --reason TEXT [--until DATE | --for DURATION] [--note TEXT]
+  ban list [--all]                                 bans in force (--all: every ban)
+  unban ID                                         lift a ban
+
+  DATE is YYYY-MM-DD (the ban lasts through that day, UTC) or an RFC 3339 datetime;
+  DURATION is a number with h, d, w or y (12h, 7d, 2w, 1y).
+
+The database is the one the server uses: DATABASE_URL if set, else the embedded one in DATA_DIR.
+Exit status: 0 on success, 1 when the command is refused, 2 on a usage error.
+`;
+
+/** A mistake in the command line: usage is printed, exit status 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+const options = {
+  help: { type: 'boolean', short: 'h' },
+  role: { type: 'string' },
+  email: { type: 'string' },
+  all: { type: 'boolean' },
+  system: { type: 'boolean' },
+  name: { type: 'string' },
+  hide: { type: 'string' },
+  spoiler: { type: 'string' },
+  'hidden-complex': { type: 'string' },
+  'spoilered-complex': { type: 'string' },
+  description: { type: 'string' },
+  reason: { type: 'string' },
+  note: { type: 'string' },
+  until: { type: 'string' },
+  for: { type: 'string' },
+} as const satisfies ParseArgsConfig['options'];
+
+type Values = ReturnType<typeof parseCommandLine>['values'];
+
+export function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** Options a command accepts; anything else given is a usage error. */
+function allow(values: Values, command: string, allowed: readonly (keyof typeof options)[]): void {
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined || key === 'help') continue;
+    if (!(allowed as readonly string[]).includes(key)) throw new UsageError(`${command} does not take --${key}`);
+  }
+}
+
+function arity(positionals: string[], count: number, shape: string): void {
+  if (positionals.length !== count) throw new UsageError(`expected: ${shape}`);
+}
+
+function parseId(text: string | undefined, what: string): number {
+  if (text === undefined || !/^\d+$/.test(text) || Number(text) > 2_147_483_647 || Number(text) < 1) {
+    throw new UsageError(`${what} must be a positive integer, got ${JSON.stringify(text ?? '')}`);
+  }
+  return Number(text);
+}
+
+function filterInput(values: Values): SystemFilterInput {
+  return {
+    name: values.name,
+    description: values.description,
+    hide: values.hide,
+    spoiler: values.spoiler,
+    hiddenComplex: values['hidden-complex'],
+    spoileredComplex: values['spoilered-complex'],
+  };
+}
+
+const FILTER_OPTIONS = ['hide', 'spoiler', 'hidden-complex', 'spoilered-complex', 'description'] as const;
+
+function formatFilter(f: FilterListing): string {
+  const kind = f.system ? 'system' : f.public ? 'public' : 'private';
+  const lines = [`${f.id}\t${f.name}\t(${kind}${f.userId === null ? '' : `, user ${f.userId}`}, ${f.userCount} users)`];
+  if (f.description) lines.push(`\tdescription: ${f.description}`);
+  lines.push(`\thidden: ${f.hiddenTags.join(', ') || '-'}`);
+  lines.push(`\tspoilered: ${f.spoileredTags.join(', ') || '-'}`);
+  if (f.hiddenComplexStr) lines.push(`\thidden complex: ${f.hiddenComplexStr.replace(/\n/g, '\\n')}`);
+  if (f.spoileredComplexStr) lines.push(`\tspoilered complex: ${f.spoileredComplexStr.replace(/\n/g, '\\n')}`);
+  return lines.join('\n');
+}
+
+function formatBan(b: BanListing): string {
+  const target = b.userId !== null ? `user ${b.userName ?? `#${b.userId}`}` : `ip ${b.ip}`;
+  const until = b.validUntil ? `until ${b.validUntil.toISOString()}` : 'permanent';
+  const state = b.enabled ? '' : ' [lifted]';
+  return `${b.id}\t${target}\t${until}${state}\t${b.reason}${b.note ? ` (${b.note})` : ''}`;
+}
+
+/** What a command needs from the world, so that tests can run commands in-process too. */
+export interface CommandIo {
+  out: (line: string) => void;
+}
+
+/**
+ * Run one admin command. Throws UsageError for a malformed command line and AdminError when the
+ * command is refused; `withDb` opens the database only once the command line is known to be good.
+ */
+export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Promise<void> {
+  const { values, positionals } = parseCommandLine(argv);
+  if (values.help) {
+    io.out(USAGE);
+    return;
+  }
+  const [group, action, ...rest] = positionals;
+  const cmd = [group, action].filter(Boolean).join(' ');
+  switch (group) {
+    case 'user':
+      if (action === 'create') {
+        allow(values, cmd, ['role', 'email']);
+        arity(rest, 1, 'user create NAME [--role ROLE] [--email EMAIL]');
+        const role = values.role === undefined ? undefined : parseRole(values.role);
+        const user = await withDb((db) => createUser(db, { name: rest[0]!, role, email: values.email }));
+        io.out(`created user ${user.name} (id ${user.id}, role ${user.role})`);
+        return;
+      }
+      if (action === 'role') {
+        allow(values, cmd, []);
+        arity(rest, 2, 'user role NAME ROLE');
+        const role = parseRole(rest[1]!);
+        const user = await withDb((db) => setRole(db, rest[0]!, role));
+        io.out(`user ${user.name} is now ${user.role}`);
+        return;
+      }
+      break;
+    case 'key':
+      if (action === 'issue') {
+        allow(values, cmd, []);
+        arity(rest, 1, 'key issue NAME');
+        const issued = await withDb((db) => issueKey(db, rest[0]!));
+        io.out(issued.key);
+        return;
+      }
+      if (action === 'revoke') {
+        allow(values, cmd, ['all']);
+        if (values.all) {
+          arity(rest, 1, 'key revoke --all NAME');
+          const n = await withDb((db) => revokeAllKeys(db, rest[0]!));
+          io.out(`revoked ${n} key${n === 1 ? '' : 's'} of ${rest[0]}`);
+        } else {
+          arity(rest, 1, 'key revoke KEY_PREFIX');
+          const revoked = await withDb((db) => revokeKey(db, rest[0]!));
+          io.out(`revoked key ${revoked.prefix}… (id ${revoked.id})`);
+        }
+        return;
+      }
+      break;
+    case 'filter':
+      if (action === 'system') {
+        const [sub, ...args] = rest;
+        if (sub === 'create') {
+          allow(values, 'filter system create', FILTER_OPTIONS);
+          arity(args, 1, 'filter system create NAME [options]');
+          const f = await withDb((db) => createSystemFilter(db, { ...filterInput(values), name: args[0]! }));
+          io.out(`created system filter ${f.name} (id ${f.id})`);
+          return;
+        }
+        if (sub === 'edit') {
+          allow(values, 'filter system edit', [...FILTER_OPTIONS, 'name']);
+          arity(args, 1, 'filter system edit ID [options]');
+          const id = parseId(args[0], 'ID');
+          const f = await withDb((db) => editSystemFilter(db, id, filterInput(values)));
+          io.out(`updated system filter ${f.name} (id ${f.id})`);
+          return;
+        }
+        throw new UsageError('expected: filter system create|edit …');
+      }
+      if (action === 'list') {
+        allow(values, cmd, ['system']);
+        arity(rest, 0, 'filter list [--system]');
+        const list = await withDb((db) => listFilters(db, { system: values.system }));
+        io.out(list.length === 0 ? 'no filters' : list.map(formatFilter).join('\n'));
+        return;
+      }
+      break;
+    case 'feature': {
+      allow(values, 'feature', []);
+      const args = positionals.slice(1);
+      arity(args, 1, 'feature IMAGE_ID');
+      const id = parseId(args[0], 'IMAGE_ID');
+      await withDb((db) => featureImage(db, id));
+      io.out(`image ${id} is now featured`);
+      return;
+    }
+    case 'ban':
+      if (action === 'user' || action === 'ip') {
+        allow(values, cmd, ['reason', 'note', 'until', 'for']);
+        arity(rest, 1, `ban ${action} ${action === 'user' ? 'NAME' : 'ADDR[/BITS]'} --reason TEXT [--until DATE | --for DURATION]`);
+        if (values.reason === undefined) throw new UsageError(`${cmd} needs --reason`);
+        const until = banEnd({ until: values.until, for: values.for });
+        const input = { reason: values.reason, note: values.note, until };
+        const ban = await withDb((db) => (action === 'user' ? banUser(db, rest[0]!, input) : banIp(db, rest[0]!, input)));
+        io.out(`created ban ${ban.id} (${action === 'user' ? `user ${rest[0]}` : `ip ${ban.ip}`}, ${until ? `until ${until.toISOString()}` : 'permanent'})`);
+        return;
+      }
+      if (action === 'list') {
+        allow(values, cmd, ['all']);
+        arity(rest, 0, 'ban list [--all]');
+        const list = await withDb((db) => listBans(db, { all: values.all }));
+        io.out(list.length === 0 ? 'no bans' : list.map(formatBan).join('\n'));
+        return;
+      }
+      break;
+    case 'unban': {
+      allow(values, 'unban', []);
+      const args = positionals.slice(1);
+      arity(args, 1, 'unban ID');
+      const id = parseId(args[0], 'ID');
+      await withDb((db) => unban(db, id));
+      io.out(`lifted ban ${id}`);
+      return;
+    }
+    case undefined:
+      throw new UsageError('no command given');
+  }
+  throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+}
+
+async function main(): Promise<number> {
+  const config = loadConfigOrExit();
+  let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  const withDb = async <T>(fn: (db: Database) => Promise<T>): Promise<T> => {
+    handle ??= await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
+    return fn(handle.db);
+  };
+  try {
+    await runCommand(process.argv.slice(2), { out: (line) => console.log(line) }, withDb);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\n`);
+      console.error(USAGE);
+      return 2;
+    }
+    if (err instanceof AdminError) {
+      console.error(`error: ${err.message}`);
+      return 1;
+    }
+    console.error(`error: ${(err as Error).message ?? String(err)}`);
+    return 1;
+  } finally {
+    await handle?.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await main();
+}
