@@ -3,9 +3,10 @@
  * embedded server under a temporary directory. A migrated template database lets each test file
  * clone its own database in a fraction of a second.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/client.js';
@@ -21,9 +22,24 @@ declare module 'vitest' {
 }
 
 let embedded: EmbeddedPostgres | undefined;
+
+/**
+ * Test https servers use a self-signed certificate. Node reads NODE_EXTRA_CA_CERTS when a process
+ * starts and test workers start after this point, so they inherit a bundle of the certificates
+ * already configured plus ours.
+ */
+function trustTestCertificate() {
+  const ours = readFileSync(fileURLToPath(new URL('../fixtures/tls/cert.pem', import.meta.url)), 'utf8');
+  const current = process.env.NODE_EXTRA_CA_CERTS;
+  const existing = current && existsSync(current) ? readFileSync(current, 'utf8') : '';
+  const bundle = join(mkdtempSync(join(tmpdir(), 'tagwise-ca-')), 'ca.pem');
+  writeFileSync(bundle, `${existing}\n${ours}`);
+  process.env.NODE_EXTRA_CA_CERTS = bundle;
+}
 let dataDir: string | undefined;
 
 export async function setup(project: TestProject) {
+  trustTestCertificate();
   let url = process.env.DATABASE_URL;
   if (!url) {
     dataDir = mkdtempSync(join(tmpdir(), 'tagwise-test-'));

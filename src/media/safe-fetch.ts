@@ -1,0 +1,180 @@
+/**
+ * Fetching user-submitted URLs without letting them reach our own network (SSRF): https only;
+ * every address checked after DNS resolution, on every redirect, and again on the connected
+ * socket (so a DNS answer that changes between check and connect gains nothing); bounded
+ * redirects, time and size. The type of what arrives is sniffed later from its bytes.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, fetch } from 'undici';
+
+export type FetchErrorCode = 'bad_url' | 'forbidden_address' | 'too_many_redirects' | 'timeout' | 'too_large' | 'http_status' | 'network';
+
+export class FetchError extends Error {
+  override name = 'FetchError';
+  constructor(
+    readonly code: FetchErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SafeFetchOptions {
+  /** `host:port` pairs exempt from the address check (local test servers only). */
+  allowHosts?: readonly string[];
+  maxBytes?: number;
+  maxRedirects?: number;
+  connectTimeoutMs?: number;
+  totalTimeoutMs?: number;
+  userAgent?: string;
+}
+
+export interface FetchedFile {
+  bytes: Buffer;
+  /** The URL the bytes came from, after redirects. */
+  url: string;
+  /** From Content-Disposition, else the last path segment; at most 127 characters. */
+  filename: string;
+}
+
+const DEFAULTS = {
+  maxBytes: 131_072_000,
+  maxRedirects: 3,
+  connectTimeoutMs: 5_000,
+  totalTimeoutMs: 60_000,
+  userAgent: 'Mozilla/5.0 (compatible; Tagwise image fetcher)',
+};
+
+/** Only globally routable unicast addresses: no loopback, private, link-local (cloud metadata), CGNAT, multicast or reserved ranges. */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() === 'unicast';
+}
+
+const hostKey = (url: URL) => `${url.hostname.replace(/^\[|\]$/g, '')}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+
+function makeAgent(o: Required<SafeFetchOptions>): Agent {
+  const allowed = new Set(o.allowHosts);
+  const filteringLookup: typeof dnsLookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    dnsLookup(hostname, { all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err);
+      const ok = addresses.filter((a) => isPublicAddress(a.address));
+      if (ok.length === 0) return callback(Object.assign(new Error(`${hostname} resolves to no public address`), { code: 'ESSRF' }));
+      const wantsAll = typeof options === 'object' && options !== null && (options as { all?: boolean }).all;
+      if (wantsAll) return callback(null, ok);
+      return callback(null, ok[0]!.address, ok[0]!.family);
+    });
+  }) as typeof dnsLookup;
+  const checked = buildConnector({ timeout: o.connectTimeoutMs, lookup: filteringLookup } as buildConnector.BuildOptions);
+  const trusted = buildConnector({ timeout: o.connectTimeoutMs } as buildConnector.BuildOptions);
+  return new Agent({
+    headersTimeout: o.totalTimeoutMs,
+    bodyTimeout: o.totalTimeoutMs,
+    connect(opts, callback) {
+      const port = opts.port || (opts.protocol === 'https:' ? '443' : '80');
+      const key = `${opts.hostname.replace(/^\[|\]$/g, '')}:${port}`;
+      if (allowed.has(key)) return trusted(opts, callback);
+      // A custom lookup is never consulted for IP literals: check them here.
+      const literal = opts.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(literal) && !isPublicAddress(literal)) {
+        return callback(Object.assign(new Error(`address ${literal} is not allowed`), { code: 'ESSRF' }), null);
+      }
+      checked(opts, (err, socket) => {
+        if (err || !socket) return callback(err ?? new Error('no socket'), null);
+        const remote = (socket as Socket).remoteAddress;
+        if (!remote || !isPublicAddress(remote)) {
+          socket.destroy();
+          return callback(Object.assign(new Error(`connected to a non-public address ${remote}`), { code: 'ESSRF' }), null);
+        }
+        callback(null, socket);
+      });
+    },
+  });
+}
+
+function parseHttpsUrl(raw: string, allowed: Set<string>): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchError('bad_url', 'is not a valid URL');
+  }
+  if (url.protocol !== 'https:') throw new FetchError('bad_url', 'must use https');
+  if (url.username || url.password) throw new FetchError('bad_url', 'must not contain credentials');
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowed.has(hostKey(url)) && isIP(host) && !isPublicAddress(host)) {
+    throw new FetchError('forbidden_address', 'points to an address that is not allowed');
+  }
+  return url;
+}
+
+function filenameOf(url: URL, disposition: string | null): string {
+  const m = disposition ? /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition) : null;
+  let name = m?.[1] ? decodeURIComponentSafe(m[1]) : decodeURIComponentSafe(url.pathname.split('/').pop() ?? '');
+  name = name.replace(/[\\/\0]/g, '_').trim();
+  return (name || 'image').slice(0, 127);
+}
+
+function decodeURIComponentSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function classify(err: unknown): FetchError {
+  if (err instanceof FetchError) return err;
+  const e = err as { name?: string; code?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.code;
+  if (code === 'ESSRF') return new FetchError('forbidden_address', 'points to an address that is not allowed');
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new FetchError('timeout', 'took too long to respond');
+  }
+  return new FetchError('network', `could not be fetched${code ? ` (${code})` : ''}`);
+}
+
+/** Fetch an https URL safely; throws FetchError with a message fit for a client. */
+export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}): Promise<FetchedFile> {
+  const o = { ...DEFAULTS, allowHosts: [], ...options } as Required<SafeFetchOptions>;
+  const allowed = new Set(o.allowHosts);
+  const agent = makeAgent(o);
+  const signal = AbortSignal.timeout(o.totalTimeoutMs);
+  try {
+    let url = parseHttpsUrl(rawUrl, allowed);
+    for (let hop = 0; ; hop++) {
+      const res = await fetch(url, { dispatcher: agent, redirect: 'manual', signal, headers: { 'user-agent': o.userAgent, accept: 'image/*,video/webm;q=0.9,*/*;q=0.5' } });
+      if (res.status >= 300 && res.status < 400 && res.headers.get('location')) {
+        await res.body?.cancel();
+        if (hop >= o.maxRedirects) throw new FetchError('too_many_redirects', 'redirects too many times');
+        url = parseHttpsUrl(new URL(res.headers.get('location')!, url).toString(), allowed);
+        continue;
+      }
+      if (res.status !== 200) {
+        await res.body?.cancel();
+        throw new FetchError('http_status', `answered with status ${res.status}`);
+      }
+      const declared = Number(res.headers.get('content-length') ?? NaN);
+      if (declared > o.maxBytes) {
+        await res.body?.cancel();
+        throw new FetchError('too_large', `is larger than ${o.maxBytes} bytes`);
+      }
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for await (const chunk of res.body ?? []) {
+        total += (chunk as Uint8Array).byteLength;
+        if (total > o.maxBytes) throw new FetchError('too_large', `is larger than ${o.maxBytes} bytes`);
+        chunks.push(Buffer.from(chunk as Uint8Array));
+      }
+      return { bytes: Buffer.concat(chunks, total), url: url.toString(), filename: filenameOf(url, res.headers.get('content-disposition')) };
+    }
+  } catch (err) {
+    throw classify(err);
+  } finally {
+    await agent.close().catch(() => {});
+  }
+}

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FetchError, isPublicAddress, safeFetch } from '../../src/media/safe-fetch.js';
+import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
+
+const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+let server: TestHttpsServer;
+let allow: string[];
+
+beforeAll(async () => {
+  server = await startHttpsServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path === '/image.png') return res.writeHead(200, { 'content-type': 'text/html' }).end(png);
+    if (path === '/named') return res.writeHead(200, { 'content-disposition': 'attachment; filename="pony art.png"' }).end(png);
+    if (path === '/redirect') return res.writeHead(302, { location: '/image.png' }).end();
+    if (path === '/loop') return res.writeHead(302, { location: '/loop' }).end();
+    if (path === '/to-private') return res.writeHead(302, { location: 'https://10.1.2.3/x.png' }).end();
+    if (path === '/to-loopback') return res.writeHead(301, { location: 'https://localhost:8443/x.png' }).end();
+    if (path === '/to-metadata') return res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data' }).end();
+    if (path === '/to-http') return res.writeHead(302, { location: 'http://example.com/x.png' }).end();
+    if (path === '/missing') return res.writeHead(404).end('no');
+    if (path === '/huge') {
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 50 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    if (path === '/slow') return setTimeout(() => res.writeHead(200).end(png), 3_000);
+    res.writeHead(404).end();
+  });
+  allow = [server.hostPort];
+});
+afterAll(() => server.close());
+
+const failure = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).toBeInstanceOf(FetchError);
+    return (err as FetchError).code;
+  }
+  throw new Error('expected a FetchError');
+};
+
+describe('safeFetch', () => {
+  it('fetches over https from an explicitly allowed host, ignoring the declared type', async () => {
+    const got = await safeFetch(`${server.origin}/image.png`, { allowHosts: allow });
+    expect(got.bytes.equals(png)).toBe(true);
+    expect(got.filename).toBe('image.png');
+  });
+
+  it('follows a redirect and names the file from Content-Disposition', async () => {
+    expect((await safeFetch(`${server.origin}/redirect`, { allowHosts: allow })).url).toBe(`${server.origin}/image.png`);
+    expect((await safeFetch(`${server.origin}/named`, { allowHosts: allow })).filename).toBe('pony art.png');
+  });
+
+  it('refuses loopback without the explicit allowance, in every spelling', async () => {
+    for (const host of ['127.0.0.1', 'localhost', '2130706433', '0x7f.1', '[::ffff:127.0.0.1]', '127.1', '[::1]']) {
+      expect(await failure(safeFetch(`https://${host}:${server.hostPort.split(':')[1]}/image.png`))).toMatch(/forbidden_address|network/);
+    }
+    expect(await failure(safeFetch(`${server.origin}/image.png`))).toBe('forbidden_address');
+  });
+
+  it('refuses http, bad URLs and credentials', async () => {
+    expect(await failure(safeFetch('http://example.com/a.png'))).toBe('bad_url');
+    expect(await failure(safeFetch('not a url'))).toBe('bad_url');
+    expect(await failure(safeFetch('https://user:pw@example.com/a.png'))).toBe('bad_url');
+  });
+
+  it('re-checks every redirect: private, loopback, metadata and http targets are refused', async () => {
+    expect(await failure(safeFetch(`${server.origin}/to-private`, { allowHosts: allow }))).toBe('forbidden_address');
+    expect(await failure(safeFetch(`${server.origin}/to-metadata`, { allowHosts: allow }))).toBe('forbidden_address');
+    expect(await failure(safeFetch(`${server.origin}/to-loopback`, { allowHosts: allow }))).toBe('forbidden_address');
+    expect(await failure(safeFetch(`${server.origin}/to-http`, { allowHosts: allow }))).toBe('bad_url');
+  });
+
+  it('limits redirects, size (while streaming), time and status', async () => {
+    expect(await failure(safeFetch(`${server.origin}/loop`, { allowHosts: allow }))).toBe('too_many_redirects');
+    expect(await failure(safeFetch(`${server.origin}/huge`, { allowHosts: allow, maxBytes: 1024 * 1024 }))).toBe('too_large');
+    expect(await failure(safeFetch(`${server.origin}/slow`, { allowHosts: allow, totalTimeoutMs: 500 }))).toBe('timeout');
+    expect(await failure(safeFetch(`${server.origin}/missing`, { allowHosts: allow }))).toBe('http_status');
+  });
+
+  it('classifies addresses', () => {
+    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111']) expect(isPublicAddress(a)).toBe(true);
+    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fc00::1', '::ffff:127.0.0.1', '224.0.0.1', 'nonsense']) {
+      expect(isPublicAddress(a)).toBe(false);
+    }
+  });
+});
