@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { cleanTagName, normalizeMultiline, slugify, splitNamespace, TAG_NAMESPACES } from '../../grammar/index.js';
+import { dsl, should, tag } from './helpers.js';
+
+describe('multi-line strings (reference §1.9)', () => {
+  it.each<[string | null | undefined, string]>([
+    [null, ''],
+    [undefined, ''],
+    ['', ''],
+    ['a', '(a)'],
+    ['a\nb', '(a) || (b)'],
+    ['a\r\nb\r\n', '(a) || (b)'],
+    ['a\n\n\nb', '(a) || (b)'],
+    ['\n', ''],
+    ['a, b\nc OR d', '(a, b) || (c OR d)'],
+    ['a\r', '(a)'],
+    ['  \nb', '(  ) || (b)'],
+  ])('%j → %j', (input, expected) => {
+    expect(normalizeMultiline(input)).toBe(expected);
+  });
+
+  it('compiles line by line as alternatives', () => {
+    expect(dsl(normalizeMultiline('safe\nsolo, pony'))).toEqual(should(tag('safe'), { bool: { must: [tag('solo'), tag('pony')] } }));
+  });
+});
+
+describe('cleanTagName (reference §8.4)', () => {
+  it.each<[string, string]>([
+    ['  Twilight   Sparkle ', 'twilight sparkle'],
+    ['twilight_sparkle', 'twilight sparkle'],
+    ['Artist: Some_Artist', 'artist:some_artist'],
+    ['OC : foo', 'oc:foo'],
+    ['oc:foo_bar', 'oc:foo_bar'],
+    ['colorist:a_b', 'colorist:a_b'],
+    ['commissioner:a_b', 'commissioner:a_b'],
+    ['editor:a_b', 'editor:a_b'],
+    ['photographer:a_b', 'photographer:a_b'],
+    ['species:bat_pony', 'species:bat pony'],
+    ['foo:bar', 'foo:bar'],
+    ['foo : bar', 'foo : bar'],
+    ['rainbow dash’s hat', "rainbow dash's hat"],
+    ['´‘’‚‛′', "''''''"],
+    ['“quoted”„‟″', '"quoted""""'],
+    ['a\u00a0b\u3000c\ufeffd\u200be', 'a b c d e'],
+    ['a\t\n b', 'a b'],
+    ['safe', 'safe'],
+    ['SAFE', 'safe'],
+    ['_', ''],
+    ['art pack:x', 'art pack:x'],
+    ['Art  Pack : x_y', 'art pack:x y'],
+    ['a:b:c', 'a:b:c'],
+    ['artist:', 'artist:'],
+    ['ÜBER', 'über'],
+  ])('%j → %j', (input, expected) => {
+    expect(cleanTagName(input)).toBe(expected);
+  });
+
+  it('knows the namespaces', () => {
+    expect(TAG_NAMESPACES).toContain('artist');
+    expect(TAG_NAMESPACES).toContain('art pack');
+    expect(TAG_NAMESPACES).toHaveLength(17);
+    expect(splitNamespace('artist:foo')).toEqual({ namespace: 'artist', nameInNamespace: 'foo' });
+    expect(splitNamespace('foo:bar')).toEqual({ namespace: null, nameInNamespace: 'foo:bar' });
+  });
+});
+
+describe('slugify (Philomena.Slug.slug)', () => {
+  it.each<[string, string]>([
+    ['twilight sparkle', 'twilight+sparkle'],
+    ['artist:some_artist', 'artist-colon-some_artist'],
+    ['oc:foo', 'oc-colon-foo'],
+    ['species:bat pony', 'species-colon-bat+pony'],
+    ['foo:bar', 'foo-colon-bar'],
+    ["rainbow dash's hat", "rainbow+dash's+hat"],
+    ['a-b', 'a-dash-b'],
+    ['c++', 'c-plus--plus-'],
+    [':3', '-colon-3'],
+    ['-_-', '-dash-_-dash-'],
+    ['3:10 to yuma', '3-colon-10+to+yuma'],
+    ['a/b\\c.d', 'a-fwslash-b-bwslash-c-dot-d'],
+    ['ü', 'ü'],
+    ['Caps', 'Caps'],
+  ])('%j → %j', (input, expected) => {
+    expect(slugify(input)).toBe(expected);
+  });
+});
