@@ -12,6 +12,8 @@ const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === 
 
 const optionalUrl = z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional());
 
+const rate = z.string().regex(/^\s*\d+\s*\/\s*\d*\s*[smh]\s*$/, 'must be a rate like 30/5s');
+
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().trim().min(1).default('127.0.0.1'),
@@ -31,6 +33,15 @@ const schema = z.object({
   DEMO_SEED: z.coerce.number().int().default(42),
   /** Salt of the anonymous "Background Pony #XXXX" names. */
   ANONYMOUS_NAME_SALT: z.string().default('tagwise-anonymous'),
+  /** Request budgets per caller, as COUNT/PERIOD (s, m or h); `RATE_LIMITS=off` disables them. */
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  RATE_LIMIT_READ: rate.default('60/5s'),
+  RATE_LIMIT_SEARCH: rate.default('20/5s'),
+  RATE_LIMIT_UPLOAD: rate.default('10/1m'),
+  UPLOAD_DAILY_CAP: z.coerce.number().int().min(1).default(200),
+  BAN_AFTER_VIOLATIONS: z.coerce.number().int().min(1).default(50),
+  BAN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  BAN_SECONDS: z.coerce.number().int().min(1).default(900),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
     .string()
@@ -62,6 +73,16 @@ export interface Config {
   demoSeed: number;
   anonymousNameSalt: string;
   fetchAllowHosts: string[];
+  limits: {
+    enabled: boolean;
+    read: string;
+    search: string;
+    upload: string;
+    uploadDailyCap: number;
+    banAfterViolations: number;
+    banWindowSeconds: number;
+    banSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -97,6 +118,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoSeed: v.DEMO_SEED,
     anonymousNameSalt: v.ANONYMOUS_NAME_SALT,
     fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
+    limits: {
+      enabled: v.RATE_LIMITS === 'on',
+      read: v.RATE_LIMIT_READ,
+      search: v.RATE_LIMIT_SEARCH,
+      upload: v.RATE_LIMIT_UPLOAD,
+      uploadDailyCap: v.UPLOAD_DAILY_CAP,
+      banAfterViolations: v.BAN_AFTER_VIOLATIONS,
+      banWindowSeconds: v.BAN_WINDOW_SECONDS,
+      banSeconds: v.BAN_SECONDS,
+    },
   };
 }
 

@@ -1,0 +1,100 @@
+import type { Database } from '../db/client.js';
+import { BanCache, issueAutomaticBan, type ActiveBan } from './bans.js';
+import { TokenBuckets, type BucketPolicy } from './token-buckets.js';
+import { ViolationCounter } from './violations.js';
+
+export type Budget = 'read' | 'search' | 'upload';
+
+export interface LimitPolicy {
+  budgets: Record<Budget, BucketPolicy>;
+  /** Rejections within `violationWindowSeconds` that turn into a temporary ban. */
+  banAfterViolations: number;
+  violationWindowSeconds: number;
+  banSeconds: number;
+}
+
+export type LimitDecision =
+  | { kind: 'ok'; remaining: number }
+  | { kind: 'limited'; retryAfterSeconds: number }
+  | { kind: 'banned'; ban: ActiveBan };
+
+export interface Caller {
+  userId?: number;
+  ip?: string;
+}
+
+/**
+ * Usage terms 2 and 3: each caller (its key's user, else its IP) has a budget per kind of
+ * request; going over gets a 429 with Retry-After, and repeating that within a window gets a
+ * temporary ban, stored in PostgreSQL and shared by every API process.
+ */
+export class RequestLimiter {
+  private readonly buckets: Record<Budget, TokenBuckets>;
+  private readonly violations: ViolationCounter;
+  private readonly bans: BanCache;
+
+  constructor(
+    private readonly db: Database,
+    private readonly policy: LimitPolicy,
+  ) {
+    this.buckets = {
+      read: new TokenBuckets(policy.budgets.read),
+      search: new TokenBuckets(policy.budgets.search),
+      upload: new TokenBuckets(policy.budgets.upload),
+    };
+    this.violations = new ViolationCounter(policy.violationWindowSeconds * 1000);
+    this.bans = new BanCache(db);
+  }
+
+  /** Whether the caller is banned right now (no budget is spent). */
+  banOf(caller: Caller): Promise<ActiveBan | undefined> {
+    return this.bans.lookup(caller);
+  }
+
+  async check(caller: Caller, budget: Budget, cost = 1, nowMs = Date.now()): Promise<LimitDecision> {
+    const ban = await this.bans.lookup(caller, nowMs);
+    if (ban) return { kind: 'banned', ban };
+    const identity = caller.userId !== undefined ? `user:${caller.userId}` : `ip:${caller.ip ?? 'unknown'}`;
+    const taken = this.buckets[budget].take(identity, cost, nowMs);
+    if (taken.ok) return { kind: 'ok', remaining: taken.remaining };
+    const count = this.violations.record(identity, nowMs);
+    if (count >= this.policy.banAfterViolations) {
+      this.violations.reset(identity);
+      const issued = await issueAutomaticBan(this.db, caller, 'Too many requests after being asked to slow down', this.policy.banSeconds);
+      this.bans.remember(caller, issued, nowMs);
+      return { kind: 'banned', ban: issued };
+    }
+    return { kind: 'limited', retryAfterSeconds: taken.retryAfterSeconds };
+  }
+}
+
+/** Parse a rate like `30/5s`, `20/10s`, `10/1m` or `1000/1h` into a bucket policy. */
+export function parseRate(text: string): BucketPolicy {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)?\s*(s|m|h)\s*$/.exec(text);
+  if (!m) throw new Error(`"${text}" is not a rate like 30/5s`);
+  const count = Number(m[1]);
+  const seconds = Number(m[2] ?? 1) * { s: 1, m: 60, h: 3600 }[m[3] as 's' | 'm' | 'h'];
+  if (count < 1 || seconds < 1) throw new Error(`"${text}" must allow at least one request per period`);
+  return { capacity: count, refillPerSecond: count / seconds };
+}
+
+/** Cost of a search: wildcard expansions and deep pages cost more of the budget. */
+export function searchCost(q: string | undefined, page: number, perPage: number): number {
+  let cost = 1;
+  const wildcards = q ? (q.match(/(?<!\\)[*?]/g) ?? []).length : 0;
+  cost += Math.min(5, wildcards);
+  const offset = (page - 1) * perPage;
+  if (offset >= 10_000) cost += 2;
+  if (offset >= 100_000) cost += 3;
+  return cost;
+}
+
+/** The policy of the configured limits (see `RATE_LIMIT_*` in config). */
+export function limitPolicyFrom(limits: { read: string; search: string; upload: string; banAfterViolations: number; banWindowSeconds: number; banSeconds: number }): LimitPolicy {
+  return {
+    budgets: { read: parseRate(limits.read), search: parseRate(limits.search), upload: parseRate(limits.upload) },
+    banAfterViolations: limits.banAfterViolations,
+    violationWindowSeconds: limits.banWindowSeconds,
+    banSeconds: limits.banSeconds,
+  };
+}
