@@ -17,26 +17,33 @@ export interface SpoilerCandidate {
   tagIds: readonly number[];
 }
 
-const predicateCache = new Map<string, DocPredicate | null>();
+/**
+ * Compiled expressions, by source and caller (fields and `my:` depend on who asks). Entries
+ * expire after a minute, so relative dates (`created_at.gt:3 days ago`) move with the clock.
+ */
+const predicateCache = new Map<string, { at: number; predicate: DocPredicate | null }>();
 const CACHE_LIMIT = 512;
+const CACHE_TTL_MS = 60_000;
 
 /** A predicate for one complex expression, or null when it is empty or unusable. */
 function complexPredicate(source: string, user: UserRow | null): DocPredicate | null {
   if (source.trim() === '') return null;
   const key = `${user?.id ?? 0}\u0000${user?.role ?? 'anonymous'}\u0000${source}`;
+  const now = Date.now();
   const cached = predicateCache.get(key);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined && now - cached.at < CACHE_TTL_MS) return cached.predicate;
   let predicate: DocPredicate | null = null;
-  const query = compileComplexFilter(source, user);
+  const query = compileComplexFilter(source, user, now);
   if (query !== null) {
     try {
-      predicate = compileEvaluator(query, imagesMapping);
+      predicate = compileEvaluator(query, imagesMapping, { now: () => now });
     } catch {
       predicate = null;
     }
   }
+  predicateCache.delete(key);
   if (predicateCache.size >= CACHE_LIMIT) predicateCache.delete(predicateCache.keys().next().value!);
-  predicateCache.set(key, predicate);
+  predicateCache.set(key, { at: now, predicate });
   return predicate;
 }
 

@@ -1,0 +1,189 @@
+/**
+ * Test harness of the HTTP tests: a real database of the file's own, the app served by
+ * `@hono/node-server` on an ephemeral port, and fixture builders that insert rows with Drizzle.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/client.js';
+import * as s from '../../src/db/schema/index.js';
+import { createApp, type AppDeps } from '../../src/http/app.js';
+import type { SearchEngine } from '../../src/search/engine.js';
+import { generateApiKey } from '../../src/users/api-keys.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+/** The read API never searches: any call is a test failure. */
+export const stubEngine: SearchEngine = new Proxy({ kind: 'embedded' } as SearchEngine, {
+  get(target, prop) {
+    if (prop in target) return target[prop as keyof SearchEngine];
+    if (prop === 'then') return undefined;
+    return () => Promise.reject(new Error(`search engine not expected in read API tests (${String(prop)})`));
+  },
+});
+
+export const BASE_URL = 'http://booru.test';
+export const CDN_URL = 'https://cdn.booru.test';
+export const SITE_NAME = 'Tagwise';
+export const SALT = 'test-anonymous-salt';
+
+export interface Harness {
+  db: Database;
+  config: Config;
+  url: string;
+  dataDir: string;
+  /** GET (or another method) relative to the server root. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  /** GET a JSON API path (relative to /api/v1/json); returns status, headers and parsed body. */
+  api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Harness> {
+  const testDb: TestDatabase = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-http-'));
+  const config = loadConfig({
+    BASE_URL,
+    CDN_URL,
+    DATA_DIR: dataDir,
+    SITE_NAME,
+    ANONYMOUS_NAME_SALT: SALT,
+    DEMO_DATA: 'false',
+  });
+  const logged: unknown[] = [];
+  const app = createApp({
+    config,
+    db: testDb.db,
+    engine: stubEngine,
+    logger: { error: (obj) => logged.push(obj) },
+    ...overrides,
+  });
+  const server: ServerType = await new Promise((resolve) => {
+    const srv = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(srv));
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const request = (path: string, init?: RequestInit) => fetch(url + path, init);
+  return {
+    db: testDb.db,
+    config,
+    url,
+    dataDir,
+    request,
+    async api(path, init) {
+      const res = await request(`/api/v1/json${path}`, init);
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = text === '' ? null : JSON.parse(text);
+      } catch {
+        /* keep the text */
+      }
+      return { status: res.status, headers: res.headers, body };
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await testDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixture builders
+// ---------------------------------------------------------------------------------------------
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${++counter}`;
+
+export async function insertUser(db: Database, values: Partial<typeof s.users.$inferInsert> = {}) {
+  const name = values.name ?? unique('user');
+  const [row] = await db
+    .insert(s.users)
+    .values({ name, slug: name.toLowerCase().replace(/ /g, '+'), ...values })
+    .returning();
+  return row!;
+}
+
+export async function insertKey(db: Database, userId: number): Promise<string> {
+  const { key, hash, prefix } = generateApiKey();
+  await db.insert(s.apiKeys).values({ userId, keyHash: hash, prefix });
+  return key;
+}
+
+/** Philomena-style slug for the names the tests use. */
+export function slugFor(name: string): string {
+  return name
+    .replace(/-/g, '-dash-')
+    .replace(/\//g, '-fwslash-')
+    .replace(/\\/g, '-bwslash-')
+    .replace(/:/g, '-colon-')
+    .replace(/\./g, '-dot-')
+    .replace(/\+/g, '-plus-')
+    .replace(/ /g, '+');
+}
+
+export async function insertTag(db: Database, name: string, values: Partial<typeof s.tags.$inferInsert> = {}) {
+  const colon = name.indexOf(':');
+  const namespace = colon > 0 ? name.slice(0, colon) : null;
+  const [row] = await db
+    .insert(s.tags)
+    .values({
+      name,
+      slug: slugFor(name),
+      namespace,
+      nameInNamespace: namespace ? name.slice(colon + 1) : name,
+      ...values,
+    })
+    .returning();
+  return row!;
+}
+
+export interface ImageFixture {
+  values?: Partial<typeof s.images.$inferInsert>;
+  tags?: { id: number }[];
+  sources?: string[];
+}
+
+export async function insertImage(db: Database, fixture: ImageFixture = {}) {
+  const [image] = await db
+    .insert(s.images)
+    .values({
+      imageName: 'test.png',
+      imageWidth: 100,
+      imageHeight: 100,
+      imageSize: 1024,
+      imageOrigSize: 1024,
+      imageFormat: 'png',
+      imageMimeType: 'image/png',
+      imageAspectRatio: 1,
+      imageSha512Hash: 'a'.repeat(128),
+      imageOrigSha512Hash: 'b'.repeat(128),
+      processed: true,
+      thumbnailsGenerated: true,
+      ...fixture.values,
+    })
+    .returning();
+  const tags = fixture.tags ?? [];
+  if (tags.length > 0) {
+    await db.insert(s.imageTaggings).values(tags.map((t, position) => ({ imageId: image!.id, tagId: t.id, position })));
+  }
+  const sources = fixture.sources ?? [];
+  if (sources.length > 0) {
+    await db.insert(s.imageSources).values(sources.map((source, position) => ({ imageId: image!.id, source, position })));
+  }
+  return image!;
+}
+
+export async function insertFilter(db: Database, values: Partial<typeof s.filters.$inferInsert> & { name: string }) {
+  const [row] = await db.insert(s.filters).values(values).returning();
+  return row!;
+}
+
+/** `YYYY-MM-DDTHH:MM:SSZ` of a date. */
+export const iso = (d: Date) => `${d.toISOString().slice(0, 19)}Z`;
+
+/** `Y/M/D` of a date, UTC, not zero-padded. */
+export const ymd = (d: Date) => `${d.getUTCFullYear()}/${d.getUTCMonth() + 1}/${d.getUTCDate()}`;
