@@ -106,7 +106,11 @@ export async function probeVideo(bytes: Uint8Array, options?: FfmpegOptions): Pr
     const width = Number(stream?.width ?? 0);
     const height = Number(stream?.height ?? 0);
     const frameCount = Number(stream?.nb_read_packets ?? 0);
-    const duration = Number(parsed.format?.duration ?? 0);
+    let duration = Number(parsed.format?.duration ?? 0);
+    if (!(Number.isFinite(duration) && duration > 0) && frameCount > 0) {
+      // Files written to a pipe (e.g. by recorders) carry no duration: take the end of the last packet.
+      duration = await lastPacketEnd(path, options);
+    }
     return {
       width: Number.isFinite(width) ? width : 0,
       height: Number.isFinite(height) ? height : 0,
@@ -114,6 +118,22 @@ export async function probeVideo(bytes: Uint8Array, options?: FfmpegOptions): Pr
       frameCount: Number.isFinite(frameCount) ? frameCount : 0,
     };
   });
+}
+
+async function lastPacketEnd(path: string, options?: FfmpegOptions): Promise<number> {
+  const result = await run(
+    ffprobeBinary(options),
+    ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', path],
+    options?.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  );
+  if (result.code !== 0) return 0;
+  let end = 0;
+  for (const line of result.stdout.toString('utf8').split('\n')) {
+    const [pts, dur] = line.split(',');
+    const value = Number(pts) + (Number(dur) || 0);
+    if (Number.isFinite(value) && value > end) end = value;
+  }
+  return end;
 }
 
 /** One frame of a video at `seconds`, as PNG bytes (the reference's `mediathumb`). */

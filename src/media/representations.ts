@@ -216,12 +216,29 @@ async function gifRepresentations(bytes: Buffer, analysis: RepresentationInput, 
       .raw()
       .toBuffer({ resolveWithObject: true });
     const frameHeight = animated ? Math.round(info.height / pages) : info.height;
+    const frameCount = animated ? pages : 1;
+    const frameBytes = info.width * frameHeight * info.channels;
     for (const p of planned) {
-      let image = sharp(data, {
-        raw: { width: info.width, height: info.height, channels: info.channels, ...(animated ? { pageHeight: frameHeight } : {}) },
-      });
-      if (p.width !== info.width || p.height !== frameHeight) image = image.resize(p.width, p.height, { fit: 'fill' });
-      const buffer = await image.gif(gifOptions).toBuffer();
+      let strip: Buffer = data;
+      if (p.width !== info.width || p.height !== frameHeight) {
+        // sharp does not resize a raw strip page by page, so each frame is resized on its own.
+        const frames: Buffer[] = [];
+        for (let f = 0; f < frameCount; f++) {
+          const frame = data.subarray(f * frameBytes, (f + 1) * frameBytes);
+          frames.push(
+            await sharp(frame, { raw: { width: info.width, height: frameHeight, channels: info.channels } })
+              .resize(p.width, p.height, { fit: 'fill' })
+              .raw()
+              .toBuffer(),
+          );
+        }
+        strip = Buffer.concat(frames);
+      }
+      const buffer = await sharp(strip, {
+        raw: { width: p.width, height: p.height * frameCount, channels: info.channels, ...(animated ? { pageHeight: p.height } : {}) },
+      })
+        .gif(gifOptions)
+        .toBuffer();
       versions.push(rep(p.box.name, 'gif', buffer, p.width, p.height));
     }
   }

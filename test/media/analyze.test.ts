@@ -9,7 +9,7 @@ import {
   generateDemoImage,
   imageNameError,
 } from '../../src/media/index.js';
-import { bombPng, grayGif, solidJpeg, solidPng, webmHeaderOnly } from './helpers.js';
+import { bombPng, grayGif, solidPng, webmHeaderOnly } from './helpers.js';
 
 async function analysisError(promise: Promise<unknown>): Promise<MediaError> {
   const error = await promise.then(
