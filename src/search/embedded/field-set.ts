@@ -137,6 +137,8 @@ export class FieldSet {
   readonly fields: Field[] = [undefined as never];
   readonly byPath = new Map<string, Field>();
   rows = new RowStore();
+  private readonly writer = new ByteWriter(1024);
+  private readonly scratch: DocValues = { raw: new Map(), ords: new Map() };
   /** Number of documents (one more than the largest document number). */
   length = 0;
 
@@ -215,8 +217,11 @@ export class FieldSet {
   /** Index and store `src` as document `doc` (= this.length). */
   addDoc(doc: number, src: Record<string, unknown>): void {
     if (doc !== this.length) throw new Error(`documents must be added in order (${doc}, expected ${this.length})`);
-    const w = new ByteWriter(256);
-    const values: DocValues = { raw: new Map(), ords: new Map() };
+    const w = this.writer;
+    w.len = 0;
+    const values = this.scratch;
+    values.raw.clear();
+    values.ords.clear();
     const extras: Record<string, unknown> = {};
     try {
       this.visit(doc, src, this.base, w, values, extras);
@@ -247,6 +252,7 @@ export class FieldSet {
   }
 
   private internRaw(f: TermField, x: unknown): number {
+    if (typeof x === 'number' && f.kind === 'keyword' && Number.isFinite(x)) return f.dict.internNumber(x);
     const term = toTerm(f.kind, x);
     if (term === undefined || term === null) parseFail(f, x, f.kind);
     if (f.kind === 'ip' && ipKey(term) === undefined) parseFail(f, x, 'ip');
@@ -327,7 +333,8 @@ export class FieldSet {
       return;
     }
     if (f.kind === 'numeric') {
-      if (typeof v !== 'number' || !Number.isFinite(v)) {
+      const exact = typeof v === 'number' && Number.isFinite(v) && (Number.isInteger(v) || f.type === 'float');
+      if (!exact) {
         w.varint(f.index);
         if (f.type === 'date' && typeof v === 'string') {
           const ms = toEpochMillis(v);

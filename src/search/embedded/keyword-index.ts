@@ -47,12 +47,26 @@ export class TermDictionary {
   restore(terms: string[], postings: PostingList[], docs: Bitmap, sorted: Uint32Array): void {
     this.terms = terms;
     this.ords = new Map(terms.map((t, i) => [t, i]));
+    this.numOrds = new Map();
     this.postings = postings;
     this.docs = docs;
     this.sorted = sorted;
     this.pending = [];
     this.ranks = null;
     this.keyed = null;
+  }
+
+  /** Ordinals of terms written as JSON numbers, by number (saves building their text). */
+  private numOrds = new Map<number, number>();
+
+  /** Ordinal of the term of a finite number (its canonical text), created if new. */
+  internNumber(n: number): number {
+    let ord = this.numOrds.get(n);
+    if (ord === undefined) {
+      ord = this.intern(String(n));
+      this.numOrds.set(n, ord);
+    }
+    return ord;
   }
 
   /** Ordinal of `term`, created if new. */

@@ -156,7 +156,7 @@ export class PhysicalIndex {
   /** Whether enough tombstones piled up to make a rebuild worth it. */
   needsCompaction(): boolean {
     const dead = this.deletedCount;
-    return dead > 10_000 && dead * 4 > this.root.length;
+    return dead >= 4096 && dead * 4 > this.root.length;
   }
 
   /** A copy holding only the live documents, renumbered in order. */
