@@ -86,27 +86,92 @@ export function intensitiesFromPixels(
   }
   const h2 = Math.floor(height / 2);
   const w2 = Math.floor(width / 2);
-  const hasAlpha = channels === 2 || channels === 4;
-  const gray = channels <= 2;
+  const rowLength = width * channels;
+  const sample = samplerFor(data, channels, bits);
 
   let nwR = 0, nwG = 0, nwB = 0;
   let neR = 0, neG = 0, neB = 0;
   let swR = 0, swG = 0, swB = 0;
   let seR = 0, seG = 0, seB = 0;
+  const west: Sums = [0, 0, 0];
+  const east: Sums = [0, 0, 0];
 
   for (let i = 0; i < height; i++) {
-    let lR = 0, lG = 0, lB = 0; // columns j ≤ w2
-    let rR = 0, rG = 0, rB = 0; // columns j ≥ w2
-    let p = i * width * channels;
-    for (let j = 0; j < width; j++, p += channels) {
-      let r: number, g: number, b: number;
-      if (gray) {
-        r = g = b = data[p] ?? 0;
-      } else {
-        r = data[p] ?? 0;
-        g = data[p + 1] ?? 0;
-        b = data[p + 2] ?? 0;
+    const row = i * rowLength;
+    // West: columns j ≤ w2; east: columns j ≥ w2 (column w2 is in both).
+    sample(row, 0, w2 + 1, west);
+    sample(row, w2, width, east);
+    if (i <= h2) {
+      nwR += west[0]; nwG += west[1]; nwB += west[2];
+      neR += east[0]; neG += east[1]; neB += east[2];
+    }
+    if (i >= h2) {
+      swR += west[0]; swG += west[1]; swB += west[2];
+      seR += east[0]; seG += east[1]; seB += east[2];
+    }
+  }
+
+  // (roundUpEven(w) · roundUpEven(h)) / 4 as an integer quotient, then used as a double.
+  const dim = Math.floor((roundUpEven(width) * roundUpEven(height)) / 4);
+  const luma = (r: number, g: number, b: number) => round6((r / dim) * R_Y + (g / dim) * G_Y + (b / dim) * B_Y);
+  return {
+    nw: luma(nwR, nwG, nwB),
+    ne: luma(neR, neG, neB),
+    sw: luma(swR, swG, swB),
+    se: luma(seR, seG, seB),
+  };
+}
+
+type Sums = [number, number, number];
+
+/**
+ * A function that sums the composited R, G and B of columns [from, to) of the row starting at
+ * sample index `row` into `out`. Specialised per layout so the common cases run without branches.
+ */
+function samplerFor(
+  data: Uint8Array | Uint16Array,
+  channels: number,
+  bits: 8 | 16,
+): (row: number, from: number, to: number, out: Sums) => void {
+  if (bits === 8 && channels === 3) {
+    return (row, from, to, out) => {
+      let r = 0, g = 0, b = 0;
+      for (let p = row + from * 3, end = row + to * 3; p < end; p += 3) {
+        r += data[p] as number;
+        g += data[p + 1] as number;
+        b += data[p + 2] as number;
       }
+      out[0] = r; out[1] = g; out[2] = b;
+    };
+  }
+  if (bits === 8 && channels === 4) {
+    return (row, from, to, out) => {
+      let r = 0, g = 0, b = 0;
+      for (let p = row + from * 4, end = row + to * 4; p < end; p += 4) {
+        const a = data[p + 3] as number;
+        if (a === 255) {
+          r += data[p] as number;
+          g += data[p + 1] as number;
+          b += data[p + 2] as number;
+        } else if (a !== 0) {
+          r += composite8(data[p] as number, a);
+          g += composite8(data[p + 1] as number, a);
+          b += composite8(data[p + 2] as number, a);
+        }
+      }
+      out[0] = r; out[1] = g; out[2] = b;
+    };
+  }
+  // Gray, gray+alpha and 16-bit layouts: the general path.
+  const hasAlpha = channels === 2 || channels === 4;
+  const gray = channels <= 2;
+  return (row, from, to, out) => {
+    let sr = 0, sg = 0, sb = 0;
+    for (let j = from; j < to; j++) {
+      const p = row + j * channels;
+      let r = data[p] ?? 0;
+      let g = gray ? r : (data[p + 1] ?? 0);
+      let b = gray ? r : (data[p + 2] ?? 0);
       if (bits === 16) {
         if (hasAlpha) {
           const a = data[p + channels - 1] ?? 0;
@@ -125,31 +190,9 @@ export function intensitiesFromPixels(
           b = gray ? r : composite8(b, a);
         }
       }
-      if (j <= w2) {
-        lR += r; lG += g; lB += b;
-      }
-      if (j >= w2) {
-        rR += r; rG += g; rB += b;
-      }
+      sr += r; sg += g; sb += b;
     }
-    if (i <= h2) {
-      nwR += lR; nwG += lG; nwB += lB;
-      neR += rR; neG += rG; neB += rB;
-    }
-    if (i >= h2) {
-      swR += lR; swG += lG; swB += lB;
-      seR += rR; seG += rG; seB += rB;
-    }
-  }
-
-  // (roundUpEven(w) · roundUpEven(h)) / 4 as an integer quotient, then used as a double.
-  const dim = Math.floor((roundUpEven(width) * roundUpEven(height)) / 4);
-  const luma = (r: number, g: number, b: number) => round6((r / dim) * R_Y + (g / dim) * G_Y + (b / dim) * B_Y);
-  return {
-    nw: luma(nwR, nwG, nwB),
-    ne: luma(neR, neG, neB),
-    sw: luma(swR, swG, swB),
-    se: luma(seR, seG, seB),
+    out[0] = sr; out[1] = sg; out[2] = sb;
   };
 }
 
