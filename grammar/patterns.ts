@@ -45,7 +45,7 @@ function parseWildcard(pattern: string): WildcardParts {
 }
 
 function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
 function buildMatcher(pattern: string, caseInsensitive: boolean): WildcardMatcher {
