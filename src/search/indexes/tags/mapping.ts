@@ -5,9 +5,10 @@ const integer: FieldMapping = { type: 'integer' };
 const text: FieldMapping = { type: 'text', analyzer: 'snowball' };
 
 /**
- * The custom analyzer the tags index defines in its settings (`analysis`), used by
- * `analyzed_name.nlp`. `IndexMapping` carries no settings, so an engine that needs it (OpenSearch)
- * takes it from here.
+ * The custom analyzer Philomena's tags index defines in its settings (`analysis`) for
+ * `analyzed_name.nlp`. Neither `IndexSpec` (no settings) nor the embedded analyzers know it yet,
+ * so the mapping below names the built-in `snowball` for that sub-field (no query field searches
+ * it); once both can carry it, name `tag_snowball` there and pass these settings.
  */
 export const tagsAnalysis = {
   analyzer: {
@@ -38,7 +39,7 @@ export const tagsMapping: IndexMapping = {
       type: 'text',
       analyzer: 'standard',
       fields: {
-        nlp: { type: 'text', analyzer: 'tag_snowball' },
+        nlp: { type: 'text', analyzer: 'snowball' },
         ngram: keyword,
       },
     },
