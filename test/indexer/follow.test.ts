@@ -137,7 +137,9 @@ describe('outbox follower', () => {
     const { db } = t;
     const [img] = await db.insert(images).values(png).returning();
     const [c] = await db.insert(comments).values({ imageId: img!.id, body: 'bye' }).returning();
-    await eventually(async () => expectDefined(await doc('comments', c!.id)));
+    await eventually(async () => {
+      expectDefined(await doc('comments', c!.id));
+    });
     await db.delete(images).where(eq(images.id, img!.id));
     await eventually(async () => {
       expect(await doc('comments', c!.id)).toBeUndefined();
