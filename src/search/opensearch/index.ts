@@ -1,0 +1,7 @@
+export {
+  BulkWriteError,
+  OpenSearchEngine,
+  OpenSearchError,
+  type BulkItemFailure,
+  type OpenSearchEngineOptions,
+} from './engine.js';
