@@ -1033,7 +1033,8 @@ function equalsPredicate(field: Field, raw: string | number | boolean, caseInsen
       const qn = typeof raw === 'number' ? raw : canonicalNumber(q) ?? (q.trim() !== '' && Number.isFinite(Number(q)) ? Number(q) : undefined);
       const qb = raw === true || raw === 'true' ? true : raw === false || raw === 'false' ? false : undefined;
       const qNet = IPISH_RE.test(q) ? parseIpNet(q) : null;
-      let qDate: [number, number] | null = null;
+      // a date-looking document string is a date under dynamic mapping: compare instants
+      let qDate: [number, number] | null = typeof raw === 'number' ? [Math.trunc(raw), Math.trunc(raw)] : null;
       if (typeof raw === 'string' && looksLikeDate(raw)) {
         try {
           const lo = compileDateValue(raw, false, 0, { epochSecond: false }, name);
@@ -1050,6 +1051,10 @@ function equalsPredicate(field: Field, raw: string | number | boolean, caseInsen
             if (qNet !== null && IPISH_RE.test(v)) {
               const ip = docIp(v);
               return ip !== null && inNet(ip, qNet);
+            }
+            if (qDate !== null && looksLikeDate(v)) {
+              const t = docDate(v);
+              return t >= qDate[0] && t <= qDate[1];
             }
             return false;
           case 'number':
@@ -1222,7 +1227,8 @@ function compileTerm(body: unknown, ctx: Ctx): DocPredicate {
     return compileRangeOn(field, { gte: raw, lte: raw }, ctx);
   }
   const key = topLevelKey(field);
-  if (key !== null && opts.case_insensitive !== true && (field.kind === 'keyword' || field.kind === 'infer') && typeof raw === 'string') {
+  const plainString = typeof raw === 'string' && (field.kind === 'keyword' || (field.kind === 'infer' && !IPISH_RE.test(raw) && !looksLikeDate(raw)));
+  if (key !== null && opts.case_insensitive !== true && plainString) {
     return fastStringEquals(key, raw, pred);
   }
   if (key !== null && field.kind === 'boolean') {
