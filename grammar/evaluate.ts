@@ -40,6 +40,7 @@ const compiledCache = new WeakMap<object, CacheEntry[]>();
  * query object, so evaluating one query against many documents compiles it once.
  */
 export function evaluate(query: Query, doc: Doc, mapping?: IndexMapping, options?: EvaluateOptions): boolean {
+  if (typeof query !== 'object' || query === null) return compileEvaluator(query, mapping, options)(doc);
   const now = options?.now;
   let entries = compiledCache.get(query);
   if (entries === undefined) {
@@ -1114,8 +1115,8 @@ function equalsPredicate(field: Field, raw: string | number | boolean, caseInsen
     }
     case 'object':
     case 'nested':
-      throw queryError(kind, `field [${name}] is an object, not a value field`);
     case 'none':
+      // an object is not a value field: OpenSearch finds no such field and matches nothing
       return () => false;
   }
 }
@@ -1413,7 +1414,8 @@ function compileRangeOn(field: Field, spec: Record<string, unknown>, ctx: Ctx): 
     case 'infer':
       return compileInferredRange(field, b, spec, ctx);
     default:
-      throw queryError('range', `field [${name}] of type ${field.kind} does not support range queries`);
+      // objects are not value fields: nothing matches
+      return MATCH_NONE;
   }
 }
 
@@ -1652,6 +1654,8 @@ function compilePrefixLike(body: unknown, ctx: Ctx, kind: 'prefix' | 'wildcard')
 function compileStringMatcher(field: Field, test: (s: string) => boolean, kind: string): DocPredicate {
   switch (field.kind) {
     case 'none':
+    case 'object':
+    case 'nested':
       return MATCH_NONE;
     case 'text':
       return onTerms(field, test);

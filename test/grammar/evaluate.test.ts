@@ -724,6 +724,12 @@ describe('errors', () => {
     expect(() => evaluate({ term: { a: 1 }, exists: { field: 'a' } } as unknown as Query, image)).toThrow(/exactly one/);
   });
 
+  it('matches nothing (without throwing) for value queries on object fields', () => {
+    check(T('image', 'a'), image, false);
+    check({ range: { image: { gte: 'a' } } }, image, false);
+    check({ wildcard: { image: 'a*' } }, image, false);
+  });
+
   it('rejects field queries with several fields', () => {
     expect(() => evaluate({ term: { a: 1, b: 2 } } as unknown as Query, image)).toThrow(/exactly one field/);
   });
