@@ -38,7 +38,21 @@ export interface Harness {
   request(path: string, init?: RequestInit): Promise<Response>;
   /** GET a JSON API path (relative to /api/v1/json); returns status, headers and parsed body. */
   api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  /** What the app logged as errors. */
+  logged: unknown[];
   close(): Promise<void>;
+}
+
+/** Serve an app on an ephemeral local port. */
+export async function serveApp(app: { fetch: (req: Request) => Response | Promise<Response> }): Promise<{ url: string; close(): Promise<void> }> {
+  const server: ServerType = await new Promise((resolve) => {
+    const srv = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(srv));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Harness> {
@@ -60,11 +74,8 @@ export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Ha
     logger: { error: (obj) => logged.push(obj) },
     ...overrides,
   });
-  const server: ServerType = await new Promise((resolve) => {
-    const srv = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(srv));
-  });
-  const { port } = server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const served = await serveApp(app);
+  const url = served.url;
   const request = (path: string, init?: RequestInit) => fetch(url + path, init);
   return {
     db: testDb.db,
@@ -83,8 +94,9 @@ export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Ha
       }
       return { status: res.status, headers: res.headers, body };
     },
+    logged,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await served.close();
       await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
