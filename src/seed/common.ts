@@ -1,0 +1,127 @@
+/**
+ * Pieces shared by the seeders (and the importer): emptiness checks, truncation, sequence resets,
+ * chunked inserts, the system filters, and where seeded files go.
+ */
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { Database } from '../db/client.js';
+import { FileStore } from '../media/storage.js';
+import type { Executor } from '../tags/db.js';
+
+/** Tables that, when all empty, mean nobody has used the board yet. */
+const CONTENT_TABLES = ['users', 'tags', 'images', 'filters', 'forums', 'comments'] as const;
+
+/** True when the board has no users, tags, images, filters, forums or comments. */
+export async function isBoardEmpty(db: Executor): Promise<boolean> {
+  const probes = CONTENT_TABLES.map((t) => `not exists (select 1 from ${t})`).join(' and ');
+  const rows = await db.execute<{ empty: boolean }>(sql.raw(`select ${probes} as empty`));
+  return rows[0]?.empty === true;
+}
+
+/** The board's tables (everything in `public`; the migration journal lives elsewhere). */
+export async function boardTables(db: Executor): Promise<string[]> {
+  const rows = await db.execute<{ name: string }>(
+    sql`select tablename as name from pg_tables where schemaname = 'public' order by tablename`,
+  );
+  return rows.map((r) => r.name);
+}
+
+/** Empty every table of the board and restart its id sequences. */
+export async function truncateBoard(db: Executor): Promise<void> {
+  const tables = await boardTables(db);
+  if (tables.length === 0) return;
+  await db.execute(sql.raw(`truncate ${tables.map((t) => `"${t}"`).join(', ')} restart identity cascade`));
+}
+
+/**
+ * Move every serial id sequence past the largest id in its table, after rows were inserted with
+ * explicit ids (the next insert without an id must not collide).
+ */
+export async function resetSequences(db: Executor): Promise<void> {
+  const rows = await db.execute<{ table_name: string; column_name: string; seq: string }>(sql`
+    select c.table_name, c.column_name, pg_get_serial_sequence(format('%I.%I', c.table_schema, c.table_name), c.column_name) as seq
+    from information_schema.columns c
+    where c.table_schema = 'public' and c.column_default like 'nextval(%'`);
+  for (const r of rows) {
+    if (!r.seq) continue;
+    await db.execute(
+      sql.raw(
+        `select setval('${r.seq}', coalesce((select max("${r.column_name}") from "${r.table_name}"), 0) + 1, false)`,
+      ),
+    );
+  }
+}
+
+/** Insert rows in chunks small enough for the protocol's parameter limit. */
+export async function insertChunked<T extends PgTable>(
+  tx: Executor,
+  table: T,
+  rows: readonly T['$inferInsert'][],
+  chunk = 500,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += chunk) {
+    await tx.insert(table).values(rows.slice(i, i + chunk) as T['$inferInsert'][]);
+  }
+}
+
+/** Turn off the outbox triggers for the rest of the transaction (the caller reindexes everything). */
+export async function skipOutbox(tx: Executor): Promise<void> {
+  await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true)`);
+}
+
+/** Where the files of a board go: image files and the avatar, badge and tag-image assets. */
+export interface SeedFileStores {
+  images: FileStore;
+  avatars: FileStore;
+  badges: FileStore;
+  tagImages: FileStore;
+}
+
+/** The stores the server reads from under DATA_DIR (`images/`, `avatars/`, `badge-img/`, `tag-img/`). */
+export function fileStoresFor(dataDir: string): SeedFileStores {
+  return {
+    images: new FileStore(join(dataDir, 'images')),
+    avatars: new FileStore(join(dataDir, 'avatars')),
+    badges: new FileStore(join(dataDir, 'badge-img')),
+    tagImages: new FileStore(join(dataDir, 'tag-img')),
+  };
+}
+
+/**
+ * Stores given only an image store: the asset stores sit beside it (`<root>/../avatars`, ...), as
+ * under DATA_DIR.
+ */
+export function fileStoresBeside(images: FileStore): SeedFileStores {
+  const parent = join(images.root, '..');
+  const stores = fileStoresFor(parent);
+  return { ...stores, images };
+}
+
+/**
+ * Philomena's `destructive_slug` (topic slugs): printable ASCII only, each run of other characters
+ * becomes `-`, dashes trimmed, lowercased.
+ */
+export function destructiveSlug(text: string): string {
+  return text
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/[^a-zA-Z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase();
+}
+
+/** Run `worker` over `items` with at most `limit` in flight, keeping result order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, worker: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await worker(items[i]!, i);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+export type { Database };
