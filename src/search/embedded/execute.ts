@@ -25,6 +25,7 @@ import {
   combineFunctions,
   constantScorer,
   randomScorer,
+  seedHash,
   seedOf,
   type BoostMode,
   type ScoreFunction,
@@ -372,7 +373,10 @@ export class Executor {
     if (only && only.applies === null && only.weight === 1 && boostMode === 'replace' && maxBoost >= 1) {
       // the random order of a listing: no need to go through the generic combination
       const value = only.value;
-      return { bits: inner.bits, score: boost === 1 ? value : (d) => value(d) * boost };
+      const scorer: Scorer = boost === 1 ? value : (d) => value(d) * boost;
+      const random = (only.value as Scorer).random;
+      if (random && boost > 0) scorer.random = { ...random, boost };
+      return { bits: inner.bits, score: scorer };
     }
     return {
       bits: inner.bits,
@@ -404,7 +408,11 @@ export class Executor {
       valueOf = (d) => col.min(d) ?? 0;
     } else valueOf = (d) => d;
     const rnd = randomScorer(seed);
-    return { applies, value: (d) => rnd(valueOf(d)), weight };
+    const value: Scorer = (d) => rnd(valueOf(d));
+    if (scope.index && (field === undefined || field === 'id' || field === '_id' || field === '_seq_no')) {
+      value.random = { h0: seedHash(seed), ids: scope.index.ids, boost: 1 };
+    }
+    return { applies, value, weight };
   }
 
   private nested(body: Record<string, unknown>, scope: Scope, score: boolean): Hits {

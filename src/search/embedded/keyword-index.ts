@@ -32,7 +32,16 @@ export function compareStrings(a: string, b: string): number {
 export class TermDictionary {
   terms: string[] = [];
   ords = new Map<string, number>();
-  postings: PostingList[] = [];
+  private lists: PostingList[] = [];
+  /**
+   * Postings not yet in their lists: (ordinal, document) pairs in document order. Appending to
+   * 200,000 lists one posting at a time is a cache miss per posting; a batch is distributed with
+   * a counting sort instead, touching each list once. Readers go through `postings`, which
+   * flushes first.
+   */
+  private logOrd: Uint32Array = new Uint32Array(1024);
+  private logDoc: Uint32Array = new Uint32Array(1024);
+  private logLen = 0;
   /** Documents with at least one term. */
   docs = new Bitmap();
   private sorted: Uint32Array = new Uint32Array(0);
@@ -48,7 +57,9 @@ export class TermDictionary {
     this.terms = terms;
     this.ords = new Map(terms.map((t, i) => [t, i]));
     this.numOrds = new Map();
-    this.postings = postings;
+    this.smallNumOrds = new Int32Array(0);
+    this.lists = postings;
+    this.logLen = 0;
     this.docs = docs;
     this.sorted = sorted;
     this.pending = [];
@@ -58,15 +69,67 @@ export class TermDictionary {
 
   /** Ordinals of terms written as JSON numbers, by number (saves building their text). */
   private numOrds = new Map<number, number>();
+  /** The same for small non-negative integers (ids): ordinal + 1, 0 when unknown. */
+  private smallNumOrds = new Int32Array(0);
 
   /** Ordinal of the term of a finite number (its canonical text), created if new. */
   internNumber(n: number): number {
+    if (n >= 0 && n < 1 << 24 && (n | 0) === n) {
+      if (n < this.smallNumOrds.length) {
+        const o = this.smallNumOrds[n]!;
+        if (o !== 0) return o - 1;
+      } else {
+        let cap = Math.max(1024, this.smallNumOrds.length * 2);
+        while (cap <= n) cap *= 2;
+        const next = new Int32Array(cap);
+        next.set(this.smallNumOrds);
+        this.smallNumOrds = next;
+      }
+      const ord = this.intern(String(n));
+      this.smallNumOrds[n] = ord + 1;
+      return ord;
+    }
     let ord = this.numOrds.get(n);
     if (ord === undefined) {
       ord = this.intern(String(n));
       this.numOrds.set(n, ord);
     }
     return ord;
+  }
+
+  /** Posting lists by ordinal (pending postings flushed first). */
+  get postings(): PostingList[] {
+    if (this.logLen > 0) this.flush();
+    return this.lists;
+  }
+
+  /** Move pending postings into their lists. */
+  flush(): void {
+    const n = this.logLen;
+    if (n === 0) return;
+    this.logLen = 0;
+    const lo = this.logOrd;
+    const ld = this.logDoc;
+    const lists = this.lists;
+    if (n < 512) {
+      for (let i = 0; i < n; i++) lists[lo[i]!]!.append(ld[i]!);
+      return;
+    }
+    const starts = new Uint32Array(lists.length + 1);
+    for (let i = 0; i < n; i++) starts[lo[i]! + 1]!++;
+    for (let o = 0; o < lists.length; o++) starts[o + 1]! += starts[o]!;
+    const at = starts.slice(0, lists.length);
+    const sorted = new Uint32Array(n);
+    for (let i = 0; i < n; i++) sorted[at[lo[i]!]!++] = ld[i]!;
+    for (let o = 0; o < lists.length; o++) {
+      const a = starts[o]!;
+      const b = starts[o + 1]!;
+      if (a !== b) lists[o]!.appendMany(sorted, a, b);
+    }
+    if (lo.length > 1 << 22) {
+      this.logOrd = new Uint32Array(1024);
+      this.logDoc = new Uint32Array(1024);
+    }
   }
 
   /** Ordinal of `term`, created if new. */
@@ -76,7 +139,7 @@ export class TermDictionary {
       ord = this.terms.length;
       this.terms.push(term);
       this.ords.set(term, ord);
-      this.postings.push(new PostingList());
+      this.lists.push(new PostingList());
       this.pending.push(ord);
       this.ranks = null;
     }
@@ -86,11 +149,33 @@ export class TermDictionary {
   /** Record that `doc` holds these term ordinals (documents are added in increasing order). */
   addDoc(doc: number, ords: ArrayLike<number>): void {
     if (ords.length === 0) return;
-    for (let i = 0; i < ords.length; i++) this.postings[ords[i]!]!.append(doc);
+    const need = this.logLen + ords.length;
+    if (need > this.logOrd.length) {
+      if (this.logLen >= 1 << 21) this.flush();
+      if (this.logLen + ords.length > this.logOrd.length) {
+        let cap = this.logOrd.length * 2;
+        while (cap < this.logLen + ords.length) cap *= 2;
+        const o = new Uint32Array(cap);
+        o.set(this.logOrd.subarray(0, this.logLen));
+        const d = new Uint32Array(cap);
+        d.set(this.logDoc.subarray(0, this.logLen));
+        this.logOrd = o;
+        this.logDoc = d;
+      }
+    }
+    const lo = this.logOrd;
+    const ld = this.logDoc;
+    let k = this.logLen;
+    for (let i = 0; i < ords.length; i++) {
+      lo[k] = ords[i]!;
+      ld[k++] = doc;
+    }
+    this.logLen = k;
     this.docs.append(doc);
   }
 
   postingsOf(term: string): PostingList | undefined {
+    if (this.logLen > 0) this.flush();
     const ord = this.ords.get(term);
     return ord === undefined ? undefined : this.postings[ord];
   }
@@ -258,11 +343,13 @@ export class TermDictionary {
 
   trim(): void {
     for (const p of this.postings) p.trim();
+    this.logOrd = new Uint32Array(1024);
+    this.logDoc = new Uint32Array(1024);
     this.docs.trim();
   }
 
   byteSize(): number {
-    let n = this.docs.byteSize() + this.sorted.byteLength;
+    let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2;
     for (const p of this.postings) n += p.byteSize() + 48;
     for (const t of this.terms) n += t.length + 40;
     return n;

@@ -59,6 +59,28 @@ export class PostingList {
     flat[this.n++] = doc;
   }
 
+  /** Append src[start, end) (ascending, after every document present). */
+  appendMany(src: Uint32Array, start: number, end: number): void {
+    const count = end - start;
+    if (this.bits || this.n + count > FLAT_MAX) {
+      for (let i = start; i < end; i++) this.append(src[i]!);
+      return;
+    }
+    let flat = this.flat!;
+    if (this.n > 0 && flat[this.n - 1]! >= src[start]!) {
+      for (let i = start; i < end; i++) this.append(src[i]!);
+      return;
+    }
+    const need = this.n + count;
+    if (need > flat.length) {
+      const grown = new Uint32Array(Math.min(FLAT_MAX, Math.max(need, flat.length + (flat.length >> 1))));
+      grown.set(flat.subarray(0, this.n));
+      this.flat = flat = grown;
+    }
+    flat.set(src.subarray(start, end), this.n);
+    this.n = need;
+  }
+
   has(doc: number): boolean {
     if (this.bits) return this.bits.has(doc);
     const a = this.flat!;

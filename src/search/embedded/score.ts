@@ -4,7 +4,17 @@
  * `must` and `should` clauses, `function_score` combines its query score with its functions.
  */
 
-export type Scorer = (doc: number) => number;
+export type Scorer = ((doc: number) => number) & {
+  /** Set on a pure random order (random_score of the document id, boost_mode replace). */
+  random?: RandomOrder;
+};
+
+/** A random order the top-k can compute inline: score = randomValue(h0, ids[doc]) · boost. */
+export interface RandomOrder {
+  h0: number;
+  ids: Float64Array;
+  boost: number;
+}
 
 export const constantScorer = (boost: number): Scorer => () => boost;
 
@@ -58,12 +68,19 @@ function highBits(x: number): number {
  * precision (a float score, as in OpenSearch). The same seed gives the same order on every page.
  */
 export function randomScorer(seed: number): (value: number) => number {
-  const h0 = mix(mix(0x9747b28c, lowBits(seed)), highBits(seed));
-  return (value) => {
-    let h = mix(h0, value >>> 0);
-    if (value > 4294967295 || value < 0 || !Number.isInteger(value)) h = mix(mix(h, lowBits(value)), highBits(value));
-    return (fmix32(h ^ 8) >>> 8) / 16777216;
-  };
+  const h0 = seedHash(seed);
+  return (value) => randomBits(h0, value) / 16777216;
+}
+
+export function seedHash(seed: number): number {
+  return mix(mix(0x9747b28c, lowBits(seed)), highBits(seed));
+}
+
+/** The 24 random bits of (seed hash, value); the score is this / 2^24. */
+export function randomBits(h0: number, value: number): number {
+  let h = mix(h0, value >>> 0);
+  if (value > 4294967295 || value < 0 || !Number.isInteger(value)) h = mix(mix(h, lowBits(value)), highBits(value));
+  return fmix32(h ^ 8) >>> 8;
 }
 
 export function randomScore(seed: number, value: number): number {

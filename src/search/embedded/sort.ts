@@ -5,7 +5,7 @@ import type { Field, FieldSet, NestedField, TermField } from './field-set.js';
 import { ipKey } from './ip.js';
 import { asObject, isPlainObject } from './leaf-queries.js';
 import type { PhysicalIndex } from './physical-index.js';
-import type { Scorer } from './score.js';
+import { randomBits, type RandomOrder, type Scorer } from './score.js';
 
 /*
  * Sorting: each sort clause becomes a key function (a number per document, undefined when the
@@ -16,6 +16,8 @@ import type { Scorer } from './score.js';
  */
 
 export interface SortKey {
+  /** A pure random order (the top-k computes it inline). */
+  random?: RandomOrder;
   desc: boolean;
   missingFirst: boolean;
   key: (doc: number) => number | undefined;
@@ -99,6 +101,10 @@ export function buildSortKeys(sort: unknown, index: PhysicalIndex, scorer: Score
     if (c.field === '_score') {
       const s = scorer ?? (() => 1);
       key = s;
+      if (scorer?.random && c.missing === undefined) {
+        keys.push({ desc, missingFirst, key, random: scorer.random });
+        continue;
+      }
     } else if (c.field === '_doc') {
       key = (d) => d;
     } else {
@@ -260,6 +266,38 @@ function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: num
   return out;
 }
 
+/** Normalized first-key values of `docs` (ascending order, missing at ±Infinity), in tight loops. */
+function primaryKeys(docs: Uint32Array, key: SortKey): Float64Array {
+  const out = new Float64Array(docs.length);
+  const missing = key.missingFirst ? -Infinity : Infinity;
+  const sign = key.desc ? -1 : 1;
+  if (key.random) {
+    const { h0, ids, boost } = key.random;
+    // scores are randomBits / 2^24 · boost with boost > 0: the bits order the same way
+    for (let i = 0; i < docs.length; i++) out[i] = sign * randomBits(h0, ids[docs[i]!]!);
+    void boost;
+    return out;
+  }
+  if (key.column) {
+    const col = key.column;
+    const vals = col.values;
+    const pres = col.present;
+    const f32 = col.float32;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      if (d >= col.length || (pres[d >>> 5]! & (1 << (d & 31))) === 0) out[i] = missing;
+      else out[i] = sign * (f32 ? Math.fround(vals[d]!) : vals[d]!);
+    }
+    return out;
+  }
+  const fn = key.key;
+  for (let i = 0; i < docs.length; i++) {
+    const raw = fn(docs[i]!);
+    out[i] = raw === undefined || raw !== raw ? missing : sign * raw;
+  }
+  return out;
+}
+
 function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: number) => number): number[] {
   const docs = hits.toArray();
   const first = keys[0];
@@ -288,13 +326,10 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
       i = m;
     }
   };
-  const keyFn = first.key;
-  const desc = first.desc;
-  const missing = first.missingFirst ? -Infinity : Infinity;
+  const pk = primaryKeys(docs, first);
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i]!;
-    const raw = keyFn(d);
-    const v = raw === undefined || raw !== raw ? missing : desc ? -raw : raw;
+    const v = pk[i]!;
     if (n < k) {
       hd[n] = d;
       hk[n] = v;
