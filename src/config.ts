@@ -25,6 +25,8 @@ const schema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
   OPENSEARCH_URL: optionalUrl,
+  /** Prefix of every index and alias name in OpenSearch, so several boards can share a cluster. */
+  OPENSEARCH_INDEX_PREFIX: z.string().trim().regex(/^[a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only').default(''),
   SITE_NAME: z.string().trim().min(1).default('Tagwise'),
   LOG_LEVEL: z.enum(logLevels).default('info'),
   /** Fill an empty database with the demo board on start. */
@@ -66,6 +68,7 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   opensearchUrl: string | undefined;
+  opensearchIndexPrefix: string;
   siteName: string;
   logLevel: (typeof logLevels)[number];
   demoData: boolean;
@@ -111,6 +114,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL,
     opensearchUrl: v.OPENSEARCH_URL,
+    opensearchIndexPrefix: v.OPENSEARCH_INDEX_PREFIX,
     siteName: v.SITE_NAME,
     logLevel: v.LOG_LEVEL,
     demoData: v.DEMO_DATA,

@@ -7,12 +7,13 @@
 import type { Config } from '../config.js';
 import { EmbeddedEngine } from './embedded/index.js';
 import type { SearchEngine } from './engine.js';
+import { OpenSearchEngine } from './opensearch/index.js';
 
-export type SearchEngineConfig = Pick<Config, 'dataDir' | 'opensearchUrl'>;
+export type SearchEngineConfig = Pick<Config, 'dataDir' | 'opensearchUrl' | 'opensearchIndexPrefix'>;
 
 export function createSearchEngine(config: SearchEngineConfig): SearchEngine {
   if (config.opensearchUrl) {
-    throw new Error('OpenSearch engine not available: unset OPENSEARCH_URL to use the embedded engine');
+    return new OpenSearchEngine({ node: config.opensearchUrl, indexPrefix: config.opensearchIndexPrefix });
   }
   return new EmbeddedEngine({ dataDir: config.dataDir });
 }
