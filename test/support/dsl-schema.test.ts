@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { assertValidQuery, assertValidSearchBody, validateQuery, validateSearchBody } from './dsl-schema.js';
 import { QUERY_SCHEMA_PATH } from './generate-dsl-schema.js';
+
+// Generating the schemas (on a fresh checkout without `pretest`) and compiling them takes seconds.
+beforeAll(() => {
+  validateQuery({ match_all: {} });
+  validateSearchBody({});
+}, 180_000);
 
 describe('validateQuery: the 15 reference cases', () => {
   const valid: Record<string, unknown> = {

@@ -13,22 +13,22 @@ import { BODY_SCHEMA_PATH, QUERY_SCHEMA_PATH, generateDslSchemas } from './gener
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-interface Validators {
-  query: ValidateFunction;
-  body: ValidateFunction;
-}
+let ajv: Ajv | undefined;
+const validators = new Map<string, ValidateFunction>();
 
-let validators: Validators | undefined;
-
-function load(): Validators {
-  if (validators !== undefined) return validators;
-  generateDslSchemas();
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  addFormats(ajv);
-  const querySchema = JSON.parse(readFileSync(QUERY_SCHEMA_PATH, 'utf8')) as object;
-  const bodySchema = JSON.parse(readFileSync(BODY_SCHEMA_PATH, 'utf8')) as object;
-  validators = { query: ajv.compile(querySchema), body: ajv.compile(bodySchema) };
-  return validators;
+/** Compiles one schema on first use (generating the schema files first if they are missing). */
+function validator(path: string): ValidateFunction {
+  let validate = validators.get(path);
+  if (validate === undefined) {
+    generateDslSchemas();
+    if (ajv === undefined) {
+      ajv = new Ajv({ strict: false, allErrors: true });
+      addFormats(ajv);
+    }
+    validate = ajv.compile(JSON.parse(readFileSync(path, 'utf8')) as object);
+    validators.set(path, validate);
+  }
+  return validate;
 }
 
 function describe(errors: ErrorObject[] | null | undefined): string[] {
@@ -41,13 +41,13 @@ function describe(errors: ErrorObject[] | null | undefined): string[] {
 
 /** The schema errors of one query clause (a `QueryContainer`); empty when valid. */
 export function validateQuery(query: unknown): string[] {
-  const { query: validate } = load();
+  const validate = validator(QUERY_SCHEMA_PATH);
   return validate(query) ? [] : describe(validate.errors);
 }
 
 /** The schema errors of a whole search request body; empty when valid. */
 export function validateSearchBody(body: unknown): string[] {
-  const { body: validate } = load();
+  const validate = validator(BODY_SCHEMA_PATH);
   return validate(body) ? [] : describe(validate.errors);
 }
 

@@ -12,9 +12,13 @@
  * `minProperties: 1, maxProperties: 1`.
  */
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createGenerator } from 'ts-json-schema-generator';
+
+// Loaded only when generating: it pulls in a whole TypeScript compiler (seconds to import).
+const require = createRequire(import.meta.url);
+type GeneratorModule = typeof import('ts-json-schema-generator');
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
@@ -51,6 +55,7 @@ export function patchSchema(schema: JsonObject): string[] {
 }
 
 function generate(path: string, type: string): JsonObject {
+  const { createGenerator } = require('ts-json-schema-generator') as GeneratorModule;
   const generator = createGenerator({
     path,
     type,
