@@ -126,7 +126,7 @@ describe('cache headers', () => {
     const changed = await h.request('/api/v1/json/tags/safe', { headers: { 'If-None-Match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);
-    expect((await changed.json()).tag.description).toBe('v2');
+    expect(((await changed.json()) as { tag: { description: string } }).tag.description).toBe('v2');
   });
 
   it('marks answers that depend on the key private, and errors no-store', async () => {
@@ -167,7 +167,7 @@ describe('GET /healthz', () => {
     const res = await h.request('/healthz');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const body = await res.json();
+    const body = (await res.json()) as { counts: Record<string, number> };
     const count = async (table: Parameters<typeof h.db.$count>[0]) => h.db.$count(table);
     expect(body).toStrictEqual({
       status: 'ok',
