@@ -64,10 +64,15 @@ export function compileQuery(input: unknown, options: CompileOptions): Query {
   };
   const leaves = new Map<TermNode, Query>();
   // Each term is compiled as soon as it is parsed, so an invalid value is reported before a
-  // syntax error further on, exactly as the reference does.
-  const ast = parse(input, { limits, onTerm: (term) => leaves.set(term, compileTerm(term, env)) });
+  // syntax error further on, exactly as the reference does. (`bind` rather than a closure: under
+  // tsx every closure created here would also be renamed at run time.)
+  const ast = parse(input, { limits, onTerm: compileLeaf.bind(null, env, leaves) });
   if (ast.root === null) return MATCH_NONE();
   return build(ast.root, env, leaves, 0);
+}
+
+function compileLeaf(env: Env, leaves: Map<TermNode, Query>, term: TermNode): void {
+  leaves.set(term, compileTerm(term, env));
 }
 
 /** Compile a parsed (or hand-built) tree. Throws `QueryError`. */

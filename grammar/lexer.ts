@@ -109,20 +109,14 @@ class Scanner {
     readonly maxDepth: number,
   ) {}
 
-  /** Whether a stop sequence of a bare term starts at `i` (reference `stop_words`). */
-  stopAt(i: number): boolean {
+  /** Whether the whitespace run at `i` is followed by `)`, a boost, or ` AND `/` OR ` (a stop sequence). */
+  spaceStopAt(i: number): boolean {
     const input = this.input;
-    const c = input.charCodeAt(i);
-    if (c === 44 /* , */ || c === 41 /* ) */) return true;
-    if (c === 94 /* ^ */) return boostEnd(input, i) !== -1;
-    if (isSpace(c)) {
-      const j = skipSpaces(input, i);
-      const d = input.charCodeAt(j);
-      if (d === 41) return true;
-      if (d === 94) return boostEnd(input, j) !== -1;
-      return operatorWordAt(input, j) !== null;
-    }
-    return false;
+    const j = skipSpaces(input, i);
+    const d = input.charCodeAt(j);
+    if (d === 41) return true;
+    if (d === 94) return boostEnd(input, j) !== -1;
+    return operatorWordAt(input, j) !== null;
   }
 
   /**
@@ -135,24 +129,24 @@ class Scanner {
     const n = input.length;
     while (i < n) {
       const c = input.charCodeAt(i);
-      if (isSpace(c)) {
+      if (c === 44 /* , */ || c === 41 /* ) */) break;
+      if (c === 94 /* ^ */) {
+        if (boostEnd(input, i) !== -1) break;
+        i++;
+      } else if (isSpace(c)) {
         // Every position of a whitespace run has the same lookahead: what follows the run.
-        if (this.stopAt(i)) break;
+        if (this.spaceStopAt(i)) break;
         i = skipSpaces(input, i);
-        continue;
-      }
-      if (this.stopAt(i)) break;
-      if (c === 92 /* \ */ && i + 1 < n) {
-        i += 1 + charLen(input, i + 1);
+      } else if (c === 92 /* \ */) {
+        i += i + 1 < n ? 1 + charLen(input, i + 1) : 1;
       } else if (c === 40 /* ( */) {
         if (depth + 1 > this.maxDepth) throw QueryError.at(input, i, limitMessages.depth(this.maxDepth));
         const inner = this.dirtyEnd(i + 1, depth + 1);
         if (inner === i + 1 || input.charCodeAt(inner) !== 41) break;
         i = inner + 1;
-      } else if (c === 41 /* ) */) {
-        break;
       } else {
-        i += charLen(input, i);
+        // Both halves of a surrogate pair are ordinary characters: one code unit at a time is fine.
+        i++;
       }
     }
     return i;

@@ -10,7 +10,9 @@
  *     group   := "(" orExpr ")" | TERM
  *
  * The reference is right-recursive; a chain of one operator is kept as one node with its operands
- * in order, which is the same tree. Errors are the reference's, raised where the reference
+ * in order, which is the same tree. Embedded actions are guarded by `RECORDING_PHASE` (chevrotain
+ * runs each rule once to record the grammar) rather than wrapped in `ACTION` closures, which
+ * would cost an allocation per call. Errors are the reference's, raised where the reference
  * raises them, and a hook sees every term as soon as it is parsed so that a caller can check
  * terms in the same order as the reference does (an invalid value before a later syntax error).
  */
@@ -66,13 +68,11 @@ class QueryParser extends EmbeddedActionsParser {
 
   query = this.RULE('query', (): QueryNode => {
     const root = this.SUBRULE(this.orExpr);
-    this.ACTION(() => {
-      if (this.LA(1).tokenType !== EOF) {
-        const rest: string[] = [];
-        for (let k = 1; this.LA(k).tokenType !== EOF; k++) rest.push(junkText(this.LA(k)));
-        this.fail(this.LA(1), parseMessages.junk(rest.join('')));
-      }
-    });
+    if (!this.RECORDING_PHASE && this.LA(1).tokenType !== EOF) {
+      const rest: string[] = [];
+      for (let k = 1; this.LA(k).tokenType !== EOF; k++) rest.push(junkText(this.LA(k)));
+      this.fail(this.LA(1), parseMessages.junk(rest.join('')));
+    }
     return root;
   });
 
@@ -82,7 +82,7 @@ class QueryParser extends EmbeddedActionsParser {
     this.MANY(() => {
       this.CONSUME(OrToken);
       const next = this.SUBRULE2(this.andExpr);
-      this.ACTION(() => (children ??= [first]).push(next));
+      if (!this.RECORDING_PHASE) (children ??= [first]).push(next);
     });
     return children ? { kind: 'or', children, span: spanOf(children) } : first;
   });
@@ -93,7 +93,7 @@ class QueryParser extends EmbeddedActionsParser {
     this.MANY(() => {
       this.CONSUME(AndToken);
       const next = this.SUBRULE2(this.boostExpr);
-      this.ACTION(() => (children ??= [first]).push(next));
+      if (!this.RECORDING_PHASE) (children ??= [first]).push(next);
     });
     return children ? { kind: 'and', children, span: spanOf(children) } : first;
   });
@@ -103,11 +103,11 @@ class QueryParser extends EmbeddedActionsParser {
     let node: QueryNode = child;
     this.OPTION(() => {
       const tok = this.CONSUME(BoostToken);
-      this.ACTION(() => {
+      if (!this.RECORDING_PHASE) {
         const { value } = tok.payload as BoostPayload;
         if (!(value >= 0)) this.fail(tok, parseMessages.negativeBoost);
         node = { kind: 'boost', child, boost: value, span: { start: child.span!.start, end: tok.endOffset! + 1 } };
-      });
+      }
     });
     return node;
   });
@@ -120,11 +120,11 @@ class QueryParser extends EmbeddedActionsParser {
   });
 
   group = this.RULE('group', (): QueryNode => {
-    this.ACTION(() => {
+    if (!this.RECORDING_PHASE) {
       const next = this.LA(1);
       if (next.tokenType === RParenToken) this.fail(next, parseMessages.imbalanced);
       if (next.tokenType !== LParenToken && next.tokenType !== TermToken) this.fail(next, parseMessages.expectedTerm);
-    });
+    }
     return this.OR(this.groupAlternatives);
   });
 
@@ -133,27 +133,24 @@ class QueryParser extends EmbeddedActionsParser {
     {
       ALT: (): QueryNode => {
         const open = this.CONSUME(LParenToken);
-        this.ACTION(() => {
-          if (++this.depth > this.maxDepth) this.fail(open, limitMessages.depth(this.maxDepth));
-        });
+        if (!this.RECORDING_PHASE && ++this.depth > this.maxDepth) this.fail(open, limitMessages.depth(this.maxDepth));
         const inner = this.SUBRULE2(this.orExpr);
-        this.ACTION(() => {
+        if (!this.RECORDING_PHASE) {
           if (this.LA(1).tokenType !== RParenToken) this.fail(open, parseMessages.imbalanced);
           this.depth--;
-        });
+        }
         const close = this.CONSUME(RParenToken);
-        return this.ACTION(() => widen(inner, open.startOffset, close.endOffset! + 1));
+        return this.RECORDING_PHASE ? inner : widen(inner, open.startOffset, close.endOffset! + 1);
       },
     },
     {
       ALT: (): QueryNode => {
         const tok = this.CONSUME(TermToken);
-        return this.ACTION(() => {
-          const { raw, quoted } = tok.payload as TermPayload;
-          const term: TermNode = { kind: 'term', raw, quoted, span: { start: tok.startOffset, end: tok.endOffset! + 1 } };
-          this.onTerm?.(term);
-          return term;
-        });
+        if (this.RECORDING_PHASE) return { kind: 'term', raw: '' };
+        const { raw, quoted } = tok.payload as TermPayload;
+        const term: TermNode = { kind: 'term', raw, quoted, span: { start: tok.startOffset, end: tok.endOffset! + 1 } };
+        this.onTerm?.(term);
+        return term;
       },
     },
   ];
