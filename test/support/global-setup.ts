@@ -12,6 +12,7 @@ import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { generateDslSchemas } from './generate-dsl-schema.js';
 
 export const TEMPLATE = 'tagwise_test_template';
 
@@ -40,6 +41,9 @@ let dataDir: string | undefined;
 
 export async function setup(project: TestProject) {
   trustTestCertificate();
+  // Compiled queries are checked against schemas generated from the client's types; make them
+  // once here rather than racing to make them in several workers.
+  generateDslSchemas();
   let url = process.env.DATABASE_URL;
   if (!url) {
     dataDir = mkdtempSync(join(tmpdir(), 'tagwise-test-'));
