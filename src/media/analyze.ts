@@ -22,6 +22,14 @@ export const MAX_IMAGE_SIZE = 131_072_000;
  */
 export const MAX_INPUT_PIXELS = 16383 * 16383;
 
+/**
+ * Cap on width × height × frames of an animated GIF. sharp's `limitInputPixels` judges one frame at
+ * a time, so without this a file of many tiny frames on a huge canvas would decode for minutes.
+ * 2^30 is, for instance, 1,000 frames of 1024×1024. The reference has no such rule; the message is
+ * its "dimensions are too large to process".
+ */
+export const MAX_ANIMATED_PIXELS = 2 ** 30;
+
 export interface ImageAnalysis {
   mimeType: MediaMimeType;
   format: MediaFormat;
@@ -42,6 +50,8 @@ export interface ImageAnalysis {
 export interface AnalyzeOptions extends FfmpegOptions {
   /** Upper bound of `size`; default `MAX_IMAGE_SIZE`. */
   maxSize?: number;
+  /** Upper bound of width × height × frames of a GIF; default `MAX_ANIMATED_PIXELS`. */
+  maxAnimatedPixels?: number;
 }
 
 export async function analyzeImage(bytes: Buffer, options?: AnalyzeOptions): Promise<ImageAnalysis> {
@@ -70,6 +80,9 @@ export async function analyzeImage(bytes: Buffer, options?: AnalyzeOptions): Pro
 
   const problem = dimensionError(dims.width, dims.height);
   if (problem) throw problem;
+  if (format === 'gif' && dims.width * dims.height * dims.frameCount > (options?.maxAnimatedPixels ?? MAX_ANIMATED_PIXELS)) {
+    throw MediaError.tooLarge();
+  }
 
   return {
     mimeType: mimeType as MediaMimeType,

@@ -35,9 +35,9 @@ export function createRng(seed: number): () => number {
 /** The kind a seeder should use for a seed when it has no preference (mostly png and jpeg). */
 export function demoKindFor(seed: number): DemoKind {
   const r = createRng(seed ^ 0x5eed)();
-  if (r < 0.5) return 'png';
-  if (r < 0.8) return 'jpeg';
-  if (r < 0.93) return 'gif';
+  if (r < 0.52) return 'png';
+  if (r < 0.84) return 'jpeg';
+  if (r < 0.94) return 'gif';
   return 'svg';
 }
 
@@ -50,7 +50,8 @@ export async function generateDemoImage(seed: number, kind: DemoKind = demoKindF
     case 'svg':
       return { bytes: Buffer.from(renderSvg(scene, 0), 'utf8'), name, kind, width, height };
     case 'png': {
-      const bytes = await sharp(Buffer.from(renderSvg(scene, 0))).png({ compressionLevel: 6 }).toBuffer();
+      // The sky covers the whole canvas, so the alpha channel the rasteriser adds carries nothing.
+      const bytes = await sharp(Buffer.from(renderSvg(scene, 0))).removeAlpha().png({ compressionLevel: 6 }).toBuffer();
       return { bytes, name, kind, width, height };
     }
     case 'jpeg': {
@@ -70,7 +71,7 @@ export async function generateDemoImage(seed: number, kind: DemoKind = demoKindF
       const bytes = await sharp(Buffer.concat(strips), {
         raw: { width, height: height * frames, channels: 4, pageHeight: height },
       })
-        .gif({ delay, loop: 0, effort: 4 })
+        .gif({ delay, loop: 0, effort: 1 })
         .toBuffer();
       return { bytes, name, kind, width, height };
     }
@@ -145,14 +146,14 @@ function between(rng: () => number, lo: number, hi: number): number {
 function chooseSize(rng: () => number, kind: DemoKind): { width: number; height: number } {
   const [sw, sh] = pick(rng, SHAPES);
   if (kind === 'gif') {
-    const base = Math.round(between(rng, 160, 360));
-    const w = Math.min(480, Math.round(base * Math.min(sw, 1.6)));
-    const h = Math.min(480, Math.round(base * Math.min(sh, 1.6)));
-    return { width: Math.max(120, w), height: Math.max(120, h) };
+    const base = Math.round(between(rng, 110, 230));
+    const w = Math.min(320, Math.round(base * Math.min(sw, 1.5)));
+    const h = Math.min(320, Math.round(base * Math.min(sh, 1.5)));
+    return { width: Math.max(100, w), height: Math.max(100, h) };
   }
   // Mostly moderate sizes, sometimes large: the long side from ~300 to ~2000 px.
   const r = rng();
-  const longSide = r < 0.45 ? between(rng, 300, 800) : r < 0.85 ? between(rng, 800, 1400) : between(rng, 1400, 2000);
+  const longSide = r < 0.55 ? between(rng, 300, 800) : r < 0.9 ? between(rng, 800, 1400) : between(rng, 1400, 2000);
   const scale = longSide / Math.max(sw, sh);
   let width = Math.round(sw * scale);
   let height = Math.round(sh * scale);
@@ -312,7 +313,7 @@ function renderSvg(scene: Scene, frame: number): string {
     const dx = t * cloud.w * 0.3;
     const { x, y, w } = cloud;
     out.push(
-      `<g fill="#ffffff" opacity="${f1(cloud.opacity)}"><ellipse cx="${f1(x + dx)}" cy="${f1(y)}" rx="${f1(w * 0.5)}" ry="${f1(w * 0.16)}"/>` +
+      `<g fill="#ffffff" fill-opacity="${f1(cloud.opacity)}"><ellipse cx="${f1(x + dx)}" cy="${f1(y)}" rx="${f1(w * 0.5)}" ry="${f1(w * 0.16)}"/>` +
         `<ellipse cx="${f1(x + dx - w * 0.15)}" cy="${f1(y - w * 0.1)}" rx="${f1(w * 0.22)}" ry="${f1(w * 0.14)}"/>` +
         `<ellipse cx="${f1(x + dx + w * 0.12)}" cy="${f1(y - w * 0.12)}" rx="${f1(w * 0.25)}" ry="${f1(w * 0.17)}"/></g>`,
     );
@@ -324,7 +325,7 @@ function renderSvg(scene: Scene, frame: number): string {
   });
   for (const sp of scene.sparkles) {
     const r = sp.r * (0.7 + 0.3 * Math.cos(t * Math.PI * 2));
-    out.push(`<path d="${starPath(sp.x, sp.y, r)}" fill="${sp.color}" opacity="0.85"/>`);
+    out.push(`<path d="${starPath(sp.x, sp.y, r)}" fill="${sp.color}" fill-opacity="0.85"/>`);
   }
   out.push('</svg>');
   return out.join('\n');

@@ -17,6 +17,7 @@ export {
 export { MEDIA_MESSAGES, MediaError, isMediaError, type MediaErrorField, type MediaErrorMap } from './errors.js';
 export { isSvg, sniff, sniffFormat, sniffMimeType, trueMimeType, type SniffResult } from './sniff.js';
 export {
+  MAX_ANIMATED_PIXELS,
   MAX_IMAGE_SIZE,
   MAX_INPUT_PIXELS,
   analyzeImage,

@@ -40,7 +40,7 @@ describe('demo images', () => {
       expect(a.animated).toBe(true);
       expect(a.frameCount).toBeGreaterThanOrEqual(4);
       expect(a.frameCount).toBeLessThanOrEqual(8);
-      expect(Math.max(a.width, a.height)).toBeLessThanOrEqual(480);
+      expect(Math.max(a.width, a.height)).toBeLessThanOrEqual(320);
     }
   });
 
