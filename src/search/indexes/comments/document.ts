@@ -33,6 +33,9 @@ from c
   left join tg on tg.image_id = c.image_id
 order by c.id`;
 
+/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
+const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
+
 interface CommentRow {
   id: number;
   created_at: string;
@@ -89,6 +92,6 @@ export function buildCommentDocument(row: CommentRow): IndexDocument {
 /** Documents of the comments with these ids, in id order; ids without a row are absent. */
 export async function loadCommentDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
   if (ids.length === 0) return [];
-  const rows = await db.$client.unsafe<CommentRow[]>(QUERY, [ids as never], { prepare: true });
-  return rows.map(buildCommentDocument);
+  const [result] = await db.$client.unsafe<{ rows: CommentRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
+  return (result?.rows ?? []).map(buildCommentDocument);
 }

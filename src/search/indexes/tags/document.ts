@@ -36,6 +36,9 @@ from tags t
 where t.id = any($1::int[])
 order by t.id`;
 
+/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
+const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
+
 interface TagRow {
   id: number;
   name: string;
@@ -75,6 +78,6 @@ export function buildTagDocument(row: TagRow): IndexDocument {
 /** Documents of the tags with these ids, in id order; ids without a row are absent. */
 export async function loadTagDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
   if (ids.length === 0) return [];
-  const rows = await db.$client.unsafe<TagRow[]>(QUERY, [ids as never], { prepare: true });
-  return rows.map(buildTagDocument);
+  const [result] = await db.$client.unsafe<{ rows: TagRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
+  return (result?.rows ?? []).map(buildTagDocument);
 }
