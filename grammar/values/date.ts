@@ -23,7 +23,7 @@ export interface DateInterval {
   upper: number;
 }
 
-const MILLENNIUM_SECONDS = 31_536_000_000n;
+const MILLENNIUM_SECONDS = 31_536_000_000;
 
 const UNITS: ReadonlyArray<readonly [string, number]> = [
   ['second', 1],
@@ -167,18 +167,31 @@ function parseRelative(s: string, nowMs: number): DateInterval | null {
     let j = i + name.length;
     if (s.charCodeAt(j) === 115 /* s */) j++;
     if (!s.startsWith(' ago', j) || j + 4 !== s.length) return null;
-    const total = BigInt(countText) * BigInt(seconds);
-    if (total > MILLENNIUM_SECONDS) {
+    const digits = countText.replace(/^0+(?=\d)/, '');
+    // At most 11 significant digits can stay within a millennium of seconds.
+    if (digits.length > 12 || Number(digits) * seconds > MILLENNIUM_SECONDS) {
       throw failedAt(
-        `invalid date format in input; requested time ${total} seconds is over a millennium ago, starting at: `,
+        `invalid date format in input; requested time ${multiplyDecimal(digits, seconds)} seconds is over a millennium ago, starting at: `,
         s.length,
       );
     }
-    const count = Number(countText);
+    const count = Number(digits);
     const now = Math.floor(nowMs / 1000);
     return { lower: now - (count + 1) * seconds, upper: now - count * seconds };
   }
   return null;
+}
+
+/** A decimal digit string times a small positive integer, exactly, in linear time. */
+function multiplyDecimal(digits: string, factor: number): string {
+  const out: number[] = new Array(digits.length);
+  let carry = 0;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    const v = (digits.charCodeAt(i) - 48) * factor + carry;
+    out[i] = v % 10;
+    carry = Math.floor(v / 10);
+  }
+  return (carry > 0 ? String(carry) : '') + out.join('');
 }
 
 function pad(n: number, width: number): string {

@@ -1,7 +1,7 @@
 /**
  * Fuzzing: tens of thousands of random and mutated queries against every index and role. Each
  * must either compile to a schema-valid query or fail with a QueryError pointing inside the
- * text, and each must finish within a small time bound.
+ * text, and each must finish within a small bound of CPU time.
  */
 import { describe, expect, it } from 'vitest';
 import { compileQuery, QueryError, type QueryContext, type Role } from '../../grammar/index.js';
@@ -107,24 +107,38 @@ const context: QueryContext = {
 
 const BOUND_MS = 50;
 
+/** CPU milliseconds of this process since `since` (wall time would count other work on a busy machine). */
+function cpuMs(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+}
+
 function check(input: string, index: (typeof SEARCH_INDEXES)[number], role: Role): { ms: number; ok: boolean } {
-  const started = performance.now();
-  let ok = false;
+  const started = process.cpuUsage();
   try {
     const query = compileQuery(input, { fields: queryFields[index], role, context });
-    const ms = performance.now() - started;
+    const ms = cpuMs(started);
     const errors = validateQuery(query);
     if (errors.length > 0) throw new Error(`${JSON.stringify(input)} compiled to an invalid query: ${errors.join('; ')}`);
-    ok = true;
-    return { ms, ok };
+    return { ms, ok: true };
   } catch (error) {
-    const ms = performance.now() - started;
+    const ms = cpuMs(started);
     if (!(error instanceof QueryError)) throw new Error(`${JSON.stringify(input)} threw ${String(error)}`);
     expect(error.message.length).toBeGreaterThan(0);
     expect(error.position.offset).toBeGreaterThanOrEqual(0);
     expect(error.position.offset).toBeLessThanOrEqual(input.length);
-    return { ms, ok };
+    return { ms, ok: false };
   }
+}
+
+/** The best of up to three runs: a garbage collection or a busy machine can slow any single one. */
+function timed(input: string, index: (typeof SEARCH_INDEXES)[number], role: Role): { ms: number; ok: boolean } {
+  let result = check(input, index, role);
+  for (let attempt = 0; attempt < 2 && result.ms > BOUND_MS; attempt++) {
+    const again = check(input, index, role);
+    if (again.ms < result.ms) result = again;
+  }
+  return result;
 }
 
 describe('fuzz', () => {
@@ -132,16 +146,12 @@ describe('fuzz', () => {
     const random = rng(20240110);
     const RUNS = 30_000;
     let compiled = 0;
-    let slowest = 0;
     for (let i = 0; i < RUNS; i++) {
       const input = generate(random);
       const index = SEARCH_INDEXES[Math.floor(random() * SEARCH_INDEXES.length)]!;
       const role = ROLES[Math.floor(random() * ROLES.length)]!;
-      let { ms, ok } = check(input, index, role);
-      // A garbage collection can pause any single run: measure a slow one again before judging.
-      if (ms > BOUND_MS) ms = check(input, index, role).ms;
+      const { ms, ok } = timed(input, index, role);
       expect(ms, JSON.stringify(input).slice(0, 200)).toBeLessThan(BOUND_MS);
-      slowest = Math.max(slowest, ms);
       if (ok) compiled++;
     }
     // Both outcomes must be well represented, or the generator is not exercising anything.
@@ -172,8 +182,7 @@ describe('fuzz', () => {
     ];
     for (const input of cases) {
       for (const role of ROLES) {
-        let { ms } = check(input, 'images', role);
-        if (ms > BOUND_MS) ms = check(input, 'images', role).ms;
+        const { ms } = timed(input, 'images', role);
         expect(ms, input.slice(0, 40)).toBeLessThan(BOUND_MS);
       }
     }
