@@ -3,9 +3,10 @@
  *
  * A version is made for each box the image exceeds (`width > W or height > H`), scaled to fit
  * inside the box with its aspect ratio kept (ffmpeg's `force_original_aspect_ratio=decrease`
- * arithmetic, so the sizes are the reference's). The image is decoded once, shrunk straight to the
+ * arithmetic, so the sizes are the reference's). Stills are decoded once, shrunk straight to the
  * largest version (JPEG shrink-on-load does most of that work), and every smaller version is
- * resized from that intermediate.
+ * resized from that intermediate. Animated GIFs are resized page by page from the file for each
+ * version, since quantising the output costs far more than decoding.
  *
  * | format | files                                                                |
  * |--------|----------------------------------------------------------------------|
@@ -20,10 +21,17 @@
  * reference does.
  */
 import sharp, { type GifOptions, type Sharp } from 'sharp';
-import { decodeError, MAX_ANIMATED_PIXELS, MAX_INPUT_PIXELS, requiresNormalisation, type ImageAnalysis } from './analyze.js';
+import {
+  decodeError,
+  gifFrameDelayCs,
+  MAX_ANIMATED_PIXELS,
+  MAX_INPUT_PIXELS,
+  requiresNormalisation,
+  type ImageAnalysis,
+} from './analyze.js';
 import { MediaError } from './errors.js';
 import { extractVideoFrame, type FfmpegOptions } from './ffmpeg.js';
-import { formatInfo, type MediaFormat } from './formats.js';
+import { formatInfo } from './formats.js';
 import { gifFrameAt } from './intensities.js';
 
 export type VersionName = 'thumb_tiny' | 'thumb_small' | 'thumb' | 'small' | 'medium' | 'large' | 'tall';
@@ -209,7 +217,9 @@ async function gifRepresentations(bytes: Buffer, analysis: RepresentationInput, 
   const loop = meta.loop ?? 0;
 
   // The frame shown at duration/2, as PNG: `rendered.png` (and the source of the intensities).
-  const totalSeconds = analysis.duration ?? 0;
+  let totalCs = 0;
+  for (let k = 0; k < pages; k++) totalCs += gifFrameDelayCs(delay?.[k]);
+  const totalSeconds = analysis.duration ?? totalCs / 100;
   const page = pages > 1 ? gifFrameAt(delay ?? [], pages, totalSeconds / 2) : 0;
   const rendered = await sharp(bytes, { limitInputPixels, page }).png().toBuffer();
 
@@ -260,11 +270,6 @@ async function webmRepresentations(bytes: Buffer, analysis: RepresentationInput,
 /** The storage name of a representation: `thumb.png`, `full.jpg`, `rendered.png`. */
 export function representationFileName(representation: Pick<Representation, 'name' | 'ext'>): string {
   return `${representation.name}.${representation.ext}`;
-}
-
-/** Formats whose `full` file `makeRepresentations` rewrites (metadata stripped). */
-export function stripsMetadata(format: MediaFormat): boolean {
-  return format === 'jpg' || format === 'png';
 }
 
 // ---------------------------------------------------------------------------------------------
