@@ -1,0 +1,107 @@
+/**
+ * POST /search/reverse (reference §7; POST only, a GET is 404 like every unknown route).
+ *
+ * Input: `url` from the query string or the body (JSON or form), or an uploaded multipart file
+ * named `image` or `image[image]`; `distance` and `limit` from the query or the body (see
+ * images/reverse-search.ts for how they are read).
+ *
+ * Always 200 `{"images": [...], "interactions": [], "total": N}`, images closest first. As in the
+ * reference, a missing file, a URL that cannot be fetched (not https, a private or forbidden
+ * address — refused before any request is made —, a bad status, too large), a file that cannot be
+ * analysed, or an invalid `limit` all give the empty result, never an error status.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { findSimilarImages, parseDistance, parseLimit, searchKeyOf } from '../../images/reverse-search.js';
+import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
+import { FetchError, safeFetch } from '../../media/safe-fetch.js';
+import type { AppContext, AppEnv } from '../context.js';
+import { renderImages } from '../loaders/images.js';
+import type { DepsWithUploads } from './upload.js';
+
+type Params = Record<string, unknown>;
+
+const EMPTY = { images: [], interactions: [], total: 0 };
+
+/** The body's fields: JSON object, or form fields and files. Unreadable bodies give none. */
+async function bodyParams(c: AppContext): Promise<Params> {
+  const type = c.req.header('content-type') ?? '';
+  try {
+    if (/^application\/json\s*(;|$)/i.test(type)) {
+      const parsed: unknown = JSON.parse(await c.req.text());
+      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Params) : {};
+    }
+    if (/^(multipart\/form-data|application\/x-www-form-urlencoded)\s*(;|$)/i.test(type)) {
+      return (await c.req.parseBody()) as Params;
+    }
+  } catch {
+    // Malformed bodies carry nothing usable.
+  }
+  return {};
+}
+
+function str(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return undefined;
+}
+
+async function fileBytes(body: Params): Promise<Buffer | undefined> {
+  const nested = body.image;
+  const candidates = [body['image[image]'], nested, nested && typeof nested === 'object' && !(nested instanceof File) ? (nested as Params).image : undefined];
+  for (const candidate of candidates) {
+    if (candidate instanceof File && candidate.size > 0) return Buffer.from(await candidate.arrayBuffer());
+  }
+  return undefined;
+}
+
+export function reverseRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post(
+    '/search/reverse',
+    async (c, next) => {
+      const deps = c.get('deps') as DepsWithUploads;
+      const max = (deps.upload?.maxBytes ?? MAX_IMAGE_SIZE) + 64 * 1024;
+      return bodyLimit({ maxSize: max, onError: (ctx) => ctx.json(EMPTY) })(c, next);
+    },
+    async (c) => {
+      const deps = c.get('deps') as DepsWithUploads;
+      const body = await bodyParams(c);
+      const param = (name: string) => c.req.query(name) ?? str(body[name]);
+
+      const limit = parseLimit(param('limit'));
+      if (limit === null) return c.json(EMPTY);
+      const distance = parseDistance(param('distance'));
+      const maxBytes = deps.upload?.maxBytes ?? MAX_IMAGE_SIZE;
+
+      let bytes = await fileBytes(body);
+      if (!bytes) {
+        const url = param('url')?.trim();
+        if (!url) return c.json(EMPTY);
+        try {
+          bytes = (
+            await safeFetch(url, {
+              allowHosts: deps.config.fetchAllowHosts,
+              maxBytes,
+              ...(deps.upload?.fetchTimeoutMs !== undefined ? { totalTimeoutMs: deps.upload.fetchTimeoutMs } : {}),
+            })
+          ).bytes;
+        } catch (error) {
+          if (error instanceof FetchError) return c.json(EMPTY);
+          throw error;
+        }
+      }
+
+      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg });
+      if (!key) return c.json(EMPTY);
+      const found = await findSimilarImages(deps.db, { ...key, distance, limit });
+      const user = c.get('user');
+      const filter = await c.get('currentFilter')();
+      const views = await renderImages(deps, found.ids, { filter, user });
+      return c.json({ images: views, interactions: [], total: found.total });
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,249 @@
+/**
+ * POST /images?key=… (spec "Submitting an image", reference §8): submit an image by URL.
+ *
+ * Answers, in the order they are checked:
+ * - 401 `{"error":"Unauthorized"}` without a valid key (the reference sends an empty body; every
+ *   error of ours is JSON);
+ * - 403 `{"error":"…","reason":"…","expires_at":"…"|null}` for a banned user or IP;
+ * - 415 `{"error":…}` unless the content type is application/json;
+ * - 413 when the JSON body is larger than 1 MiB; 400 `{"error":…}` for malformed JSON;
+ * - 400 `{"errors":{"url"|"description"|…:["is invalid"]}}` when a field has the wrong type;
+ * - 429 `{"error":…}` with `Retry-After` past the per-key or per-IP submission rate (the limiter's
+ *   `upload` budget, `RATE_LIMIT_UPLOAD`, off with `RATE_LIMITS=off`) — repeated, the limiter bans
+ *   (403) — or past the daily cap per user (`UPLOAD_DAILY_CAP`, counted from the images table);
+ * - 400 `{"errors":{field:[messages]}}` when the submission fails validation (see images/submit.ts
+ *   for the fields and messages, including fetch failures as `image: ["url …"]`);
+ * - 200 `{"image": <image with spoilered>, "interactions": []}`.
+ *
+ * `url` is read from the body (and, as the spec's route table names it, from the query when the
+ * body has none).
+ *
+ * Optional dependencies read from the app's deps object beside `AppDeps` (see `UploadDeps`): the
+ * image store, the shared limiter, and upload settings such as the largest accepted file.
+ */
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { and, count, eq, gt, min, sql } from 'drizzle-orm';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+import { images } from '../../db/schema/index.js';
+import { submitImage, type SubmitErrors } from '../../images/submit.js';
+import { findActiveBan, limitPolicyFrom, RequestLimiter, type ActiveBan } from '../../limits/index.js';
+import type { FfmpegOptions } from '../../media/ffmpeg.js';
+import { FileStore } from '../../media/storage.js';
+import type { AppContext, AppDeps, AppEnv } from '../context.js';
+import { errorResponse } from '../errors.js';
+import { renderImage } from '../loaders/images.js';
+
+export interface UploadOptions {
+  /** Largest accepted file in bytes (default 131,072,000, the reference's limit). */
+  maxBytes?: number;
+  /** ffprobe/ffmpeg settings for WebM analysis. */
+  ffmpeg?: FfmpegOptions;
+  /** Time limit of one download (default 60 s). */
+  fetchTimeoutMs?: number;
+}
+
+/** Optional members of the app's deps used by the upload and reverse-search routes. */
+export interface UploadDeps {
+  /** The image store; default `DATA_DIR/images`. */
+  fileStore?: FileStore;
+  /** The process's request limiter; default one per app built from `config.limits`. */
+  limiter?: RequestLimiter;
+  upload?: UploadOptions;
+}
+
+export type DepsWithUploads = AppDeps & UploadDeps;
+
+/** Largest JSON body of a submission (the description is at most 50,000 bytes). */
+export const MAX_JSON_BODY_BYTES = 1024 * 1024;
+
+const defaultStores = new WeakMap<AppDeps, FileStore>();
+const defaultLimiters = new WeakMap<AppDeps, RequestLimiter | null>();
+
+export function imageStoreOf(deps: DepsWithUploads): FileStore {
+  if (deps.fileStore) return deps.fileStore;
+  let store = defaultStores.get(deps);
+  if (!store) {
+    store = new FileStore(join(deps.config.dataDir, 'images'));
+    defaultStores.set(deps, store);
+  }
+  return store;
+}
+
+/** The limiter of these deps, or null when limits are off (`RATE_LIMITS=off`). */
+export function limiterOf(deps: DepsWithUploads): RequestLimiter | null {
+  if (deps.limiter) return deps.limiter;
+  if (!deps.config.limits.enabled) return null;
+  let limiter = defaultLimiters.get(deps);
+  if (limiter === undefined) {
+    limiter = new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits));
+    defaultLimiters.set(deps, limiter);
+  }
+  return limiter;
+}
+
+/** The caller's address as stored and matched against IP bans (IPv4-mapped IPv6 as IPv4). */
+export function clientIp(c: Context): string | undefined {
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+  if (!address || !ipaddr.isValid(address)) return undefined;
+  return ipaddr.process(address).toString();
+}
+
+/** `"a" <> crc32(User-Agent)`, the reference's fingerprint of API requests. */
+export function fingerprintOf(userAgent: string | undefined): string {
+  return `a${crc32(Buffer.from(userAgent ?? '', 'utf8')) >>> 0}`;
+}
+
+export function banResponse(c: Context, ban: ActiveBan): Response {
+  const until = ban.validUntil ? ban.validUntil.toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
+  return c.json(
+    {
+      error: until ? `You are banned until ${until}: ${ban.reason}` : `You are banned permanently: ${ban.reason}`,
+      reason: ban.reason,
+      expires_at: until,
+    },
+    403,
+  );
+}
+
+const text = z.string().nullish();
+
+const bodySchema = z.looseObject({
+  url: text,
+  image: z
+    .looseObject({
+      description: text,
+      tag_input: text,
+      source_url: text,
+      /** An array of URLs, or the reference's `{"0": {"source": "…"}}` map. */
+      sources: z.union([z.array(z.string()), z.record(z.string(), z.looseObject({ source: z.string().nullish() }))]).nullish(),
+      anonymous: z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).nullish(),
+    })
+    .nullish(),
+});
+
+type Body = z.infer<typeof bodySchema>;
+
+/** Type errors of the body as an errors map: `image.tag_input` → `tag_input: ["is invalid"]`. */
+function typeErrors(error: z.ZodError): SubmitErrors {
+  const errors: SubmitErrors = {};
+  for (const issue of error.issues) {
+    const path = issue.path.map(String);
+    const field = path[0] === 'image' && path.length > 1 ? path[1]! : (path[0] ?? 'image');
+    const list = (errors[field] ??= []);
+    if (!list.includes('is invalid')) list.push('is invalid');
+  }
+  return errors;
+}
+
+function sourcesOf(image: NonNullable<Body['image']>): string[] {
+  const s = image.sources;
+  if (!s) return [];
+  if (Array.isArray(s)) return s;
+  return Object.keys(s)
+    .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))
+    .map((k) => s[k]?.source ?? '');
+}
+
+const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
+
+/** Seconds until the oldest of the last day's uploads leaves the window. */
+async function dailyCapWait(c: AppContext, userId: number): Promise<number | null> {
+  const { db, config } = c.get('deps');
+  const cap = config.limits.uploadDailyCap;
+  const [row] = await db
+    .select({ n: count(), oldest: min(images.createdAt) })
+    .from(images)
+    .where(and(eq(images.userId, userId), gt(images.createdAt, sql`now() - interval '1 day'`)));
+  if (!row || row.n < cap) return null;
+  const oldest = row.oldest ? new Date(row.oldest).getTime() : Date.now();
+  return Math.max(1, Math.ceil((oldest + 86_400_000 - Date.now()) / 1000));
+}
+
+export function uploadRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post(
+    '/images',
+    bodyLimit({ maxSize: MAX_JSON_BODY_BYTES, onError: (c) => errorResponse(c, 413, 'Request body too large') }),
+    async (c) => {
+      const deps = c.get('deps') as DepsWithUploads;
+      const user = c.get('user');
+      if (!user) return errorResponse(c, 401, 'Unauthorized');
+
+      const ip = clientIp(c);
+      const ban = await findActiveBan(deps.db, { userId: user.id, ...(ip ? { ip } : {}) });
+      if (ban) return banResponse(c, ban);
+
+      if (!isJson(c.req.header('content-type'))) return errorResponse(c, 415, 'Content-Type must be application/json');
+      let raw: unknown;
+      try {
+        raw = JSON.parse(await c.req.text());
+      } catch {
+        return errorResponse(c, 400, 'Malformed JSON body');
+      }
+      const parsed = bodySchema.safeParse(raw);
+      if (!parsed.success) return c.json({ errors: typeErrors(parsed.error) }, 400);
+      const body = parsed.data;
+      const image = body.image ?? {};
+
+      const limiter = limiterOf(deps);
+      if (limiter) {
+        for (const caller of [{ userId: user.id }, ...(ip ? [{ ip }] : [])]) {
+          const decision = await limiter.check(caller, 'upload');
+          if (decision.kind === 'banned') return banResponse(c, decision.ban);
+          if (decision.kind === 'limited') {
+            c.header('Retry-After', String(decision.retryAfterSeconds));
+            return errorResponse(c, 429, `Too many submissions; retry in ${decision.retryAfterSeconds} s`);
+          }
+        }
+      }
+      const wait = await dailyCapWait(c, user.id);
+      if (wait !== null) {
+        c.header('Retry-After', String(wait));
+        return errorResponse(c, 429, `Daily limit of ${deps.config.limits.uploadDailyCap} submissions reached`);
+      }
+
+      const options = deps.upload ?? {};
+      const result = await submitImage(
+        deps.db,
+        {
+          user,
+          ip: ip ?? null,
+          fingerprint: fingerprintOf(c.req.header('user-agent')),
+          url: body.url ?? c.req.query('url') ?? null,
+          description: image.description ?? '',
+          tagInput: image.tag_input ?? '',
+          sourceUrl: image.source_url ?? null,
+          sources: sourcesOf(image),
+          anonymous: image.anonymous === true || image.anonymous === 'true' || image.anonymous === '1',
+        },
+        {
+          fileStore: imageStoreOf(deps),
+          ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+          ...(options.ffmpeg ? { media: options.ffmpeg } : {}),
+          fetch: {
+            allowHosts: deps.config.fetchAllowHosts,
+            ...(options.fetchTimeoutMs !== undefined ? { totalTimeoutMs: options.fetchTimeoutMs } : {}),
+          },
+        },
+      );
+      if (!result.ok) return c.json({ errors: result.errors }, 400);
+
+      const filter = await c.get('currentFilter')();
+      const view = await renderImage(deps, result.imageId, { filter, user });
+      return c.json({ image: view, interactions: [] });
+    },
+  );
+
+  return app;
+}
