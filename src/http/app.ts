@@ -18,7 +18,9 @@ import { imageRoutes } from './routes/images.js';
 import { oembedRoutes } from './routes/oembed.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
+import { reverseRoutes } from './routes/reverse.js';
 import { tagRoutes } from './routes/tags.js';
+import { uploadRoutes } from './routes/upload.js';
 
 export type { AppDeps, AppEnv } from './context.js';
 
@@ -37,6 +39,8 @@ export function createApiRoutes(): Hono<AppEnv> {
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());
   api.route('/', oembedRoutes());
+  api.route('/', uploadRoutes());
+  api.route('/', reverseRoutes());
   return api;
 }
 
