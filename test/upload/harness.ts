@@ -1,0 +1,166 @@
+/**
+ * Harness of the submission tests: a real database, the app served over real HTTP, a local https
+ * server (trusted by the test setup) that serves whatever files a test registers, the image store
+ * under a temporary DATA_DIR, and the job worker with the image handlers.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/client.js';
+import { createApp } from '../../src/http/app.js';
+import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/upload.js';
+import { createJobHandlers } from '../../src/images/process-job.js';
+import { JobWorker } from '../../src/jobs/index.js';
+import { FileStore } from '../../src/media/storage.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
+import { insertKey, insertTag, insertUser, serveApp, stubEngine } from '../http/harness.js';
+
+export const BASE_URL = 'http://booru.test';
+export const CDN_URL = 'https://cdn.booru.test';
+
+export interface Served {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: Buffer | string;
+}
+
+export interface UploadHarness {
+  db: Database;
+  config: Config;
+  dataDir: string;
+  store: FileStore;
+  /** Base URL of the app. */
+  url: string;
+  /** The https file server. */
+  files: TestHttpsServer;
+  /** Register what the file server answers at `path` (e.g. `/a.png`); returns its https URL. */
+  serve(path: string, served: Served): string;
+  /** Paths the file server was asked for, in order. */
+  requested: string[];
+  /** An app path or a CDN URL (`https://cdn.booru.test/img/…`), fetched from the app. */
+  get(pathOrCdnUrl: string): Promise<Response>;
+  /** A JSON API request (path relative to /api/v1/json). */
+  api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  /** POST /images with a JSON body. */
+  submit(key: string | null, body: unknown, init?: { headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  /** Run every due job. */
+  drain(): Promise<number>;
+  worker(): JobWorker;
+  logged: unknown[];
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  upload?: UploadOptions;
+}
+
+export async function startUploadHarness(options: HarnessOptions = {}): Promise<UploadHarness> {
+  const testDb: TestDatabase = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-upload-'));
+  const routes = new Map<string, Served>();
+  const requested: string[] = [];
+  const files = await startHttpsServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    requested.push(path);
+    const served = routes.get(path);
+    if (!served) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+      return;
+    }
+    res.writeHead(served.status ?? 200, served.headers ?? {});
+    res.end(served.body ?? '');
+  });
+  const config = loadConfig({
+    BASE_URL,
+    CDN_URL,
+    DATA_DIR: dataDir,
+    DEMO_DATA: 'false',
+    FETCH_ALLOW_HOSTS: files.hostPort,
+    RATE_LIMIT_UPLOAD: '1000/1m',
+    UPLOAD_DAILY_CAP: '1000',
+    ...options.env,
+  });
+  const store = new FileStore(join(dataDir, 'images'));
+  const logged: unknown[] = [];
+  const deps: DepsWithUploads = {
+    config,
+    db: testDb.db,
+    engine: stubEngine,
+    logger: { error: (obj) => logged.push(obj) },
+    fileStore: store,
+    ...(options.upload ? { upload: options.upload } : {}),
+  };
+  const served = await serveApp(createApp(deps));
+  const url = served.url;
+
+  const api = async (path: string, init?: RequestInit) => {
+    const res = await fetch(`${url}/api/v1/json${path}`, init);
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text === '' ? null : JSON.parse(text);
+    } catch {
+      /* keep the text */
+    }
+    return { status: res.status, headers: res.headers, body };
+  };
+  const makeWorker = () => new JobWorker({ db: testDb.db, handlers: createJobHandlers({ db: testDb.db, fileStore: store, config }), pollMs: 50 });
+  const worker = makeWorker();
+
+  return {
+    db: testDb.db,
+    config,
+    dataDir,
+    store,
+    url,
+    files,
+    requested,
+    serve(path, s) {
+      routes.set(path, s);
+      return `${files.origin}${path}`;
+    },
+    get(pathOrCdnUrl) {
+      const path = pathOrCdnUrl.startsWith(CDN_URL) ? pathOrCdnUrl.slice(CDN_URL.length) : pathOrCdnUrl;
+      return fetch(`${url}${path}`);
+    },
+    api,
+    submit(key, body, init) {
+      const query = key === null ? '' : `?key=${encodeURIComponent(key)}`;
+      return api(`/images${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...init?.headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    },
+    drain: () => worker.drain(),
+    worker: makeWorker,
+    logged,
+    async close() {
+      await served.close();
+      await files.close();
+      await testDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The rating tags and a Default filter, as a seeded board has them. */
+export async function seedBoard(db: Database) {
+  for (const name of ['safe', 'suggestive', 'questionable', 'explicit', 'semi-grimdark', 'grimdark', 'grotesque']) {
+    await insertTag(db, name, { category: 'rating' });
+  }
+}
+
+/** A user (verified unless said otherwise) and an API key of theirs. */
+export async function userWithKey(db: Database, values: Parameters<typeof insertUser>[1] = {}) {
+  const user = await insertUser(db, { verified: true, ...values });
+  const key = await insertKey(db, user.id);
+  return { user, key };
+}
+
+export const PNG = { 'content-type': 'image/png' };
