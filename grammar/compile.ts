@@ -297,16 +297,20 @@ function nowMs(env: Env): number {
   return env.nowMs;
 }
 
-function compileNested(text: string | null | undefined, context: QueryContext, env: Env): Query {
+/**
+ * Compile a saved multi-line query string (a filter's complex string, a watch-list string):
+ * normalised line by line (`(a) || (b)`), and `match_none` when it is empty or does not compile,
+ * so that a broken saved string never hides (or shows) everything.
+ */
+export function compileSaved(text: string | null | undefined, options: CompileOptions): Query {
   try {
-    return compileQuery(normalizeMultiline(text), {
-      fields: env.fields.set,
-      role: env.fields.tier,
-      context,
-      limits: env.limits,
-    });
+    return compileQuery(normalizeMultiline(text), options);
   } catch (error) {
     if (error instanceof QueryError) return MATCH_NONE();
     throw error;
   }
+}
+
+function compileNested(text: string | null | undefined, context: QueryContext, env: Env): Query {
+  return compileSaved(text, { fields: env.fields.set, role: env.fields.tier, context, limits: env.limits });
 }

@@ -14,7 +14,7 @@ export { DEFAULT_LIMITS, type QueryLimits } from './limits.js';
 export { lex } from './lexer.js';
 export { parse, parseMessages, type ParseOptions } from './parser.js';
 export { print, printTerm, type PrintOptions } from './print.js';
-export { compile, compileQuery, compileMessages, foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
+export { compile, compileQuery, compileSaved, compileMessages, foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
 export { splitTermRange, type RangeOp, type TermTarget } from './term-range.js';
 export {
   customField,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { filterIdsIn, type FilterRule, type Query, type QueryContext, type WatchList } from '../../grammar/index.js';
+import { compileSaved, filterIdsIn, type FilterRule, type Query, type QueryContext, type WatchList } from '../../grammar/index.js';
+import { imageFields } from '../../src/search/indexes/images/fields.js';
+import { assertValidQuery } from '../support/dsl-schema.js';
 import { dsl, must, queryError, should, tag } from './helpers.js';
 
 const user: QueryContext = { userId: 1 };
@@ -178,5 +180,21 @@ describe('my: on the other indexes', () => {
 
   it('tags have no my:', () => {
     expect(dsl('my:tags', { index: 'tags', role: 'user', context: { userId: 1 } })).toEqual({ term: { name: 'my:tags' } });
+  });
+});
+
+describe('compileSaved (filter and watch-list strings)', () => {
+  const options = { fields: imageFields, context: { now: 0 } };
+  it.each<[string | null | undefined, Query]>([
+    [null, { match_none: {} }],
+    ['', { match_none: {} }],
+    ['safe', tag('safe')],
+    ['safe\r\nsolo, -pony', should(tag('safe'), must(tag('solo'), { bool: { must_not: tag('pony') } }))],
+    ['safe)', { match_none: {} }],
+    ['ok\nwidth:abc', { match_none: {} }],
+  ])('%j', (text, expected) => {
+    const q = compileSaved(text, options);
+    assertValidQuery(q);
+    expect(q).toEqual(expected);
   });
 });
