@@ -593,9 +593,10 @@ export class Bitmap {
     }
   }
 
-  /** All values in ascending order. */
-  toArray(): Uint32Array {
-    const out = new Uint32Array(this.size);
+  /** All values in ascending order (into `into` when it is large enough: a view of it). */
+  toArray(into?: Uint32Array): Uint32Array {
+    const size = this.size;
+    const out = into && into.length >= size ? into.subarray(0, size) : new Uint32Array(size);
     let k = 0;
     const c = this.c;
     for (let key = 0; key < c.length; key++) {

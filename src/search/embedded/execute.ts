@@ -332,6 +332,11 @@ export class Executor {
     const bits = acc ?? scope.universe;
     if (!score) return { bits, score: null };
     const boost = boostOf(body);
+    if (scorers.length === 1 && shouldHits.length === 0 && boost === 1) {
+      // one scoring clause (a listing's query inside the filter's exclusions): its score as is,
+      // which keeps a random order recognisable by the top-k
+      return { bits, score: scorers[0]! };
+    }
     return {
       bits,
       score: (d) => {

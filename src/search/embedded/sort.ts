@@ -266,87 +266,108 @@ function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: num
   return out;
 }
 
-/** Normalized first-key values of `docs` (ascending order, missing at ±Infinity), in tight loops. */
-function primaryKeys(docs: Uint32Array, key: SortKey): Float64Array {
-  const out = new Float64Array(docs.length);
-  const missing = key.missingFirst ? -Infinity : Infinity;
-  const sign = key.desc ? -1 : 1;
-  if (key.random) {
-    const { h0, ids, boost } = key.random;
-    // scores are randomBits / 2^24 · boost with boost > 0: the bits order the same way
-    for (let i = 0; i < docs.length; i++) out[i] = sign * randomBits(h0, ids[docs[i]!]!);
-    void boost;
-    return out;
+/** Keep the k best entries of the buffer (in place), best first; returns how many are kept. */
+function cut(bd: Uint32Array, bv: Float64Array, count: number, k: number, cmp: (a: number, b: number) => number): number {
+  const idx = Array.from({ length: count }, (_, i) => i).sort((a, b) => bv[a]! - bv[b]! || cmp(bd[a]!, bd[b]!));
+  const keep = Math.min(k, count);
+  const kd = new Uint32Array(keep);
+  const kv = new Float64Array(keep);
+  for (let i = 0; i < keep; i++) {
+    kd[i] = bd[idx[i]!]!;
+    kv[i] = bv[idx[i]!]!;
   }
-  if (key.column) {
-    const col = key.column;
+  bd.set(kd);
+  bv.set(kv);
+  return keep;
+}
+
+/**
+ * The k best documents by (first key, full comparator) without a heap: documents whose first
+ * key can still make the page go to a buffer; when it fills, it is cut back to the k best and
+ * the admission threshold tightens. With random or unordered keys almost every document is
+ * rejected by one comparison. The first key is computed inline for random orders and columns.
+ */
+/** Reused across searches (they run one at a time): large per-query arrays make V8 collect often. */
+let scratch = new Uint32Array(0);
+
+function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: number) => number): number[] {
+  const size = hits.size;
+  if (scratch.length < size) scratch = new Uint32Array(Math.max(size, scratch.length * 2));
+  const docs = hits.toArray(scratch);
+  const first = keys[0];
+  if (!first) return Array.from(docs.subarray(0, k));
+  const cap = Math.max(2 * k, 1024);
+  const bd = new Uint32Array(cap);
+  const bv = new Float64Array(cap);
+  let n = 0;
+  let threshold = Infinity; // normalized keys ascend: keep the k smallest
+  const missing = first.missingFirst ? -Infinity : Infinity;
+  const sign = first.desc ? -1 : 1;
+  if (first.random) {
+    // scores are randomBits / 2^24 · boost (boost > 0): the bits order the same way
+    const { h0, ids } = first.random;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      const id = ids[d]!;
+      let v: number;
+      const lo = id >>> 0;
+      if (lo === id) {
+        let x = Math.imul(lo, 0xcc9e2d51);
+        x = (x << 15) | (x >>> 17);
+        x = Math.imul(x, 0x1b873593);
+        let h = h0 ^ x;
+        h = (h << 13) | (h >>> 19);
+        h = ((Math.imul(h, 5) + 0xe6546b64) | 0) ^ 8;
+        h ^= h >>> 16;
+        h = Math.imul(h, 0x85ebca6b);
+        h ^= h >>> 13;
+        h = Math.imul(h, 0xc2b2ae35);
+        h ^= h >>> 16;
+        v = sign * ((h >>> 0) >>> 8);
+      } else v = sign * randomBits(h0, id);
+      if (v <= threshold) {
+        bd[n] = d;
+        bv[n] = v;
+        if (++n === cap) {
+          n = cut(bd, bv, n, k, cmp);
+          if (n === k) threshold = bv[k - 1]!;
+        }
+      }
+    }
+  } else if (first.column) {
+    const col = first.column;
     const vals = col.values;
     const pres = col.present;
     const f32 = col.float32;
+    const len = col.length;
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i]!;
-      if (d >= col.length || (pres[d >>> 5]! & (1 << (d & 31))) === 0) out[i] = missing;
-      else out[i] = sign * (f32 ? Math.fround(vals[d]!) : vals[d]!);
-    }
-    return out;
-  }
-  const fn = key.key;
-  for (let i = 0; i < docs.length; i++) {
-    const raw = fn(docs[i]!);
-    out[i] = raw === undefined || raw !== raw ? missing : sign * raw;
-  }
-  return out;
-}
-
-function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: number) => number): number[] {
-  const docs = hits.toArray();
-  const first = keys[0];
-  if (!first) return Array.from(docs.subarray(0, k));
-  // max-heap of the k best so far (worst on top), ordered by (primary key, full comparator)
-  const hd = new Int32Array(k);
-  const hk = new Float64Array(k);
-  let n = 0;
-  const worse = (i: number, j: number) => hk[i]! > hk[j]! || (hk[i] === hk[j] && cmp(hd[i]!, hd[j]!) > 0);
-  const swap = (i: number, j: number) => {
-    const d = hd[i]!;
-    hd[i] = hd[j]!;
-    hd[j] = d;
-    const v = hk[i]!;
-    hk[i] = hk[j]!;
-    hk[j] = v;
-  };
-  const siftDown = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) return;
-      let m = l;
-      if (l + 1 < n && worse(l + 1, l)) m = l + 1;
-      if (!worse(m, i)) return;
-      swap(i, m);
-      i = m;
-    }
-  };
-  const pk = primaryKeys(docs, first);
-  for (let i = 0; i < docs.length; i++) {
-    const d = docs[i]!;
-    const v = pk[i]!;
-    if (n < k) {
-      hd[n] = d;
-      hk[n] = v;
-      let c = n++;
-      while (c > 0) {
-        const p = (c - 1) >> 1;
-        if (!worse(c, p)) break;
-        swap(c, p);
-        c = p;
+      const v = d >= len || (pres[d >>> 5]! & (1 << (d & 31))) === 0 ? missing : sign * (f32 ? Math.fround(vals[d]!) : vals[d]!);
+      if (v <= threshold) {
+        bd[n] = d;
+        bv[n] = v;
+        if (++n === cap) {
+          n = cut(bd, bv, n, k, cmp);
+          if (n === k) threshold = bv[k - 1]!;
+        }
       }
-    } else if (v < hk[0]! || (v === hk[0] && cmp(d, hd[0]!) < 0)) {
-      hd[0] = d;
-      hk[0] = v;
-      siftDown(0);
+    }
+  } else {
+    const fn = first.key;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      const raw = fn(d);
+      const v = raw === undefined || raw !== raw ? missing : sign * raw;
+      if (v <= threshold) {
+        bd[n] = d;
+        bv[n] = v;
+        if (++n === cap) {
+          n = cut(bd, bv, n, k, cmp);
+          if (n === k) threshold = bv[k - 1]!;
+        }
+      }
     }
   }
-  const out = Array.from(hd.subarray(0, n));
-  out.sort(cmp);
-  return out;
+  n = cut(bd, bv, n, k, cmp);
+  return Array.from(bd.subarray(0, n));
 }
