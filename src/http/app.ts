@@ -19,6 +19,7 @@ import { oembedRoutes } from './routes/oembed.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { reverseRoutes } from './routes/reverse.js';
+import { searchRoutes } from './routes/search.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 
@@ -41,6 +42,7 @@ export function createApiRoutes(): Hono<AppEnv> {
   api.route('/', oembedRoutes());
   api.route('/', uploadRoutes());
   api.route('/', reverseRoutes());
+  api.route('/', searchRoutes());
   return api;
 }
 
