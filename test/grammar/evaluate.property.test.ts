@@ -245,6 +245,7 @@ describe('evaluate(compile(tree)) agrees with the tree’s meaning', () => {
     fc.assert(
       fc.property(tree, docArb, (node, doc) => {
         const query = compile({ input: '', root: node }, { fields: imageFields, context: { now: NOW } });
+        assertValidQuery(query);
         expect(evaluate(query, doc as unknown as Record<string, unknown>, imagesMapping)).toBe(matches(node, doc));
       }),
       { numRuns: 1000 },

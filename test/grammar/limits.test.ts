@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compile, compileQuery, DEFAULT_LIMITS, parse, type QueryNode } from '../../grammar/index.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
+import { assertValidQuery } from '../support/dsl-schema.js';
 import { dsl, queryError } from './helpers.js';
 
 describe('limits', () => {
@@ -56,7 +57,10 @@ describe('limits', () => {
     const limits = { maxLength: 1e7, maxTerms: 1e6 };
     const started = performance.now();
     const ors = Array.from({ length: 20_000 }, (_, i) => `t${i}`).join(' OR ');
-    expect(compileQuery(ors, { fields: imageFields, limits }).bool?.should).toBeDefined();
+    const big = compileQuery(ors, { fields: imageFields, limits });
+    assertValidQuery(big);
+    // 513 in the innermost list, 512 plus the nested list in each of the 38 around it, the rest outside
+    expect(big.bool?.should).toHaveLength(20_000 - 513 - 38 * 512 + 1);
     const spaces = `a${' '.repeat(100_000)}b`;
     expect(compileQuery(spaces, { fields: imageFields, limits })).toEqual({ term: { tags: 'a b' } });
     const unbalanced = 'x('.repeat(5_000);
