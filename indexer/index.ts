@@ -100,6 +100,7 @@ export class Indexer {
    * lost snapshot). Returns what was rebuilt.
    */
   async reindexIfEmpty(options: ReindexOptions = {}): Promise<ReindexResult[]> {
+    await this.ensureIndexes();
     const empty: IndexName[] = [];
     for (const name of indexNames) {
       if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) empty.push(name);
