@@ -1065,7 +1065,11 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
       fileCount++;
     }
   } else {
-    for (const row of plan.images) plan.imageIntensities.push(syntheticIntensities(seed, row.id!));
+    for (const row of plan.images) {
+      // No files: nothing to serve, so clients must not try to load thumbnails.
+      row.thumbnailsGenerated = false;
+      plan.imageIntensities.push(syntheticIntensities(seed, row.id!));
+    }
   }
 
   const steps: Array<() => Promise<void>> = [];

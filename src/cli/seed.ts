@@ -1,0 +1,181 @@
+/**
+ * `npm run seed -- …`: fill the configured database with a benchmark-scale board (COPY), or with
+ * the demo board. `npm run seed -- --help` for usage.
+ */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { seedBulkBoard, type BulkProgress } from '../seed/bulk.js';
+import { isBoardEmpty, truncateBoard } from '../seed/common.js';
+import { seedDemoBoard } from '../seed/demo.js';
+
+export const USAGE = `Usage: npm run seed -- [options]
+
+Fills the database the server uses (DATABASE_URL, else the embedded one in DATA_DIR) with a
+benchmark board loaded with COPY: tags with Zipf-like usage, images with ~25 tags each, sparse
+faves and votes, a few users and the system filters. Search indices are not touched: rebuild
+them afterwards (the server does so on start when its embedded index is empty).
+
+Options
+  --images N      number of images (default 1000)
+  --tags N        number of distinct tags (default 200000)
+  --users N       number of users (default 50)
+  --seed N        seed of everything random (default 1; same seed, same board)
+  --no-files      no image files: rows only (the usual choice for large boards)
+  --demo          the demo board instead (users, comments, forums, galleries, …; seed default DEMO_SEED)
+  --force         empty a non-empty board first (everything in it is deleted)
+  -h, --help      this text
+
+Without --no-files every image gets real files (generated, processed, with every
+representation) under DATA_DIR/images, as the demo board does: expect minutes per thousand.
+`;
+
+class UsageError extends Error {}
+
+function count(value: string | undefined, name: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 100_000_000) {
+    throw new UsageError(`--${name} must be a whole number between ${min} and 100000000`);
+  }
+  return Number(value);
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        images: { type: 'string' },
+        tags: { type: 'string' },
+        users: { type: 'string' },
+        seed: { type: 'string' },
+        'no-files': { type: 'boolean' },
+        demo: { type: 'boolean' },
+        force: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }).values;
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** A one-line progress bar on stderr (redrawn in place on a terminal, a line per step otherwise). */
+export class ProgressBar {
+  private last = 0;
+  private lastPhase = '';
+  private lastPercent = -1;
+  private readonly started = Date.now();
+  private readonly tty = process.stderr.isTTY === true;
+
+  update(phase: string, done: number, total: number): void {
+    const now = Date.now();
+    const percent = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 100;
+    const changed = phase !== this.lastPhase;
+    if (this.tty) {
+      if (!changed && now - this.last < 100 && done < total) return;
+      const width = 30;
+      const filled = Math.round((percent / 100) * width);
+      const bar = `${'='.repeat(filled)}${filled < width ? '>' : ''}${' '.repeat(Math.max(0, width - filled - 1))}`;
+      const line = `[${bar}] ${String(percent).padStart(3)}% ${phase.padEnd(12)} ${done.toLocaleString('en')}/${total.toLocaleString('en')}  ${((now - this.started) / 1000).toFixed(1)}s`;
+      process.stderr.write(`${changed && this.lastPhase ? '\n' : '\r'}${line}`);
+    } else {
+      const step = Math.floor(percent / 10);
+      if (!changed && step === Math.floor(this.lastPercent / 10)) return;
+      process.stderr.write(`${phase} ${percent}% (${done}/${total}) ${((now - this.started) / 1000).toFixed(1)}s\n`);
+    }
+    this.last = now;
+    this.lastPhase = phase;
+    this.lastPercent = percent;
+  }
+
+  finish(): void {
+    if (this.tty && this.lastPhase) process.stderr.write('\n');
+  }
+}
+
+async function main(): Promise<number> {
+  let values: ReturnType<typeof parse>;
+  let images: number;
+  let tags: number;
+  let users: number;
+  let seed: number | undefined;
+  try {
+    values = parse(process.argv.slice(2));
+    images = count(values.images, 'images', 1000);
+    tags = count(values.tags, 'tags', 200_000, 400);
+    users = count(values.users, 'users', 50, 5);
+    seed = values.seed === undefined ? undefined : count(values.seed, 'seed', 0);
+    if (values.demo && (values.tags !== undefined || values.users !== undefined)) throw new UsageError('--tags and --users do not apply to --demo');
+  } catch (err) {
+    if (err instanceof UsageError) {
+      console.error(`error: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+
+  const config = loadConfigOrExit();
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
+  const bar = new ProgressBar();
+  try {
+    if (!values.force && !(await isBoardEmpty(handle.db))) {
+      console.error('error: the database is not empty; use --force to delete everything in it and seed again');
+      return 1;
+    }
+    const withFiles = !values['no-files'];
+    if (values.demo) {
+      if (values.force) await truncateBoard(handle.db);
+      const s = await seedDemoBoard(handle.db, {
+        seed: seed ?? config.demoSeed,
+        images,
+        withFiles,
+        dataDir: config.dataDir,
+        onProgress: (p) => bar.update(p.phase, p.done, p.total),
+      });
+      bar.finish();
+      console.log(
+        `demo board: ${s.images} images, ${s.tags} tags, ${s.users} users, ${s.comments} comments, ${s.posts} posts, ${s.files} files in ${(s.ms / 1000).toFixed(1)}s`,
+      );
+      return 0;
+    }
+    const s = await seedBulkBoard(handle.db, {
+      images,
+      tags,
+      users,
+      seed: seed ?? 1,
+      withFiles,
+      dataDir: config.dataDir,
+      force: values.force,
+      onProgress: (p: BulkProgress) => bar.update(p.phase, p.done, p.total),
+    });
+    bar.finish();
+    const secs = s.ms / 1000;
+    const rows = s.images + s.taggings + s.tags + s.faves + s.votes + s.sources;
+    console.log(
+      `bulk board: ${s.images.toLocaleString('en')} images, ${s.taggings.toLocaleString('en')} taggings, ${s.tags.toLocaleString('en')} tags, ` +
+        `${s.faves.toLocaleString('en')} faves, ${s.votes.toLocaleString('en')} votes in ${secs.toFixed(1)}s ` +
+        `(${Math.round(rows / secs).toLocaleString('en')} rows/s)`,
+    );
+    console.log(`phases (ms): ${Object.entries(s.phases).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    console.log('search indices are not updated by seeding: reindex before searching');
+    return 0;
+  } catch (err) {
+    bar.finish();
+    console.error(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await handle.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await main();
+}
