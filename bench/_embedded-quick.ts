@@ -48,6 +48,9 @@ function zipfTag(): number {
 const NAMESPACES = ['artist:', 'oc:', 'species:', '', '', '', '', '', '', ''];
 const WORDS = ['pony', 'cute', 'happy', 'smile', 'blue', 'night', 'sky', 'tree', 'dragon', 'unicorn', 'pegasus', 'hat', 'solo', 'duo', 'art', 'comic'];
 const tagName = (id: number) => `${NAMESPACES[id % NAMESPACES.length]}${WORDS[id % WORDS.length]} ${id.toString(36)}`;
+// documents get fresh flat strings, as decoded from a database row (not shared, not hashed yet)
+const tagBytes = Array.from({ length: TAGS + 1 }, (_, id) => Buffer.from(tagName(id), 'latin1'));
+const freshTagName = (id: number) => tagBytes[id]!.toString('latin1');
 
 const mapping: IndexMapping = {
   dynamic: false,
@@ -111,7 +114,7 @@ function makeDoc(id: number): IndexDocument {
     hidden_from_users: rand() < 0.01,
     animated: rand() < 0.05,
     tag_ids: tagIds,
-    tags: tagIds.map(tagName),
+    tags: tagIds.map(freshTagName),
     uploader_id: 1 + int(50_000),
     uploader: `user${int(50_000)}`,
     favourited_by_user_ids: favs,

@@ -79,6 +79,21 @@ export class NumericColumn {
     this.values = next;
   }
 
+  /** Set the single value of `doc` (finite; integers truncated by the caller). */
+  setOne(doc: number, v: number): void {
+    if (doc >= this.values.length || doc >>> 5 >= this.present.length) this.grow(doc);
+    if (this.integer) v = Math.trunc(v);
+    if (this.values instanceof Int32Array && (v | 0) !== v) this.toFloat64();
+    this.values[doc] = v;
+    this.present[doc >>> 5]! |= 1 << (doc & 31);
+    if (doc >= this.length) this.length = doc + 1;
+    if (this.terms) {
+      let p = this.terms.get(v);
+      if (!p) this.terms.set(v, (p = new PostingList()));
+      p.append(doc);
+    }
+  }
+
   /** Set the values of `doc` (not empty, finite); documents are written in increasing order. */
   set(doc: number, vals: number[]): void {
     this.grow(doc);

@@ -138,7 +138,7 @@ export class FieldSet {
   readonly byPath = new Map<string, Field>();
   rows = new RowStore();
   private readonly writer = new ByteWriter(1024);
-  private readonly scratch: DocValues = { raw: new Map(), ords: new Map() };
+  private readonly scratch: DocValues = { raw: new Map() };
   /** Number of documents (one more than the largest document number). */
   length = 0;
 
@@ -221,7 +221,6 @@ export class FieldSet {
     w.len = 0;
     const values = this.scratch;
     values.raw.clear();
-    values.ords.clear();
     const extras: Record<string, unknown> = {};
     try {
       this.visit(doc, src, this.base, w, values, extras);
@@ -232,15 +231,6 @@ export class FieldSet {
       throw e;
     }
     this.length = doc + 1;
-    for (const [f, ords] of values.ords) {
-      const raw = values.raw.get(f);
-      if (raw) {
-        values.raw.delete(f);
-        for (const x of raw) ords.push(this.internRaw(f as TermField, x));
-      }
-      ords.sort((a, b) => a - b);
-      (f as TermField).dict.addDoc(doc, ords);
-    }
     for (const [f, vals] of values.raw) this.indexRaw(doc, f, vals);
     for (const _ in extras) {
       w.varint(0);
@@ -294,7 +284,7 @@ export class FieldSet {
           this.addNested(doc, f, v, w);
           break;
         default:
-          this.storeLeaf(f, v, w, values, extras);
+          this.storeLeaf(doc, f, v, w, values, extras);
       }
     }
   }
@@ -316,40 +306,39 @@ export class FieldSet {
 
   private pushRaw(f: LeafField, v: unknown, values: DocValues): void {
     let list = values.raw.get(f);
-    if (!list) {
-      values.raw.set(f, (list = []));
-      if (f.kind !== 'numeric' && f.kind !== 'text' && !values.ords.has(f)) values.ords.set(f, []);
-    }
+    if (!list) values.raw.set(f, (list = []));
     if (Array.isArray(v)) {
       for (const x of v) if (x !== null && x !== undefined) list.push(x);
     } else if (v !== null) list.push(v);
     for (const sub of f.subfields) this.pushRaw(sub, v, values);
   }
 
-  private storeLeaf(f: LeafField, v: unknown, w: ByteWriter, values: DocValues, extras: Record<string, unknown>): void {
+  private storeLeaf(doc: number, f: LeafField, v: unknown, w: ByteWriter, values: DocValues, extras: Record<string, unknown>): void {
     if (v === null) {
       w.varint(f.index);
       w.byte(Shape.Null);
       return;
     }
     if (f.kind === 'numeric') {
-      const exact = typeof v === 'number' && Number.isFinite(v) && (Number.isInteger(v) || f.type === 'float');
-      if (!exact) {
-        w.varint(f.index);
-        if (f.type === 'date' && typeof v === 'string') {
-          const ms = toEpochMillis(v);
-          const iso = Number.isNaN(ms) ? '' : new Date(ms).toISOString();
-          if (iso === v) w.byte(Shape.DateIso);
-          else if (iso.endsWith('.000Z') && iso.slice(0, -5) + 'Z' === v) w.byte(Shape.DateIsoS);
-          else {
-            w.byte(Shape.Json);
-            w.string(JSON.stringify(v));
-          }
-        } else if (v instanceof Date) w.byte(Shape.DateObj);
+      if (typeof v === 'number' && Number.isFinite(v) && (Number.isInteger(v) || f.type === 'float')) {
+        // the common case: the column holds the value and there is no stored entry
+        f.col.setOne(doc, v);
+        return;
+      }
+      w.varint(f.index);
+      if (f.type === 'date' && typeof v === 'string') {
+        const ms = toEpochMillis(v);
+        const iso = Number.isNaN(ms) ? '' : new Date(ms).toISOString();
+        if (iso === v) w.byte(Shape.DateIso);
+        else if (iso.endsWith('.000Z') && iso.slice(0, -5) + 'Z' === v) w.byte(Shape.DateIsoS);
         else {
           w.byte(Shape.Json);
           w.string(JSON.stringify(v));
         }
+      } else if (v instanceof Date) w.byte(Shape.DateObj);
+      else {
+        w.byte(Shape.Json);
+        w.string(JSON.stringify(v));
       }
       this.pushRaw(f, v, values);
       return;
@@ -368,27 +357,36 @@ export class FieldSet {
       this.pushRaw(f, v, values);
       return;
     }
-    // keyword, boolean, ip: items are stored as term ordinals with their JSON kind
-    let ords = values.ords.get(f);
-    if (!ords) values.ords.set(f, (ords = []));
-    const isArray = Array.isArray(v);
-    const items: unknown[] = isArray ? v : [v];
-    if (isArray && !items.every((x) => x === null || typeof x !== 'object')) {
-      extras[f.segments.join('.')] = v;
-      this.pushRaw(f, v, values);
-      return;
-    }
-    w.varint(f.index);
-    w.byte(isArray ? Shape.Array : Shape.Scalar);
-    if (isArray) w.varint(items.length);
-    for (const x of items) {
-      if (x === null || x === undefined) {
-        w.varint(3);
-        continue;
+    // keyword, boolean, ip: items are stored as term ordinals with their JSON kind, and go
+    // straight to the dictionary's pending postings
+    if (!Array.isArray(v)) {
+      const ord = this.internRaw(f, v);
+      w.varint(f.index);
+      w.byte(Shape.Scalar);
+      w.varint(ord * 4 + (typeof v === 'string' ? 0 : typeof v === 'number' ? 1 : 2));
+      f.dict.addOne(doc, ord);
+    } else {
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (x !== null && typeof x === 'object') {
+          extras[f.segments.join('.')] = v;
+          this.pushRaw(f, v, values);
+          return;
+        }
       }
-      const ord = this.internRaw(f, x);
-      ords.push(ord);
-      w.varint(ord * 4 + (typeof x === 'string' ? 0 : typeof x === 'number' ? 1 : 2));
+      w.varint(f.index);
+      w.byte(Shape.Array);
+      w.varint(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        if (x === null || x === undefined) {
+          w.varint(3);
+          continue;
+        }
+        const ord = this.internRaw(f, x);
+        w.varint(ord * 4 + (typeof x === 'string' ? 0 : typeof x === 'number' ? 1 : 2));
+        f.dict.addOne(doc, ord);
+      }
     }
     for (const sub of f.subfields) this.pushRaw(sub, v, values);
   }
@@ -409,6 +407,8 @@ export class FieldSet {
       const texts: string[] = [];
       for (const x of vals) texts.push(typeof x === 'string' ? x : String(x));
       f.text.add(doc, texts);
+    } else {
+      for (const x of vals) f.dict.addOne(doc, this.internRaw(f, x));
     }
   }
 
@@ -579,10 +579,11 @@ export class FieldSet {
 }
 
 interface DocValues {
-  /** Raw scalar values of numeric and text fields, and of keyword fields reached indirectly. */
+  /**
+   * Values indexed once the document is read: numeric values that are not plain numbers, texts,
+   * multi-fields, and fields reached through arrays of objects.
+   */
   raw: Map<LeafField, unknown[]>;
-  /** Term ordinals of keyword-like fields. */
-  ords: Map<LeafField, number[]>;
 }
 
 function setPath(obj: Record<string, unknown>, segments: string[], value: unknown): void {

@@ -146,6 +146,24 @@ export class TermDictionary {
     return ord;
   }
 
+  /** Record that `doc` holds the term `ord` (documents come in increasing order; repeats are fine). */
+  addOne(doc: number, ord: number): void {
+    if (this.logLen === this.logOrd.length) {
+      if (this.logLen >= 1 << 21) this.flush();
+      else {
+        const o = new Uint32Array(this.logOrd.length * 2);
+        o.set(this.logOrd);
+        const d = new Uint32Array(this.logDoc.length * 2);
+        d.set(this.logDoc);
+        this.logOrd = o;
+        this.logDoc = d;
+      }
+    }
+    this.logOrd[this.logLen] = ord;
+    this.logDoc[this.logLen++] = doc;
+    this.docs.append(doc);
+  }
+
   /** Record that `doc` holds these term ordinals (documents are added in increasing order). */
   addDoc(doc: number, ords: ArrayLike<number>): void {
     if (ords.length === 0) return;

@@ -59,15 +59,11 @@ export class PostingList {
     flat[this.n++] = doc;
   }
 
-  /** Append src[start, end) (ascending, after every document present). */
+  /** Append src[start, end) (non-decreasing, after every document present; repeats are dropped). */
   appendMany(src: Uint32Array, start: number, end: number): void {
     const count = end - start;
-    if (this.bits || this.n + count > FLAT_MAX) {
-      for (let i = start; i < end; i++) this.append(src[i]!);
-      return;
-    }
-    let flat = this.flat!;
-    if (this.n > 0 && flat[this.n - 1]! >= src[start]!) {
+    let flat = this.flat;
+    if (this.bits || !flat || this.n + count > FLAT_MAX || (this.n > 0 && flat[this.n - 1]! >= src[start]!)) {
       for (let i = start; i < end; i++) this.append(src[i]!);
       return;
     }
@@ -77,8 +73,13 @@ export class PostingList {
       grown.set(flat.subarray(0, this.n));
       this.flat = flat = grown;
     }
-    flat.set(src.subarray(start, end), this.n);
-    this.n = need;
+    let n = this.n;
+    let last = -1;
+    for (let i = start; i < end; i++) {
+      const d = src[i]!;
+      if (d !== last) flat[n++] = last = d;
+    }
+    this.n = n;
   }
 
   has(doc: number): boolean {
