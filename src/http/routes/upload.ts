@@ -26,7 +26,6 @@ import { crc32 } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { and, count, eq, gt, min, sql } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { images } from '../../db/schema/index.js';
@@ -154,6 +153,31 @@ function sourcesOf(image: NonNullable<Body['image']>): string[] {
     .map((k) => s[k]?.source ?? '');
 }
 
+/**
+ * The request body as text, or null when it is larger than `limit`. An oversized body is still
+ * read (up to 16 times the limit, then the connection is given up) so that the client, which is
+ * usually still sending, receives the 413 instead of a reset connection.
+ */
+async function readBodyText(req: Request, limit: number): Promise<string | null> {
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (declared > limit * 16) return null;
+  const reader = req.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total <= limit) chunks.push(value);
+    else if (total > limit * 16) {
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  return total > limit ? null : Buffer.concat(chunks).toString('utf8');
+}
+
 const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
 
 /** Seconds until the oldest of the last day's uploads leaves the window. */
@@ -172,78 +196,76 @@ async function dailyCapWait(c: AppContext, userId: number): Promise<number | nul
 export function uploadRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.post(
-    '/images',
-    bodyLimit({ maxSize: MAX_JSON_BODY_BYTES, onError: (c) => errorResponse(c, 413, 'Request body too large') }),
-    async (c) => {
-      const deps = c.get('deps') as DepsWithUploads;
-      const user = c.get('user');
-      if (!user) return errorResponse(c, 401, 'Unauthorized');
+  app.post('/images', async (c) => {
+    const deps = c.get('deps') as DepsWithUploads;
+    const user = c.get('user');
+    if (!user) return errorResponse(c, 401, 'Unauthorized');
 
-      const ip = clientIp(c);
-      const ban = await findActiveBan(deps.db, { userId: user.id, ...(ip ? { ip } : {}) });
-      if (ban) return banResponse(c, ban);
+    const ip = clientIp(c);
+    const ban = await findActiveBan(deps.db, { userId: user.id, ...(ip ? { ip } : {}) });
+    if (ban) return banResponse(c, ban);
 
-      if (!isJson(c.req.header('content-type'))) return errorResponse(c, 415, 'Content-Type must be application/json');
-      let raw: unknown;
-      try {
-        raw = JSON.parse(await c.req.text());
-      } catch {
-        return errorResponse(c, 400, 'Malformed JSON body');
-      }
-      const parsed = bodySchema.safeParse(raw);
-      if (!parsed.success) return c.json({ errors: typeErrors(parsed.error) }, 400);
-      const body = parsed.data;
-      const image = body.image ?? {};
+    if (!isJson(c.req.header('content-type'))) return errorResponse(c, 415, 'Content-Type must be application/json');
+    const bodyText = await readBodyText(c.req.raw, MAX_JSON_BODY_BYTES);
+    if (bodyText === null) return errorResponse(c, 413, 'Request body too large');
+    let raw: unknown;
+    try {
+      raw = JSON.parse(bodyText);
+    } catch {
+      return errorResponse(c, 400, 'Malformed JSON body');
+    }
+    const parsed = bodySchema.safeParse(raw);
+    if (!parsed.success) return c.json({ errors: typeErrors(parsed.error) }, 400);
+    const body = parsed.data;
+    const image = body.image ?? {};
 
-      const limiter = limiterOf(deps);
-      if (limiter) {
-        for (const caller of [{ userId: user.id }, ...(ip ? [{ ip }] : [])]) {
-          const decision = await limiter.check(caller, 'upload');
-          if (decision.kind === 'banned') return banResponse(c, decision.ban);
-          if (decision.kind === 'limited') {
-            c.header('Retry-After', String(decision.retryAfterSeconds));
-            return errorResponse(c, 429, `Too many submissions; retry in ${decision.retryAfterSeconds} s`);
-          }
+    const limiter = limiterOf(deps);
+    if (limiter) {
+      for (const caller of [{ userId: user.id }, ...(ip ? [{ ip }] : [])]) {
+        const decision = await limiter.check(caller, 'upload');
+        if (decision.kind === 'banned') return banResponse(c, decision.ban);
+        if (decision.kind === 'limited') {
+          c.header('Retry-After', String(decision.retryAfterSeconds));
+          return errorResponse(c, 429, `Too many submissions; retry in ${decision.retryAfterSeconds} s`);
         }
       }
-      const wait = await dailyCapWait(c, user.id);
-      if (wait !== null) {
-        c.header('Retry-After', String(wait));
-        return errorResponse(c, 429, `Daily limit of ${deps.config.limits.uploadDailyCap} submissions reached`);
-      }
+    }
+    const wait = await dailyCapWait(c, user.id);
+    if (wait !== null) {
+      c.header('Retry-After', String(wait));
+      return errorResponse(c, 429, `Daily limit of ${deps.config.limits.uploadDailyCap} submissions reached`);
+    }
 
-      const options = deps.upload ?? {};
-      const result = await submitImage(
-        deps.db,
-        {
-          user,
-          ip: ip ?? null,
-          fingerprint: fingerprintOf(c.req.header('user-agent')),
-          url: body.url ?? c.req.query('url') ?? null,
-          description: image.description ?? '',
-          tagInput: image.tag_input ?? '',
-          sourceUrl: image.source_url ?? null,
-          sources: sourcesOf(image),
-          anonymous: image.anonymous === true || image.anonymous === 'true' || image.anonymous === '1',
+    const options = deps.upload ?? {};
+    const result = await submitImage(
+      deps.db,
+      {
+        user,
+        ip: ip ?? null,
+        fingerprint: fingerprintOf(c.req.header('user-agent')),
+        url: body.url ?? c.req.query('url') ?? null,
+        description: image.description ?? '',
+        tagInput: image.tag_input ?? '',
+        sourceUrl: image.source_url ?? null,
+        sources: sourcesOf(image),
+        anonymous: image.anonymous === true || image.anonymous === 'true' || image.anonymous === '1',
+      },
+      {
+        fileStore: imageStoreOf(deps),
+        ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+        ...(options.ffmpeg ? { media: options.ffmpeg } : {}),
+        fetch: {
+          allowHosts: deps.config.fetchAllowHosts,
+          ...(options.fetchTimeoutMs !== undefined ? { totalTimeoutMs: options.fetchTimeoutMs } : {}),
         },
-        {
-          fileStore: imageStoreOf(deps),
-          ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
-          ...(options.ffmpeg ? { media: options.ffmpeg } : {}),
-          fetch: {
-            allowHosts: deps.config.fetchAllowHosts,
-            ...(options.fetchTimeoutMs !== undefined ? { totalTimeoutMs: options.fetchTimeoutMs } : {}),
-          },
-        },
-      );
-      if (!result.ok) return c.json({ errors: result.errors }, 400);
+      },
+    );
+    if (!result.ok) return c.json({ errors: result.errors }, 400);
 
-      const filter = await c.get('currentFilter')();
-      const view = await renderImage(deps, result.imageId, { filter, user });
-      return c.json({ image: view, interactions: [] });
-    },
-  );
+    const filter = await c.get('currentFilter')();
+    const view = await renderImage(deps, result.imageId, { filter, user });
+    return c.json({ image: view, interactions: [] });
+  });
 
   return app;
 }
