@@ -29,6 +29,8 @@ export interface Served {
 
 export interface UploadHarness {
   db: Database;
+  /** Connection URL of the test database (for child processes). */
+  dbUrl: string;
   config: Config;
   dataDir: string;
   store: FileStore;
@@ -114,6 +116,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
 
   return {
     db: testDb.db,
+    dbUrl: testDb.url,
     config,
     dataDir,
     store,
