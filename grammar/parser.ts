@@ -4,10 +4,12 @@
  *
  *     query   := orExpr EOF
  *     orExpr  := andExpr ( OR andExpr )*
- *     andExpr := boostExpr ( AND boostExpr )*
- *     boostExpr := notExpr ( BOOST )?          boost must be >= 0
- *     notExpr := NOT? group                    exactly one negation token
- *     group   := "(" orExpr ")" | TERM
+ *     andExpr := operand ( AND operand )*
+ *     operand := NOT? ( "(" orExpr ")" | TERM ) BOOST?
+ *
+ * In an operand the negation binds tighter than the boost (`-a^2` boosts `-a`); exactly one
+ * negation token is allowed, and a boost must be non-negative. (The reference has separate boost,
+ * not and group rules; one rule is the same grammar with fewer calls per term.)
  *
  * The reference is right-recursive; a chain of one operator is kept as one node with its operands
  * in order, which is the same tree. Embedded actions are guarded by `RECORDING_PHASE` (chevrotain
@@ -88,45 +90,40 @@ class QueryParser extends EmbeddedActionsParser {
   });
 
   andExpr = this.RULE('andExpr', (): QueryNode => {
-    const first = this.SUBRULE(this.boostExpr);
+    const first = this.SUBRULE(this.operand);
     let children: QueryNode[] | undefined;
     this.MANY(() => {
       this.CONSUME(AndToken);
-      const next = this.SUBRULE2(this.boostExpr);
+      const next = this.SUBRULE2(this.operand);
       if (!this.RECORDING_PHASE) (children ??= [first]).push(next);
     });
     return children ? { kind: 'and', children, span: spanOf(children) } : first;
   });
 
-  boostExpr = this.RULE('boostExpr', (): QueryNode => {
-    const child = this.SUBRULE(this.notExpr);
-    let node: QueryNode = child;
-    this.OPTION(() => {
-      const tok = this.CONSUME(BoostToken);
-      if (!this.RECORDING_PHASE) {
-        const { value } = tok.payload as BoostPayload;
-        if (!(value >= 0)) this.fail(tok, parseMessages.negativeBoost);
-        node = { kind: 'boost', child, boost: value, span: { start: child.span!.start, end: tok.endOffset! + 1 } };
-      }
-    });
-    return node;
-  });
-
-  notExpr = this.RULE('notExpr', (): QueryNode => {
-    const not = this.OPTION(() => this.CONSUME(NotToken));
-    const child = this.SUBRULE(this.group);
-    if (not === undefined) return child;
-    return { kind: 'not', child, span: { start: not.startOffset, end: child.span?.end ?? not.endOffset! + 1 } };
-  });
-
-  group = this.RULE('group', (): QueryNode => {
+  operand = this.RULE('operand', (): QueryNode => {
+    const not = this.OPTION(this.consumeNot);
     if (!this.RECORDING_PHASE) {
       const next = this.LA(1);
       if (next.tokenType === RParenToken) this.fail(next, parseMessages.imbalanced);
       if (next.tokenType !== LParenToken && next.tokenType !== TermToken) this.fail(next, parseMessages.expectedTerm);
     }
-    return this.OR(this.groupAlternatives);
+    const inner = this.OR(this.groupAlternatives);
+    let node = inner;
+    if (not !== undefined && !this.RECORDING_PHASE) {
+      node = { kind: 'not', child: inner, span: { start: not.startOffset, end: inner.span!.end } };
+    }
+    this.OPTION2(() => {
+      const tok = this.CONSUME(BoostToken);
+      if (!this.RECORDING_PHASE) {
+        const { value } = tok.payload as BoostPayload;
+        if (!(value >= 0)) this.fail(tok, parseMessages.negativeBoost);
+        node = { kind: 'boost', child: node, boost: value, span: { start: node.span!.start, end: tok.endOffset! + 1 } };
+      }
+    });
+    return node;
   });
+
+  private readonly consumeNot = (): IToken => this.CONSUME(NotToken);
 
   // Built once: alternatives created per call would cost an allocation (and a named closure) per term.
   private readonly groupAlternatives = [

@@ -48,7 +48,6 @@ const WHITESPACE_RUN = /[\s\u0085\u180e\u200b-\u200f\ufeff]+/gu;
 const SINGLE_QUOTES = /[\u00b4\u2018\u2019\u201a\u201b\u2032]/gu;
 const DOUBLE_QUOTES = /[\u201c\u201d\u201e\u201f\u2033]/gu;
 const SPACE_RUN = / {2,}/g;
-const NEEDS_WORK = /[A-Z_:\s\u0080-\uffff]/;
 
 /**
  * Clean a tag name: lowercase; collapse whitespace runs (including the Unicode spaces) to one
@@ -57,7 +56,7 @@ const NEEDS_WORK = /[A-Z_:\s\u0080-\uffff]/;
  * `photographer:`; trim.
  */
 export function cleanTagName(name: string): string {
-  if (!NEEDS_WORK.test(name)) return name; // already clean: lowercase ASCII without spaces or _
+  if (isClean(name)) return name;
   let s = name
     .toLowerCase()
     .replace(WHITESPACE_RUN, ' ')
@@ -71,6 +70,28 @@ export function cleanTagName(name: string): string {
   }
   if (!KEEP_UNDERSCORES.some((p) => s.startsWith(p))) s = s.replace(/_/g, ' ');
   return s.trim().replace(SPACE_RUN, ' ');
+}
+
+/**
+ * Whether cleaning would leave the name as it is: printable lowercase ASCII without `_`, single
+ * inner spaces only, and no space next to the first colon.
+ */
+function isClean(name: string): boolean {
+  let previousSpace = true; // a leading space is not clean
+  let colon = -1;
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 32) {
+      if (previousSpace) return false;
+      previousSpace = true;
+      continue;
+    }
+    if (c < 32 || c >= 127 || (c >= 65 && c <= 90) || c === 95) return false;
+    if (c === 58 && colon === -1) colon = i;
+    previousSpace = false;
+  }
+  if (previousSpace && name.length > 0) return false;
+  return colon === -1 || (name.charCodeAt(colon - 1) !== 32 && name.charCodeAt(colon + 1) !== 32);
 }
 
 /** Namespace and name within it: `{namespace: 'artist', nameInNamespace: 'foo'}` or a null namespace. */

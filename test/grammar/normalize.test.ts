@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cleanTagName, normalizeMultiline, slugify, splitNamespace, TAG_NAMESPACES } from '../../grammar/index.js';
 import { dsl, should, tag } from './helpers.js';
@@ -82,5 +83,31 @@ describe('slugify (Philomena.Slug.slug)', () => {
     ['Caps', 'Caps'],
   ])('%j → %j', (input, expected) => {
     expect(slugify(input)).toBe(expected);
+  });
+});
+
+describe('cleanTagName against a step-by-step reading of reference §8.4', () => {
+  const NAMESPACES = new Set(['artist', 'art pack', 'ask', 'blog', 'colorist', 'comic', 'commissioner', 'editor', 'fanfic', 'oc', 'parent', 'parents', 'photographer', 'series', 'species', 'spoiler', 'video']);
+  function stepByStep(name: string): string {
+    let s = name
+      .toLowerCase()
+      .replace(/[\s\u0085\u180e\u200b-\u200f\ufeff]+/gu, ' ')
+      .replace(/[\u00b4\u2018\u2019\u201a\u201b\u2032]/gu, "'")
+      .replace(/[\u201c\u201d\u201e\u201f\u2033]/gu, '"')
+      .trim();
+    const colon = s.indexOf(':');
+    if (colon !== -1 && NAMESPACES.has(s.slice(0, colon).trim())) s = `${s.slice(0, colon).trim()}:${s.slice(colon + 1).trim()}`;
+    if (!/^(artist|colorist|commissioner|editor|oc|photographer):/.test(s)) s = s.replace(/_/g, ' ');
+    return s.trim().replace(/ {2,}/g, ' ');
+  }
+
+  it('agrees on random names', () => {
+    const unit = fc.constantFrom(...'aZ _:-.\t\n\u00a0\u2019é'.split(''), 'oc', 'artist', 'Art Pack', ' : ', '__');
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 12 }), (name) => {
+        expect(cleanTagName(name)).toBe(stepByStep(name));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
