@@ -1,0 +1,101 @@
+/**
+ * `npm run import -- FILE.json`: import a board written in the API's own response shapes into the
+ * configured database, keeping ids. Every problem of a bad file is listed on stderr and nothing
+ * is written (exit 1). `npm run import -- --help` for the format.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
+import { FileStore } from '../media/storage.js';
+
+export const USAGE = `Usage: npm run import -- FILE.json
+
+Imports a board into the database the server uses (DATABASE_URL, else the embedded one in
+DATA_DIR), keeping every id. The file is one JSON object with optional top-level arrays in the
+API's own response shapes:
+
+  users      profiles (may carry "api_key": a key or a list of keys, stored hashed, and "email")
+  tags       tags (aliased_tag, aliases, implied_tags, implied_by_tags are slugs)
+  images     images ("file": path of the original, relative to FILE.json, analysed and stored with
+             every representation; else width, height, format and mime_type are required;
+             "tag_ids", or "tags" as names)
+  comments   comments (body null: a hidden comment)
+  forums     forums (by short_name; optional "id" and "access_level")
+  topics     topics, each with "forum": the forum's short name
+  posts      posts, each with "topic": the topic's slug (and "forum" if the slug is ambiguous)
+  galleries  galleries, each with "image_ids" in order
+  filters    filters
+  featured_image_id
+
+Importing the same file again changes nothing. Search indices follow through the outbox.
+Exit status: 0 imported, 1 refused (every problem is listed on stderr), 2 usage error.
+`;
+
+function describe(summary: ImportSummary): string {
+  const tables = new Set([...Object.keys(summary.inserted), ...Object.keys(summary.updated), ...Object.keys(summary.unchanged)]);
+  const parts = [...tables].sort().map((t) => {
+    const i = summary.inserted[t] ?? 0;
+    const u = summary.updated[t] ?? 0;
+    const same = summary.unchanged[t] ?? 0;
+    return `  ${t}: ${i} inserted, ${u} updated, ${same} unchanged`;
+  });
+  return [...parts, `  files written: ${summary.filesWritten}`].join('\n');
+}
+
+async function main(): Promise<number> {
+  let file: string | undefined;
+  try {
+    const { values, positionals } = parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      strict: true,
+      options: { help: { type: 'boolean', short: 'h' } },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'no file given' : 'give exactly one file');
+    file = positionals[0]!;
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+
+  let data: unknown;
+  try {
+    data = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    console.error(`error: cannot read ${file}: ${(err as Error).message}`);
+    return 1;
+  }
+
+  const config = loadConfigOrExit();
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 4 });
+  try {
+    const summary = await importBoard(handle.db, data, {
+      fileStore: new FileStore(join(config.dataDir, 'images')),
+      baseDir: dirname(resolve(file)),
+    });
+    console.log(`imported ${file}\n${describe(summary)}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof ImportError) {
+      console.error(`error: ${file} was not imported (${err.problems.length} problem${err.problems.length === 1 ? '' : 's'}); nothing was written`);
+      for (const p of err.problems) console.error(p);
+      return 1;
+    }
+    console.error(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await handle.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await main();
+}
