@@ -1,0 +1,106 @@
+/**
+ * Harness of the search API tests: a real database of the file's own, a real in-memory embedded
+ * engine, an indexer that fills it from the database (`reindex()`) or follows the outbox
+ * (`indexer.start()`), and the app on an ephemeral port, as in the read-API harness. Request
+ * limits are off: these tests send far more searches per second than a client may.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Indexer } from '../../indexer/index.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/client.js';
+import { createApp } from '../../src/http/app.js';
+import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { BASE_URL, CDN_URL, SALT, serveApp, SITE_NAME } from '../http/harness.js';
+import { createTestDatabase } from '../support/db.js';
+
+export interface SearchHarness {
+  db: Database;
+  config: Config;
+  url: string;
+  engine: EmbeddedEngine;
+  indexer: Indexer;
+  /** What the app logged (errors and warnings). */
+  logged: { level: 'error' | 'warn'; obj: unknown; msg: string | undefined }[];
+  /** Rebuild every index from the database. */
+  reindex(): Promise<void>;
+  /** GET a JSON API path (relative to /api/v1/json): status, headers and parsed body. */
+  api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  /** GET a JSON API path and expect 200; returns the body. */
+  ok(path: string): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startSearchHarness(): Promise<SearchHarness> {
+  const testDb = await createTestDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-search-api-'));
+  const config = loadConfig({
+    BASE_URL,
+    CDN_URL,
+    DATA_DIR: dataDir,
+    SITE_NAME,
+    ANONYMOUS_NAME_SALT: SALT,
+    DEMO_DATA: 'false',
+    RATE_LIMITS: 'off',
+  });
+  const engine = new EmbeddedEngine({});
+  const indexer = new Indexer({ db: testDb.db, engine, pollMs: 200 });
+  await indexer.ensureIndexes();
+  const logged: SearchHarness['logged'] = [];
+  const app = createApp({
+    config,
+    db: testDb.db,
+    engine,
+    logger: {
+      error: (obj, msg) => logged.push({ level: 'error', obj, msg }),
+      warn: (obj, msg) => logged.push({ level: 'warn', obj, msg }),
+    },
+  });
+  const served = await serveApp(app);
+  const api: SearchHarness['api'] = async (path, init) => {
+    const res = await fetch(`${served.url}/api/v1/json${path}`, init);
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text === '' ? null : JSON.parse(text);
+    } catch {
+      /* keep the text */
+    }
+    return { status: res.status, headers: res.headers, body };
+  };
+  return {
+    db: testDb.db,
+    config,
+    url: served.url,
+    engine,
+    indexer,
+    logged,
+    api,
+    async reindex() {
+      await indexer.reindex();
+      await indexer.syncOnce();
+    },
+    async ok(path) {
+      const res = await api(path);
+      if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    async close() {
+      await served.close();
+      await indexer.stop();
+      await engine.close();
+      await testDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Ids of a list answer. */
+export const idsOf = (list: readonly { id: number }[]): number[] => list.map((x) => x.id);
+
+/** A query string from parameters (values encoded; `undefined` left out). */
+export function qs(params: Record<string, string | number | undefined>): string {
+  const parts = Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`]));
+  return parts.length === 0 ? '' : `?${parts.join('&')}`;
+}
