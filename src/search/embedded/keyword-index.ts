@@ -126,7 +126,8 @@ export class TermDictionary {
       const b = starts[o + 1]!;
       if (a !== b) lists[o]!.appendMany(sorted, a, b);
     }
-    if (lo.length > 1 << 22) {
+    if (lo.length > 1 << 16) {
+      // a bulk load grows them again; between bulk loads they should not hold megabytes
       this.logOrd = new Uint32Array(1024);
       this.logDoc = new Uint32Array(1024);
     }

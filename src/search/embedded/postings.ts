@@ -69,7 +69,8 @@ export class PostingList {
     }
     const need = this.n + count;
     if (need > flat.length) {
-      const grown = new Uint32Array(Math.min(FLAT_MAX, Math.max(need, flat.length + (flat.length >> 1))));
+      // batches arrive with their exact size: a little slack is enough
+      const grown = new Uint32Array(Math.min(FLAT_MAX, need + (need >> 3) + 2));
       grown.set(flat.subarray(0, this.n));
       this.flat = flat = grown;
     }

@@ -124,7 +124,8 @@ export class RowStore {
     while (this.count < doc) this.pushOffsetEnd();
     const need = this.size + record.length;
     if (need > this.data.length) {
-      let cap = this.data.length * 2;
+      // doubling while small, then by a quarter (a few hundred MB of records must not double)
+      let cap = this.data.length < 1 << 26 ? this.data.length * 2 : Math.ceil(this.data.length * 1.25);
       while (cap < need) cap *= 2;
       const next = new Uint8Array(cap);
       next.set(this.data.subarray(0, this.size));
