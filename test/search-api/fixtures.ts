@@ -253,7 +253,7 @@ export async function buildBoard(db: Database): Promise<Board> {
     c2: await comment(id(1), 2, { userId: alice.id, body: 'another comment' }),
     c3: await comment(id(0), 3, { hiddenFromUsers: true }),
     c4: await comment(models[15]!.id, 4),
-    c5: await comment(id(1), 5, { approved: false }),
+    c5: await comment(id(1), 5, { userId: alice.id, approved: false }),
     c6: await comment(id(8), 6),
     c7: await comment(models[14]!.id, 7),
   };
