@@ -79,6 +79,7 @@ export class Indexer {
   /** Applied rows waiting for a flush before they are deleted (deferred mode). */
   private readonly applied = new Set<number>();
   private lastFlush = Date.now();
+  private committing: Promise<void> | undefined;
   private follower: OutboxFollower | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
 
@@ -171,20 +172,26 @@ export class Indexer {
 
   /**
    * Deferred mode: flush the engine, then delete the rows it now holds durably. A no-op in
-   * immediate mode.
+   * immediate mode. Batches go on meanwhile: only rows applied before the flush began are deleted.
    */
   async commit(): Promise<void> {
     if (!this.deferred) return;
-    await this.mutex.run(async () => {
-      this.lastFlush = Date.now();
-      if (this.applied.size === 0) return;
-      const ids = [...this.applied];
-      await this.engine.flush();
-      for (let start = 0; start < ids.length; start += 10_000) {
-        await this.db.$client.unsafe('delete from search_outbox where id = any($1::bigint[])', [ids.slice(start, start + 10_000) as never]);
-      }
-      for (const id of ids) this.applied.delete(id);
+    while (this.committing) await this.committing;
+    this.committing = this.flushAndDelete().finally(() => {
+      this.committing = undefined;
     });
+    await this.committing;
+  }
+
+  private async flushAndDelete(): Promise<void> {
+    this.lastFlush = Date.now();
+    if (this.applied.size === 0) return;
+    const ids = [...this.applied];
+    await this.engine.flush();
+    for (let start = 0; start < ids.length; start += 10_000) {
+      await this.db.$client.unsafe('delete from search_outbox where id = any($1::bigint[])', [ids.slice(start, start + 10_000) as never]);
+    }
+    for (const id of ids) this.applied.delete(id);
   }
 
   private async maybeCommit(): Promise<void> {

@@ -44,7 +44,7 @@ describe('indexer CLI', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown index: nonsense');
     expect(r.stderr).toContain('Usage: npm run indexer');
-  }, 60_000);
+  }, 120_000);
 
   it('status, verify (drift: exit 1), reindex, verify (clean: exit 0), sync', async () => {
     const status = await cli('status', '--json');
