@@ -4,7 +4,8 @@
  * Answers, in the order they are checked:
  * - 401 `{"error":"Unauthorized"}` without a valid key (the reference sends an empty body; every
  *   error of ours is JSON);
- * - 403 `{"error":"…","reason":"…","expires_at":"…"|null}` for a banned user or IP;
+ * - 403 `{"error":"Banned: <reason>","reason":"…","expires_at":"<RFC 3339>"|null}` for a banned user
+ *   or IP (looked up on every submission, not cached);
  * - 415 `{"error":…}` unless the content type is application/json;
  * - 413 when the JSON body is larger than 1 MiB; 400 `{"error":…}` for malformed JSON;
  * - 400 `{"errors":{"url"|"description"|…:["is invalid"]}}` when a field has the wrong type;
@@ -36,6 +37,7 @@ import { FileStore } from '../../media/storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { renderImage } from '../loaders/images.js';
+import { formatTime } from '../views/time.js';
 
 export interface UploadOptions {
   /** Largest accepted file in bytes (default 131,072,000, the reference's limit). */
@@ -85,16 +87,26 @@ export function limiterOf(deps: DepsWithUploads): RequestLimiter | null {
   return limiter;
 }
 
-/** The caller's address as stored and matched against IP bans (IPv4-mapped IPv6 as IPv4). */
-export function clientIp(c: Context): string | undefined {
-  let address: string | undefined;
+/**
+ * The caller's address as stored and matched against IP bans (IPv4-mapped IPv6 as IPv4): the
+ * socket's peer, or with `TRUST_PROXY=true` the last `X-Forwarded-For` entry (the address our own
+ * reverse proxy saw), as the request-limits middleware reads it.
+ */
+export function clientIp(c: Context, trustProxy = false): string | undefined {
+  const normalise = (value: string | undefined) => {
+    const text = value?.trim();
+    if (!text || !ipaddr.isValid(text)) return undefined;
+    return ipaddr.process(text).toString();
+  };
+  if (trustProxy) {
+    const forwarded = normalise(c.req.header('x-forwarded-for')?.split(',').at(-1));
+    if (forwarded) return forwarded;
+  }
   try {
-    address = getConnInfo(c).remote.address;
+    return normalise(getConnInfo(c).remote.address);
   } catch {
     return undefined;
   }
-  if (!address || !ipaddr.isValid(address)) return undefined;
-  return ipaddr.process(address).toString();
 }
 
 /** `"a" <> crc32(User-Agent)`, the reference's fingerprint of API requests. */
@@ -102,16 +114,9 @@ export function fingerprintOf(userAgent: string | undefined): string {
   return `a${crc32(Buffer.from(userAgent ?? '', 'utf8')) >>> 0}`;
 }
 
+/** 403 for a banned caller, in the shape every limited route uses. */
 export function banResponse(c: Context, ban: ActiveBan): Response {
-  const until = ban.validUntil ? ban.validUntil.toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
-  return c.json(
-    {
-      error: until ? `You are banned until ${until}: ${ban.reason}` : `You are banned permanently: ${ban.reason}`,
-      reason: ban.reason,
-      expires_at: until,
-    },
-    403,
-  );
+  return c.json({ error: `Banned: ${ban.reason}`, reason: ban.reason, expires_at: formatTime(ban.validUntil) }, 403);
 }
 
 const text = z.string().nullish();
@@ -201,7 +206,7 @@ export function uploadRoutes(): Hono<AppEnv> {
     const user = c.get('user');
     if (!user) return errorResponse(c, 401, 'Unauthorized');
 
-    const ip = clientIp(c);
+    const ip = clientIp(c, (deps.config as Partial<{ trustProxy: boolean }>).trustProxy === true);
     const ban = await findActiveBan(deps.db, { userId: user.id, ...(ip ? { ip } : {}) });
     if (ban) return banResponse(c, ban);
 
