@@ -84,6 +84,9 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     DEMO_DATA: 'false',
     FETCH_ALLOW_HOSTS: files.hostPort,
     RATE_LIMIT_UPLOAD: '1000/1m',
+    // Tests fetch every representation and search often; the read and search budgets are not under test here.
+    RATE_LIMIT_READ: '100000/1s',
+    RATE_LIMIT_SEARCH: '100000/1s',
     UPLOAD_DAILY_CAP: '1000',
     ...options.env,
   });

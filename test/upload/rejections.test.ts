@@ -118,12 +118,12 @@ describe('authentication, bans and the request itself', () => {
     const res = await h.submit(banned.key, { url: await servedPng(), image: { tag_input: TAGS } });
     expect(res.status).toBe(403);
     const iso = `${until.toISOString().slice(0, 19)}Z`;
-    expect(res.body).toEqual({ error: `You are banned until ${iso}: Spamming uploads`, reason: 'Spamming uploads', expires_at: iso });
+    expect(res.body).toEqual({ error: 'Banned: Spamming uploads', reason: 'Spamming uploads', expires_at: iso });
 
     const forever = await userWithKey(h.db);
     await h.db.insert(s.bans).values({ userId: forever.user.id, reason: 'Rule 1' });
     const res2 = await h.submit(forever.key, { url: await servedPng(), image: { tag_input: TAGS } });
-    expect(res2).toMatchObject({ status: 403, body: { error: 'You are banned permanently: Rule 1', expires_at: null } });
+    expect(res2).toMatchObject({ status: 403, body: { error: 'Banned: Rule 1', reason: 'Rule 1', expires_at: null } });
 
     const expired = await userWithKey(h.db);
     await h.db.insert(s.bans).values({ userId: expired.user.id, reason: 'old', validUntil: new Date(Date.now() - 1000) });

@@ -112,7 +112,7 @@ describe('restarting the job worker', () => {
       expect(image.intensities).not.toBeNull();
       for (const [name, status] of files) expect(status, name).toBe(200);
     }
-  });
+  }, 120_000);
 
   it('processing again from any point converges on the same files and row', async () => {
     const demo = await generateDemoImage(103, 'jpeg');

@@ -233,7 +233,7 @@ describe('POST /images, then processing', () => {
         tag_count: 4,
       });
       expect((doc!.tag_ids as number[]).slice().sort()).toEqual([...image.tag_ids].sort());
-    });
+    }, 180_000);
   }
 
   it('strips metadata from a JPEG: the stored full file differs from the upload, sha512_hash follows it', async () => {
