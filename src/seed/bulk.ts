@@ -444,16 +444,22 @@ export async function seedBulkBoard(db: Database, options: BulkOptions): Promise
       ]),
     );
 
+    // Statistics first: validating the foreign keys is a join, and it needs them to be planned well.
+    phase('analyze', LOADED_TABLES.length);
+    for (const t of LOADED_TABLES) await sql.unsafe(`analyze "${t}"`);
+
     // ------------------------------------------------------------ indexes, constraints
     phase('indexes', restore.length);
     let restored = 0;
     for (const statement of restore) {
+      const t = Date.now();
       await sql.unsafe(statement);
+      const ms = Date.now() - t;
+      // The slow rebuilds are worth knowing about (they dominate large loads).
+      if (ms >= 250) phases[`  ${statement.replace(/^(alter table \S+ add constraint "[^"]+").*$/s, '$1').replace(/ USING btree.*$/, '')}`] = ms;
       progress({ phase: 'indexes', done: ++restored, total: restore.length });
     }
     await resetSequences(tx);
-    phase('analyze', 1);
-    for (const t of LOADED_TABLES) await sql.unsafe(`analyze "${t}"`);
   });
   phase('done', 1);
   summary.ms = Date.now() - started;
