@@ -1,0 +1,32 @@
+/**
+ * Zod schemas of every answer and parameter of the API (spec "Resources and their fields",
+ * "Operations"). They document the contract (openapi.ts turns them into the OpenAPI document)
+ * and test it: test/openapi validates real answers of every route against them. The views stay
+ * the code that produces the JSON (DESIGN decision 6); these schemas check it.
+ */
+import type { z } from 'zod';
+import * as common from './common.js';
+import * as envelopes from './envelopes.js';
+import * as params from './params.js';
+import * as resources from './resources.js';
+
+export * from './common.js';
+export * from './envelopes.js';
+export * from './params.js';
+export * from './resources.js';
+
+/** Every schema named with `.meta({ id })`, which the document lists under `components.schemas`. */
+export const componentSchemas: readonly z.ZodType[] = ([
+  common.ErrorBody,
+  common.BanErrorBody,
+  common.ImageErrors,
+  common.ImageErrorsBody,
+  ...Object.values(resources),
+  ...Object.values(envelopes),
+  ...Object.values(params.queryParams),
+  params.OembedUrlParam,
+  params.SubmissionUrlParam,
+  params.SubmissionBody,
+  params.ReverseSearchBody,
+  params.ReverseSearchUpload,
+] as z.ZodType[]).filter((value, i, all) => all.indexOf(value) === i);
