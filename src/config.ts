@@ -44,6 +44,15 @@ const schema = z.object({
   BAN_AFTER_VIOLATIONS: z.coerce.number().int().min(1).default(50),
   BAN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   BAN_SECONDS: z.coerce.number().int().min(1).default(900),
+  /** Behind one reverse proxy: take the client address from the last `X-Forwarded-For` entry. */
+  TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** How long a graceful shutdown may take before the process gives up and exits 1. */
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+  /**
+   * `/readyz` fails while the oldest unapplied outbox change is older than this. In embedded mode
+   * applied changes stay in the outbox until the next index flush (every 30 s), hence 60.
+   */
+  READY_MAX_OUTBOX_LAG_SECONDS: z.coerce.number().int().min(1).default(60),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
     .string()
@@ -76,6 +85,12 @@ export interface Config {
   demoSeed: number;
   anonymousNameSalt: string;
   fetchAllowHosts: string[];
+  /** Client addresses come from `X-Forwarded-For` (its last entry), set by our reverse proxy. */
+  trustProxy: boolean;
+  shutdownTimeoutSeconds: number;
+  readyMaxOutboxLagSeconds: number;
+  /** BASE_URL or CDN_URL is an http URL of a development host (allowed, with a warning). */
+  developmentHttpUrls: boolean;
   limits: {
     enabled: boolean;
     read: string;
@@ -94,23 +109,57 @@ export class ConfigError extends Error {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/**
+ * Hosts that can only be a developer's machine or a test set-up: loopback addresses and the
+ * special-use names `localhost`, `*.localhost` and `*.test` (RFC 6761), never reachable publicly.
+ */
+export function isDevelopmentHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.endsWith('.test') ||
+    host === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
+}
+
+/**
+ * Usage term 7: every URL the API emits is https. The public bases must be https URLs, except
+ * http URLs of development hosts. Returns the problem, or undefined.
+ */
+function httpsProblem(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return undefined; // the schema reports malformed URLs
+  }
+  if (url.protocol !== 'http:' || isDevelopmentHost(url.hostname)) return undefined;
+  return 'must be an https URL (http only for localhost development)';
+}
+
 /** Parse settings from an environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked = Object.fromEntries(
     Object.keys(schema.shape).map((k) => [k, env[k] === undefined ? undefined : env[k]]),
   );
   const parsed = schema.safeParse(picked);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  for (const name of ['BASE_URL', 'CDN_URL'] as const) {
+    const problem = httpsProblem(env[name]);
+    if (problem) lines.push(`  ${name}: ${problem}`);
   }
+  if (!parsed.success || lines.length > 0) throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   const v = parsed.data;
   const baseUrl = trimSlash(v.BASE_URL ?? `http://localhost:${v.PORT}`);
+  const cdnUrl = trimSlash(v.CDN_URL ?? baseUrl);
   return {
     port: v.PORT,
     host: v.HOST,
     baseUrl,
-    cdnUrl: trimSlash(v.CDN_URL ?? baseUrl),
+    cdnUrl,
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL,
     opensearchUrl: v.OPENSEARCH_URL,
@@ -122,6 +171,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     demoSeed: v.DEMO_SEED,
     anonymousNameSalt: v.ANONYMOUS_NAME_SALT,
     fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
+    trustProxy: v.TRUST_PROXY,
+    shutdownTimeoutSeconds: v.SHUTDOWN_TIMEOUT_SECONDS,
+    readyMaxOutboxLagSeconds: v.READY_MAX_OUTBOX_LAG_SECONDS,
+    developmentHttpUrls: [baseUrl, cdnUrl].some((u) => u.startsWith('http:')),
     limits: {
       enabled: v.RATE_LIMITS === 'on',
       read: v.RATE_LIMIT_READ,
