@@ -16,6 +16,7 @@ import { forumRoutes } from './routes/forums.js';
 import { healthRoutes } from './routes/health.js';
 import { imageRoutes } from './routes/images.js';
 import { oembedRoutes } from './routes/oembed.js';
+import { openapiRoutes } from './routes/openapi.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { reverseRoutes } from './routes/reverse.js';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', cacheHeaders());
   app.route('/', healthRoutes());
   app.route('/', fileRoutes(deps.config.dataDir));
+  app.route('/', openapiRoutes());
   app.route(API_PREFIX, createApiRoutes());
   return app;
 }
