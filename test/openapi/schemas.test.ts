@@ -1,0 +1,183 @@
+/**
+ * The zod schemas against the views and the shared shape checker:
+ * - at compile time (`tsc`), each view's JSON type has exactly the schema's keys, every value
+ *   the schema allows is a value of the view's type, and every value of the view's type fits the
+ *   schema up to the literal narrowing the schema adds (enums, formats: checked at run time by
+ *   the conformance tests);
+ * - at run time, the schemas agree with test/support/spec-shapes.ts (the spec's tables as
+ *   strict shapes) on fields, optional fields and nulls, and reject what clients would choke on.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { CommentJson } from '../../src/http/views/comment.js';
+import type { FilterJson } from '../../src/http/views/filter.js';
+import type { ForumJson } from '../../src/http/views/forum.js';
+import type { GalleryJson } from '../../src/http/views/gallery.js';
+import type { ImageJson, Intensities as IntensitiesJson } from '../../src/http/views/image.js';
+import type { InteractionJson } from '../../src/http/views/interactions.js';
+import type { OembedJson } from '../../src/http/views/oembed.js';
+import type { PostJson } from '../../src/http/views/post.js';
+import type { AwardJson, LinkJson, ProfileJson } from '../../src/http/views/profile.js';
+import type { DnpEntryJson, TagJson } from '../../src/http/views/tag.js';
+import type { TopicJson } from '../../src/http/views/topic.js';
+import type { Representations as RepresentationsJson } from '../../src/http/views/urls.js';
+import * as S from '../../src/http/schemas/index.js';
+import * as shapes from '../support/spec-shapes.js';
+
+// ---------------------------------------------------------------------------------------------
+// Compile-time alignment of the views' types with the schemas
+// ---------------------------------------------------------------------------------------------
+
+type Assignable<From, To> = [From] extends [To] ? true : false;
+type SameKeys<A, B> = [Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false;
+/** Literal types widened to their primitive (enums, `'photo'`, `7200`), structure kept. */
+type Loosen<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer U)[]
+        ? Loosen<U>[]
+        : T extends object
+          ? { [K in keyof T]: Loosen<T[K]> }
+          : T;
+type AllKeys<U> = U extends unknown ? keyof U : never;
+/** One object type whose fields take any value any member of the union gives them. */
+type Widen<U> = { [K in AllKeys<U>]: U extends unknown ? (K extends keyof U ? U[K] : never) : never };
+
+/** The view type `V` lines up with the schema type `T`. */
+type Aligned<V, T> = [SameKeys<V, T>, Assignable<T, V>, Assignable<V, Loosen<T>>];
+
+type Out<S extends z.ZodType> = z.infer<S>;
+type CommentItem = Widen<Out<typeof S.Comment> | Out<typeof S.WithheldComment>>;
+type PostItem = Widen<Out<typeof S.Post> | Out<typeof S.WithheldPost>>;
+
+const alignment = {
+  image: [true, true, true] satisfies Aligned<ImageJson, Out<typeof S.Image>>,
+  representations: [true, true, true] satisfies Aligned<RepresentationsJson, Out<typeof S.Representations>>,
+  intensities: [true, true, true] satisfies Aligned<IntensitiesJson, Out<typeof S.Intensities>>,
+  interaction: [true, true, true] satisfies Aligned<InteractionJson, Out<typeof S.Interaction>>,
+  // Comments and posts: the view's type covers both the visible and the withheld shape.
+  comment: [true, true, true] satisfies Aligned<CommentJson, CommentItem>,
+  commentVisible: true satisfies Assignable<Out<typeof S.Comment>, CommentJson>,
+  commentWithheld: true satisfies Assignable<Out<typeof S.WithheldComment>, CommentJson>,
+  post: [true, true, true] satisfies Aligned<PostJson, PostItem>,
+  postVisible: true satisfies Assignable<Out<typeof S.Post>, PostJson>,
+  postWithheld: true satisfies Assignable<Out<typeof S.WithheldPost>, PostJson>,
+  forum: [true, true, true] satisfies Aligned<ForumJson, Out<typeof S.Forum>>,
+  topic: [true, true, true] satisfies Aligned<TopicJson, Out<typeof S.Topic>>,
+  tag: [true, true, true] satisfies Aligned<TagJson, Out<typeof S.Tag>>,
+  dnpEntry: [true, true, true] satisfies Aligned<DnpEntryJson, Out<typeof S.DnpEntry>>,
+  profile: [true, true, true] satisfies Aligned<ProfileJson, Out<typeof S.Profile>>,
+  link: [true, true, true] satisfies Aligned<LinkJson, Out<typeof S.Link>>,
+  award: [true, true, true] satisfies Aligned<AwardJson, Out<typeof S.Award>>,
+  filter: [true, true, true] satisfies Aligned<FilterJson, Out<typeof S.Filter>>,
+  gallery: [true, true, true] satisfies Aligned<GalleryJson, Out<typeof S.Gallery>>,
+  oembed: [true, true, true] satisfies Aligned<OembedJson, Out<typeof S.Oembed>>,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Run time
+// ---------------------------------------------------------------------------------------------
+
+const fieldsOf = (schema: z.ZodObject) => Object.keys(schema.shape).sort();
+const acceptsNull = (field: z.ZodType) => field.safeParse(null).success;
+const isOptional = (field: z.ZodType) => field.safeParse(undefined).success;
+
+/** Zod schema ↔ spec-shapes shape pairs. */
+const PAIRS: [string, z.ZodObject, shapes.Shape][] = [
+  ['Image', S.Image, shapes.IMAGE],
+  ['Representations', S.Representations, shapes.REPRESENTATIONS],
+  ['Intensities', S.Intensities, shapes.INTENSITIES],
+  ['Comment', S.Comment, shapes.HIDDEN_COMMENT],
+  ['Forum', S.Forum, shapes.FORUM],
+  ['Topic', S.Topic, shapes.TOPIC],
+  ['Post', S.Post, shapes.POST],
+  ['DnpEntry', S.DnpEntry, shapes.DNP_ENTRY],
+  ['Tag', S.Tag, shapes.TAG],
+  ['Link', S.Link, shapes.LINK],
+  ['Award', S.Award, shapes.AWARD],
+  ['Profile', S.Profile, shapes.PROFILE],
+  ['Filter', S.Filter, shapes.FILTER],
+  ['Gallery', S.Gallery, shapes.GALLERY],
+  ['Oembed', S.Oembed, shapes.OEMBED],
+  ['Interaction', S.Interaction, shapes.INTERACTION],
+];
+
+describe('schemas', () => {
+  it('line up with the views at compile time', () => {
+    expect(Object.values(alignment).flat().every((v) => v === true)).toBe(true);
+  });
+
+  it.each(PAIRS)('%s has the fields, optional fields and nulls of the shared spec shape', (_name, schema, shape) => {
+    const all = { ...shape.fields, ...shape.extras };
+    expect(fieldsOf(schema)).toEqual(Object.keys(all).sort());
+    const optional = Object.entries(schema.shape as Record<string, z.ZodType>).filter(([, f]) => isOptional(f)).map(([k]) => k).sort();
+    expect(optional).toEqual([...(shape.optional ?? [])].sort());
+    for (const [field, type] of Object.entries(all)) {
+      if (typeof type !== 'string') continue; // predicates: checked by the conformance tests
+      expect(acceptsNull(schema.shape[field] as z.ZodType), `${_name}.${field} (${type})`).toBe(type.endsWith('?'));
+    }
+  });
+
+  it('accept a valid image and reject what strict clients reject', () => {
+    const url = (name: string) => `https://cdn.test/img/2024/5/1/1/${name}.png`;
+    const image = {
+      id: 1, created_at: '2024-05-01T10:20:30Z', updated_at: '2024-05-01T10:20:30Z', first_seen_at: '2024-05-01T10:20:30Z',
+      width: 10, height: 10, mime_type: 'image/png', size: 1, orig_size: 1, duration: 0.04, animated: false, format: 'png',
+      aspect_ratio: 1, name: 'a.png', sha512_hash: 'a', orig_sha512_hash: 'b', tags: ['safe'], tag_ids: [1], tag_count: 1,
+      uploader: null, uploader_id: null, wilson_score: 0, intensities: null, score: 0, upvotes: 0, downvotes: 0, faves: 0,
+      hides: 0, comment_count: 0, description: '', source_url: '', source_urls: [], view_url: url('view'),
+      representations: Object.fromEntries(['full', 'large', 'medium', 'small', 'tall', 'thumb', 'thumb_small', 'thumb_tiny'].map((k) => [k, url(k)])),
+      spoilered: false, thumbnails_generated: true, processed: true, deletion_reason: null, duplicate_of: null, hidden_from_users: false,
+    };
+    expect(S.Image.safeParse(image).error?.issues ?? []).toEqual([]);
+    const bad: [string, object][] = [
+      ['an unlisted field', { ...image, extra: 1 }],
+      ['a missing field', { ...image, uploader: undefined }],
+      ['an offset datetime', { ...image, created_at: '2024-05-01T10:20:30+00:00' }],
+      ['fractional seconds', { ...image, updated_at: '2024-05-01T10:20:30.123Z' }],
+      ['a relative view URL', { ...image, view_url: '/img/view/2024/5/1/1.png' }],
+      ['a protocol-relative representation', { ...image, representations: { ...image.representations, thumb: '//cdn.test/x.png' } }],
+      ['a missing representation', { ...image, representations: { ...image.representations, tall: undefined } }],
+      ['an ftp representation', { ...image, representations: { ...image.representations, full: 'ftp://cdn.test/x.png' } }],
+      ['an unknown format', { ...image, format: 'bmp' }],
+      ['a float id', { ...image, id: 1.5 }],
+      ['a null description', { ...image, description: null }],
+    ];
+    for (const [what, value] of bad) expect(S.Image.safeParse(value).success, what).toBe(false);
+  });
+
+  it('keep avatars strings, errors bodies exact, and withheld entries apart from visible ones', () => {
+    const comment = {
+      id: 1, image_id: 2, user_id: null, author: 'Background Pony #ABCD', avatar: 'data:image/svg+xml;base64,AAAA', body: 'x',
+      created_at: '2024-05-01T10:20:30Z', updated_at: '2024-05-01T10:20:30Z', edited_at: null, edit_reason: null,
+    };
+    expect(S.Comment.safeParse(comment).success).toBe(true);
+    expect(S.Comment.safeParse({ ...comment, avatar: null }).success).toBe(false);
+    expect(S.Comment.safeParse({ ...comment, avatar: 'javascript:alert(1)' }).success).toBe(false);
+    expect(S.Comment.safeParse({ ...comment, author: null }).success).toBe(false);
+    expect(S.WithheldComment.safeParse(comment).success).toBe(false);
+    expect(S.ErrorBody.safeParse({ error: 'Not found' }).success).toBe(true);
+    expect(S.ErrorBody.safeParse({ error: 'x', detail: 1 }).success).toBe(false);
+    expect(S.ImageErrorsBody.safeParse({ errors: { image_orig_sha512_hash: ['has already been taken'], url: ['is invalid'] } }).success).toBe(true);
+    expect(S.ImageErrorsBody.safeParse({ errors: { tag_input: 'must be a list' } }).success).toBe(false);
+    expect(S.Oembed.shape.provider_url.safeParse('http://booru.test').success).toBe(false);
+  });
+
+  it('describe every parameter a route reads', () => {
+    expect(Object.keys(S.queryParams).sort()).toEqual(
+      ['del', 'distance', 'filter_id', 'hidden', 'index', 'key', 'limit', 'page', 'per_page', 'q', 'sd', 'sf', 'url'].sort(),
+    );
+    for (const [name, schema] of Object.entries(S.queryParams)) {
+      const meta = z.globalRegistry.get(schema) as { id?: string; description?: string } | undefined;
+      expect(meta?.id, name).toEqual(expect.any(String));
+      expect(meta?.description?.length, name).toBeGreaterThan(20);
+    }
+    expect(S.PerPageParam.safeParse(51).success).toBe(false);
+    expect(S.PerPageParam.parse(undefined)).toBe(25);
+    expect(S.DistanceParam.parse(undefined)).toBe(0.25);
+    expect(S.routeQuery.submission.shape.key.safeParse(undefined).success).toBe(false);
+  });
+});
