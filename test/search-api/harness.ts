@@ -45,7 +45,8 @@ export async function startSearchHarness(): Promise<SearchHarness> {
     RATE_LIMITS: 'off',
   });
   const engine = new EmbeddedEngine({});
-  const indexer = new Indexer({ db: testDb.db, engine, pollMs: 200 });
+  // as the server builds it (src/main.ts): default polling, LISTEN/NOTIFY for promptness
+  const indexer = new Indexer({ db: testDb.db, engine });
   await indexer.ensureIndexes();
   const logged: SearchHarness['logged'] = [];
   const app = createApp({
