@@ -270,6 +270,24 @@ export class Indexer {
     );
   }
 
+  /**
+   * Outbox rows this indexer has not applied yet, and the age of the oldest. Unlike the outbox
+   * status, rows applied but waiting for a flush (embedded engine) do not count: this is what
+   * searches lag behind the database.
+   */
+  async lag(): Promise<{ pending: number; oldestAgeSeconds: number | null }> {
+    const [total] = await this.db.$client.unsafe<{ n: number }[]>('select count(*)::int as n from search_outbox');
+    const pending = Math.max(0, (total?.n ?? 0) - this.applied.size);
+    if (pending === 0) return { pending, oldestAgeSeconds: null };
+    // the first row in id order that is not applied (applied rows are all still there)
+    const rows = await this.db.$client.unsafe<{ id: number; age: number }[]>(
+      'select id, extract(epoch from now() - created_at)::float8 as age from search_outbox order by id limit $1',
+      [this.applied.size + 1],
+    );
+    const first = rows.find((r) => !this.applied.has(r.id));
+    return { pending, oldestAgeSeconds: first?.age ?? null };
+  }
+
   async verify(names: readonly IndexName[] = indexNames, options: VerifyOptions = {}): Promise<VerifyReport> {
     return verify(this.db, this.engine, names, options);
   }

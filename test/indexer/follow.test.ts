@@ -58,6 +58,8 @@ describe('outbox follower', () => {
     await db.delete(images).where(eq(images.id, id));
     await eventually(async () => expect(await doc('images', id)).toBeUndefined());
     expect(await hits('images', { term: { tags: 'sunset' } })).toEqual([]);
+    // applied rows wait for the engine's flush, but they are not lag
+    await eventually(async () => expect(await indexer.lag()).toEqual({ pending: 0, oldestAgeSeconds: null }));
     // applied rows are deleted once the engine has flushed them
     await eventually(async () => {
       await indexer.commit();
