@@ -134,6 +134,17 @@ describe('deletes and updates', () => {
     expect(got.get(updates[0]!.id)).toEqual(updates[0]);
   });
 
+  it('a remembered filter result follows writes and deletes', async () => {
+    const engine = await loaded([{ id: 1, tag_ids: [1] }, { id: 2, tag_ids: [2] }]);
+    const filter = { bool: { must_not: { terms: { tag_ids: [1, 3, 5, 7, 9] } } } };
+    expect(await ids(engine, 'images', filter)).toEqual([2]);
+    await engine.write('images', [{ id: 3, tag_ids: [3] }, { id: 4, tag_ids: [4] }]);
+    expect(await ids(engine, 'images', filter)).toEqual([2, 4]);
+    await engine.write('images', [{ id: 1, tag_ids: [8] }]);
+    await engine.remove('images', [4]);
+    expect(await ids(engine, 'images', filter)).toEqual([1, 2]);
+  });
+
   it('compacts when tombstones pile up, with the same answers', async () => {
     const docs = makeCorpus(16_000);
     const engine = await loaded(docs);

@@ -206,20 +206,21 @@ export class NumericColumn {
     const pres = this.present;
     const { lo, hi, loInclusive, hiInclusive } = r;
     const f32 = this.float32;
-    if (candidates && candidates.size * 8 < this.length) {
+    if (candidates && candidates.size * 2 < this.length) {
       const docs = candidates.toArray();
-      const out: number[] = [];
+      const out = new Uint32Array(docs.length);
+      let k = 0;
       for (let i = 0; i < docs.length; i++) {
         const d = docs[i]!;
         if (d >= this.length || (pres[d >>> 5]! & (1 << (d & 31))) === 0) continue;
         if (this.multi.size > 0 && this.multi.has(d)) {
-          if (this.multi.get(d)!.some((v) => inRange(f32 ? Math.fround(v) : v, r))) out.push(d);
+          if (this.multi.get(d)!.some((v) => inRange(f32 ? Math.fround(v) : v, r))) out[k++] = d;
           continue;
         }
         const v = f32 ? Math.fround(vals[d]!) : vals[d]!;
-        if ((loInclusive ? v >= lo : v > lo) && (hiInclusive ? v <= hi : v < hi)) out.push(d);
+        if ((loInclusive ? v >= lo : v > lo) && (hiInclusive ? v <= hi : v < hi)) out[k++] = d;
       }
-      return Bitmap.fromSorted(out);
+      return Bitmap.fromSorted(out, k);
     }
     const n = this.length;
     const words = new Uint32Array((n + 31) >>> 5);

@@ -82,6 +82,31 @@ function kindOf(q: unknown): [string, unknown] {
   return [keys[0]!, obj[keys[0]!]];
 }
 
+/** Results of long `terms` filters per index, valid until the index changes. */
+const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: Map<string, Bitmap> }>();
+const FILTER_CACHE_SIZE = 32;
+
+function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
+  const c = filterCache.get(index);
+  if (!c || c.version !== index.version) return undefined;
+  const bits = c.entries.get(key);
+  if (bits) {
+    c.entries.delete(key);
+    c.entries.set(key, bits);
+  }
+  return bits;
+}
+
+function rememberFilter(index: PhysicalIndex, key: string, bits: Bitmap): void {
+  let c = filterCache.get(index);
+  if (!c || c.version !== index.version) {
+    c = { version: index.version, entries: new Map() };
+    filterCache.set(index, c);
+  }
+  c.entries.set(key, bits);
+  if (c.entries.size > FILTER_CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
+}
+
 const childUniverse = new WeakMap<FieldSet, { length: number; bits: Bitmap }>();
 
 function allChildren(set: FieldSet): Bitmap {
@@ -129,6 +154,16 @@ export class Executor {
         if (!f) {
           if (!Array.isArray(values)) throw queryError(kind, `[${name}] terms lookup is not supported; give an array of values`);
           return leaf(new Bitmap(), boost);
+        }
+        if (scope.index && Array.isArray(values) && values.length >= 4) {
+          // a filter's hidden tags: the same long list on every search, worth remembering
+          const key = `${name}\u0000${JSON.stringify(values)}`;
+          const hit = cachedFilter(scope.index, key);
+          if (hit) return leaf(hit, boost);
+          const small = cand !== undefined && cand.size * 64 < env.space;
+          const bits = termsBits(f, values, env, small ? cand : undefined);
+          if (!small) rememberFilter(scope.index, key, bits);
+          return leaf(bits, boost);
         }
         return leaf(termsBits(f, values, env, cand), boost);
       }
