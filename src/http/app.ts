@@ -1,20 +1,27 @@
 /**
- * The HTTP application: the read API under `/api/v1/json`, the stored files (embedded CDN) and
- * `/healthz`. Order of the shared middleware: dependencies, CORS preflight, cache headers (which
- * wrap every answer, errors included); under `/api/v1/json` also key auth and the current filter.
+ * The HTTP application: the read API under `/api/v1/json`, the stored files (embedded CDN),
+ * `/healthz`, `/readyz` and `/metrics`. Order of the shared middleware: request id and log,
+ * metrics, dependencies, CORS preflight, cache headers (which wrap every answer, errors
+ * included), request limits of the files; under `/api/v1/json` key auth, request limits and the
+ * current filter.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { BanCache, limitPolicyFrom, RequestLimiter } from '../limits/index.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { cacheHeaders, corsPreflight } from './middleware/cache.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
 import { keyAuth } from './middleware/auth.js';
 import { currentFilter } from './middleware/filter.js';
+import { requestLimits, type LimitsOptions } from './middleware/limits.js';
+import { httpMetrics } from './middleware/metrics.js';
+import { requestLog } from './middleware/request-log.js';
 import { commentRoutes } from './routes/comments.js';
 import { fileRoutes } from './routes/files.js';
 import { filterRoutes } from './routes/filters.js';
 import { forumRoutes } from './routes/forums.js';
 import { healthRoutes } from './routes/health.js';
 import { imageRoutes } from './routes/images.js';
+import { createAppMetrics, metricsRoutes } from './routes/metrics.js';
 import { oembedRoutes } from './routes/oembed.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { postRoutes } from './routes/posts.js';
@@ -28,10 +35,11 @@ export type { AppDeps, AppEnv } from './context.js';
 
 export const API_PREFIX = '/api/v1/json';
 
-/** The `/api/v1/json` routes, behind key auth and the current filter. */
-export function createApiRoutes(): Hono<AppEnv> {
+/** The `/api/v1/json` routes, behind key auth, request limits and the current filter. */
+export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use('*', keyAuth());
+  if (limits) api.use('*', limits);
   api.use('*', currentFilter());
   api.route('/', imageRoutes());
   api.route('/', commentRoutes());
@@ -48,18 +56,26 @@ export function createApiRoutes(): Hono<AppEnv> {
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const metrics = deps.metrics ?? createAppMetrics(deps.db);
+  const appDeps: AppDeps = { ...deps, metrics };
+  const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits)) : null;
+  const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : new BanCache(deps.db), trustProxy: deps.config.trustProxy, metrics };
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(deps.logger));
   app.notFound(notFoundHandler);
+  app.use('*', requestLog(deps.logger));
+  app.use('*', httpMetrics(metrics));
   app.use('*', async (c, next) => {
-    c.set('deps', deps);
+    c.set('deps', appDeps);
     await next();
   });
   app.use('*', corsPreflight());
   app.use('*', cacheHeaders());
+  app.use('*', requestLimits({ ...limits, scope: 'files' }));
   app.route('/', healthRoutes());
+  app.route('/', metricsRoutes(metrics));
   app.route('/', fileRoutes(deps.config.dataDir));
   app.route('/', openapiRoutes());
-  app.route(API_PREFIX, createApiRoutes());
+  app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;
 }

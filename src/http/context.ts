@@ -3,24 +3,41 @@
  * the cache policy a route chose.
  */
 import type { Context } from 'hono';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { filters } from '../db/schema/index.js';
+import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
 import type { KeyUser } from '../users/api-keys.js';
 
-/** Where errors are reported; a pino logger fits. */
+/**
+ * Where errors are reported; a pino logger fits. Given a pino logger, the app also writes one
+ * line per request through it (see middleware/request-log.ts).
+ */
 export interface AppLogger {
   error(obj: unknown, msg?: string): void;
   warn?(obj: unknown, msg?: string): void;
+}
+
+/** What the process tells `/readyz` about itself (see routes/health.ts). */
+export interface ReadinessState {
+  /** Shutdown has begun: not ready, whatever else holds. */
+  stopping: boolean;
+  /** The in-process indexer: still building or catching up at start, following, or run elsewhere. */
+  indexer: 'starting' | 'started' | 'external';
 }
 
 export interface AppDeps {
   config: Config;
   db: Database;
   engine: SearchEngine;
-  /** Defaults to the console. */
-  logger?: AppLogger;
+  /** Defaults to the console for errors, and no request lines. */
+  logger?: AppLogger | Logger;
+  /** Prometheus metrics served at `/metrics`; one is created per app when absent. */
+  metrics?: Metrics;
+  /** The process's state for `/readyz`; absent, only the database, engine and outbox lag count. */
+  readiness?: () => ReadinessState;
 }
 
 export type FilterRow = typeof filters.$inferSelect;
@@ -41,6 +58,10 @@ export interface AppVariables {
   /** The filter this request is seen through (loaded on first use; null if none exists at all). */
   currentFilter: () => Promise<FilterRow | null>;
   cachePolicy: CachePolicy | undefined;
+  /** This request's id (`X-Request-Id`). */
+  requestId: string;
+  /** A logger whose lines carry this request's id. */
+  log: Logger;
 }
 
 export interface AppEnv {

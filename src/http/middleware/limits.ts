@@ -1,0 +1,135 @@
+/**
+ * Request limits (usage terms 2–4): every request to the API and to the stored files is charged
+ * to its caller — the user of its `key`, else its IP address — against one of the caller's
+ * budgets (`RATE_LIMIT_*`):
+ *
+ * - `search` for `/search…`, costing `searchCost(q, page, per_page)` (wildcards and deep pages
+ *   cost more); a reverse-image search costs `REVERSE_SEARCH_COST`;
+ * - `read` for everything else, and for stored files (`/img/…`, avatars, badge and tag images)
+ *   at `FILE_COST` each, since one page of results loads many thumbnails;
+ * - `POST /images` is charged to `read` here: the submission route itself charges the `upload`
+ *   budget, per key and per IP, once the request is well-formed (charging it here as well would
+ *   count every submission twice).
+ *
+ * Over budget: `429 {"error":"Too many requests: slow down and retry after N seconds"}` with
+ * `Retry-After: N`. Repeated within `BAN_WINDOW_SECONDS`, a temporary ban (`BAN_SECONDS`) is
+ * stored. A banned caller — automatically or by an operator (`npm run admin -- ban …`, by user
+ * or by IP range) — gets `403 {"error":"Banned: <reason>","reason":…,"expires_at":<RFC 3339 or
+ * null>}` on every limited route. `RATE_LIMITS=off` turns the budgets off, not the bans.
+ * `/healthz`, `/readyz` and `/metrics` are never limited.
+ *
+ * Client address: the socket's peer address; with `TRUST_PROXY=true` the last entry of
+ * `X-Forwarded-For`, the address our own reverse proxy saw (earlier entries are the client's
+ * word and could be forged to dodge limits and bans).
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import ipaddr from 'ipaddr.js';
+import { searchCost, type ActiveBan, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { AppContext, AppEnv } from '../context.js';
+import { parsePaging } from './paging.js';
+import { formatTime } from '../views/time.js';
+
+/** Cost of one stored file against the `read` budget. */
+export const FILE_COST = 0.2;
+/** Cost of a reverse-image search (a download and an image analysis) against `search`. */
+export const REVERSE_SEARCH_COST = 5;
+
+const API_PREFIX = '/api/v1/json';
+const FILE_PREFIXES = ['/img/', '/avatars/', '/badge-img/', '/tag-img/'];
+
+export interface LimitsOptions {
+  /** `api`: under `/api/v1/json`, after key auth; `files`: the stored files, at the top level. */
+  scope: 'api' | 'files';
+  /** null when limits are off (`RATE_LIMITS=off`): only bans are checked, with `bans`. */
+  limiter: RequestLimiter | null;
+  /** Ban lookups when there is no limiter. */
+  bans?: BanCache;
+  /** Honour `X-Forwarded-For` (`TRUST_PROXY`). */
+  trustProxy: boolean;
+  metrics?: Metrics;
+}
+
+interface Charge {
+  budget: Budget;
+  cost: number;
+}
+
+/** Which budget a request spends and how much of it; undefined for unlimited paths. */
+export function chargeFor(method: string, path: string, query: (name: string) => string | undefined): Charge | undefined {
+  if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX) {
+    const rest = path.slice(API_PREFIX.length);
+    if (rest === '/search/reverse') return { budget: 'search', cost: REVERSE_SEARCH_COST };
+    if (rest === '/search' || rest.startsWith('/search/')) {
+      const { page, perPage } = parsePaging({ page: query('page'), per_page: query('per_page') });
+      return { budget: 'search', cost: searchCost(query('q'), page, perPage) };
+    }
+    return { budget: 'read', cost: 1 };
+  }
+  if (FILE_PREFIXES.some((p) => path.startsWith(p))) return { budget: 'read', cost: FILE_COST };
+  return undefined;
+}
+
+/** A valid IP address in its canonical text (IPv4-mapped IPv6 as IPv4), else undefined. */
+function normalizeIp(text: string | undefined): string | undefined {
+  const value = text?.trim();
+  if (!value || !ipaddr.isValid(value)) return undefined;
+  try {
+    return ipaddr.process(value).toString();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The caller's IP address (see the module comment for `TRUST_PROXY`). */
+export function clientAddress(c: Context, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for');
+    if (forwarded) {
+      const last = forwarded.split(',').at(-1);
+      const ip = normalizeIp(last);
+      if (ip) return ip;
+    }
+  }
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return normalizeIp(env?.incoming?.socket?.remoteAddress);
+}
+
+export function bannedResponse(c: AppContext, ban: ActiveBan): Response {
+  return c.json({ error: `Banned: ${ban.reason}`, reason: ban.reason, expires_at: formatTime(ban.validUntil) }, 403);
+}
+
+export function tooManyResponse(c: AppContext, retryAfterSeconds: number): Response {
+  c.header('Retry-After', String(retryAfterSeconds));
+  return c.json({ error: `Too many requests: slow down and retry after ${retryAfterSeconds} seconds` }, 429);
+}
+
+/**
+ * The limits middleware. Under `/api/v1/json` it must run after key auth (it charges the key's
+ * user); for stored files it runs at the top level (no key there: the address is charged).
+ */
+export function requestLimits(options: LimitsOptions): MiddlewareHandler<AppEnv> {
+  const { limiter, bans, trustProxy, metrics, scope } = options;
+  return async (c, next) => {
+    if ((!limiter && !bans) || c.req.method === 'OPTIONS') return next();
+    if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return next();
+    const charge = chargeFor(c.req.method, c.req.path, (name) => c.req.query(name));
+    if (!charge) return next();
+    const user = c.get('user');
+    const ip = clientAddress(c, trustProxy);
+    const caller: Caller = {};
+    if (user) caller.userId = user.id;
+    if (ip) caller.ip = ip;
+    if (!limiter) {
+      const ban = await bans!.lookup(caller);
+      if (!ban) return next();
+      metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: 'banned' });
+      return bannedResponse(c, ban);
+    }
+    const decision = await limiter.check(caller, charge.budget, charge.cost);
+    if (decision.kind === 'ok') return next();
+    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: decision.kind });
+    if (decision.kind === 'banned') return bannedResponse(c, decision.ban);
+    return tooManyResponse(c, decision.retryAfterSeconds);
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * HTTP metrics: `http_requests_total` and `http_request_duration_seconds`, labelled by route
+ * pattern (e.g. `/api/v1/json/images/:image_id`, never the raw path, so the number of series stays
+ * small), method and status. Unknown methods are counted as `OTHER`.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { Metrics } from '../../observability/metrics.js';
+import type { AppEnv } from '../context.js';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const labels = {
+        route: routePath(c) || 'unmatched',
+        method: METHODS.has(c.req.method) ? c.req.method : 'OTHER',
+        status: String(c.res.status),
+      };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+    }
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Request ids and the request log. Every request gets an id — the caller's `X-Request-Id` when it
+ * is a short safe token (so a proxy's id follows the request), else a new UUID — echoed in the
+ * `X-Request-Id` response header. Handlers log through `c.get('log')`, a child logger whose lines
+ * carry `reqId`. When the request ends, one JSON line: `reqId`, `method`, `route` (the pattern,
+ * e.g. `/api/v1/json/images/:image_id`), `url` (path and query, with the value of `key` replaced
+ * by `[redacted]`), `status` and `ms`; `err` too when the request failed. Probe and scrape routes
+ * (`/healthz`, `/readyz`, `/metrics`) log at debug level unless they fail, so they do not drown
+ * the log. Without a pino logger in the deps, ids are still given but no lines are written.
+ */
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import pino, { type Logger } from 'pino';
+import type { AppDeps, AppEnv } from '../context.js';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+const silent: Logger = pino({ enabled: false });
+
+/** The caller's request id if it is a short token of safe characters, else a new one. */
+export function requestIdFrom(header: string | undefined): string {
+  return header !== undefined && SAFE_ID.test(header) ? header : randomUUID();
+}
+
+function isPino(logger: AppDeps['logger']): logger is Logger {
+  return logger !== undefined && typeof (logger as Partial<Logger>).child === 'function' && typeof (logger as Partial<Logger>).info === 'function';
+}
+
+/** `key=…` query values replaced by `[redacted]`, whatever the spelling of the name. */
+export function redactUrl(pathAndQuery: string): string {
+  const q = pathAndQuery.indexOf('?');
+  if (q < 0) return pathAndQuery;
+  const parts = pathAndQuery.slice(q + 1).split('&');
+  let changed = false;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i]!;
+    const eq = part.indexOf('=');
+    const rawName = eq < 0 ? part : part.slice(0, eq);
+    let name = rawName;
+    try {
+      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+    } catch {
+      /* keep the raw name */
+    }
+    if (name.trim().toLowerCase() === 'key') {
+      parts[i] = `${rawName}=[redacted]`;
+      changed = true;
+    }
+  }
+  return changed ? `${pathAndQuery.slice(0, q)}?${parts.join('&')}` : pathAndQuery;
+}
+
+/** Path and query of a request URL. */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start < 0 ? '/' : url.slice(start);
+}
+
+export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv> {
+  const base = isPino(logger) ? logger : silent;
+  return async (c, next) => {
+    const started = performance.now();
+    const reqId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
+    const log = base.child({ reqId });
+    c.set('requestId', reqId);
+    c.set('log', log);
+    try {
+      await next();
+    } finally {
+      try {
+        c.res.headers.set(REQUEST_ID_HEADER, reqId);
+      } catch {
+        // Immutable headers (a response passed through as is): copy it.
+        c.res = new Response(c.res.body, c.res);
+        c.res.headers.set(REQUEST_ID_HEADER, reqId);
+      }
+      const status = c.res.status;
+      const line: Record<string, unknown> = {
+        method: c.req.method,
+        route: routePath(c) || 'unmatched',
+        url: redactUrl(pathAndQuery(c.req.url)),
+        status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (c.error) line.err = c.error;
+      if (status >= 500) log.error(line, 'request');
+      else if (QUIET_PATHS.has(c.req.path)) log.debug(line, 'request');
+      else log.info(line, 'request');
+    }
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * GET /metrics: the app's Prometheus metrics in the text exposition format — HTTP requests and
+ * latency by route, rate-limit rejections, the search outbox (pending changes, age of the oldest),
+ * the job queue by state, and the process's own (memory, event loop lag, …). Never cached.
+ * Operators who do not want it public should keep it off their proxy's public routes.
+ */
+import { Hono } from 'hono';
+import { outboxLag } from '../../../indexer/outbox.js';
+import type { Database } from '../../db/client.js';
+import { queueStats } from '../../jobs/queue.js';
+import { Metrics } from '../../observability/metrics.js';
+import type { AppEnv } from '../context.js';
+
+export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/metrics', async (c) => {
+    const body = await metrics.render();
+    return c.body(body, 200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' });
+  });
+  return app;
+}
+
+/** Settle `promise` within `ms`, else reject. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The metrics of an app over `db`: outbox and job-queue gauges read at scrape time. A source that
+ * fails (database down) reports NaN rather than failing the whole scrape.
+ */
+export function createAppMetrics(db: Database): Metrics {
+  return new Metrics({
+    outboxLag: async () => {
+      try {
+        const lag = await withTimeout(outboxLag(db), 2_000, 'outbox lag');
+        return { pending: lag.pending, oldestSeconds: lag.oldestAgeSeconds ?? 0 };
+      } catch {
+        return { pending: Number.NaN, oldestSeconds: Number.NaN };
+      }
+    },
+    jobQueue: async () => {
+      try {
+        return await withTimeout(queueStats(db), 2_000, 'job queue');
+      } catch {
+        return { queued: Number.NaN, running: Number.NaN, parked: Number.NaN };
+      }
+    },
+  });
+}
