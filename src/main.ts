@@ -2,76 +2,177 @@
  * `npm start`: the whole service in one process. With no configuration it starts an embedded
  * PostgreSQL and the embedded search engine under DATA_DIR, fills an empty board with demo data,
  * keeps the indices in sync in-process, and serves the API.
+ *
+ * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; the server stops accepting, lets
+ * the requests in flight finish and closes keep-alive connections as they go idle; background
+ * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
+ * its snapshot; the pool closes and the embedded PostgreSQL stops. All within
+ * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
+ * next step and shuts down the same way.
  */
 import { serve, type ServerType } from '@hono/node-server';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Indexer } from '../indexer/index.js';
 import { loadConfigOrExit } from './config.js';
-import { openDatabase } from './db/client.js';
+import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { createApp } from './http/app.js';
+import type { ReadinessState } from './http/context.js';
 import { createLogger } from './log.js';
 import { createSearchEngine } from './search/create-engine.js';
+import type { SearchEngine } from './search/engine.js';
 import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
 
 const config = loadConfigOrExit();
 const log = createLogger(config);
 
-async function main() {
-  const database = await openDatabase({
+/** What is running, in start order; shutdown stops it in reverse. */
+const running: {
+  database?: DatabaseHandle;
+  engine?: SearchEngine;
+  indexer?: Indexer;
+  server?: ServerType;
+  /** Background workers (e.g. a job worker): `stop()` lets the jobs in hand finish. */
+  workers: { name: string; stop(): Promise<void> }[];
+} = { workers: [] };
+
+const readiness: ReadinessState = { stopping: false, indexer: 'starting' };
+
+class StartInterrupted extends Error {}
+
+/** Between start-up steps: give up starting once a shutdown was asked for. */
+function checkpoint(): void {
+  if (readiness.stopping) throw new StartInterrupted('shutdown during start-up');
+}
+
+let startup: Promise<void> = Promise.resolve();
+
+async function main(): Promise<void> {
+  if (config.developmentHttpUrls) {
+    log.warn(
+      { baseUrl: config.baseUrl, cdnUrl: config.cdnUrl },
+      'serving http URLs on localhost for development; set https BASE_URL and CDN_URL in production',
+    );
+  }
+  const database = (running.database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (msg) => log.info(msg),
-  });
+  }));
   const { db } = database;
   log.info({ embedded: database.embedded }, 'database ready');
+  checkpoint();
 
   if (config.demoData && (await isBoardEmpty(db))) {
     log.info({ images: config.demoImages, seed: config.demoSeed }, 'empty board: creating the demo board');
     const started = Date.now();
     await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true });
     log.info({ ms: Date.now() - started }, 'demo board created');
+    checkpoint();
   }
 
-  const engine = createSearchEngine(config);
-  const indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) });
+  const engine = (running.engine = createSearchEngine(config));
+  const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
   await indexer.ensureIndexes();
-  // In embedded mode the index lives in this process: build what the snapshot lacks, then follow.
   // Beside OpenSearch the indexer runs as its own process (`npm run indexer -- sync --follow`).
-  if (engine.kind === 'embedded') {
-    await indexer.reindexIfEmpty();
-    indexer.start();
-  }
+  readiness.indexer = engine.kind === 'embedded' ? 'starting' : 'external';
+  checkpoint();
 
-  const app = createApp({ config, db, engine });
-  const server: ServerType = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+  // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
+  const app = createApp({ config, db, engine, logger: log, readiness: () => readiness });
+  running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info({ url: `http://${config.host}:${info.port}`, baseUrl: config.baseUrl }, 'listening');
   });
+  running.server.once('error', (err) => {
+    log.fatal({ err }, 'HTTP server failed');
+    failed = true;
+    void shutdown('server error');
+  });
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    const deadline = setTimeout(() => {
-      log.error('shutdown deadline passed; exiting');
-      process.exit(1);
-    }, 20_000);
-    deadline.unref();
-    // Stop accepting; requests in flight finish before close() calls back.
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await indexer.stop();
-    await engine.flush();
-    await engine.close();
-    await database.close();
-    log.info('stopped');
-    log.flush();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // In embedded mode the index lives in this process: build what the snapshot lacks, then follow.
+  if (engine.kind === 'embedded') {
+    await indexer.reindexIfEmpty();
+    checkpoint();
+    indexer.start();
+    readiness.indexer = 'started';
+    log.info('indexer following the outbox');
+  }
 }
 
-main().catch((err: unknown) => {
+/** Stop accepting, let requests in flight finish, close keep-alive connections once idle. */
+function closeServer(server: ServerType): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let idle: NodeJS.Timeout | undefined;
+    server.close((err) => {
+      clearInterval(idle);
+      if (err && (err as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(err);
+      else resolve();
+    });
+    if ('closeIdleConnections' in server) {
+      server.closeIdleConnections();
+      // A keep-alive connection whose request ends after close() goes idle later: close it then.
+      idle = setInterval(() => server.closeIdleConnections(), 50);
+    }
+  });
+}
+
+function flushLog(): Promise<void> {
+  return new Promise<void>((resolve) => log.flush(() => resolve()));
+}
+
+let shuttingDown = false;
+/** Something failed for good: exit 1 after shutting down. */
+let failed = false;
+
+async function shutdown(signal: string): Promise<void> {
+  if (shuttingDown) {
+    log.warn({ signal }, 'already shutting down');
+    return;
+  }
+  shuttingDown = true;
+  readiness.stopping = true;
+  log.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
+  const deadline = setTimeout(() => {
+    log.error('shutdown deadline passed; stopping the database and exiting');
+    void Promise.race([running.database?.close(), sleep(5_000)])
+      .catch(() => {})
+      .then(flushLog)
+      .finally(() => process.exit(1));
+  }, config.shutdownTimeoutSeconds * 1000);
+  deadline.unref();
+
+  // A start-up in progress stops at its next step.
+  await startup.catch(() => {});
+
+  let clean = true;
+  const step = async (name: string, fn: () => Promise<unknown>) => {
+    try {
+      await fn();
+    } catch (err) {
+      clean = false;
+      log.error({ err, step: name }, 'shutdown step failed');
+    }
+  };
+  const { server, workers, indexer, engine, database } = running;
+  if (server) await step('http server', () => closeServer(server));
+  await step('workers', () => Promise.all(workers.map((w) => w.stop())));
+  if (indexer) await step('indexer', () => indexer.stop());
+  if (engine) {
+    await step('engine flush', () => engine.flush());
+    await step('engine close', () => engine.close());
+  }
+  if (database) await step('database', () => database.close());
+  log.info({ clean }, 'stopped');
+  await flushLog();
+  process.exit(clean && !failed ? 0 : 1);
+}
+
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+startup = main().catch(async (err: unknown) => {
+  if (err instanceof StartInterrupted || shuttingDown) return; // shutdown() takes it from here
   log.fatal({ err }, 'failed to start');
-  log.flush();
+  await running.database?.close().catch(() => {});
+  await flushLog();
   process.exit(1);
 });
