@@ -48,11 +48,8 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** How long a graceful shutdown may take before the process gives up and exits 1. */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
-  /**
-   * `/readyz` fails while the oldest unapplied outbox change is older than this. In embedded mode
-   * applied changes stay in the outbox until the next index flush (every 30 s), hence 60.
-   */
-  READY_MAX_OUTBOX_LAG_SECONDS: z.coerce.number().int().min(1).default(60),
+  /** `/readyz` fails while the oldest change not applied to the indices is older than this. */
+  READY_MAX_OUTBOX_LAG_SECONDS: z.coerce.number().int().min(1).default(30),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
     .string()

@@ -78,7 +78,14 @@ async function main(): Promise<void> {
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
-  const app = createApp({ config, db, engine, logger: log, readiness: () => readiness });
+  const app = createApp({
+    config,
+    db,
+    engine,
+    logger: log,
+    readiness: () => readiness,
+    ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
+  });
   running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info({ url: `http://${config.host}:${info.port}`, baseUrl: config.baseUrl }, 'listening');
   });

@@ -56,7 +56,7 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const metrics = deps.metrics ?? createAppMetrics(deps.db);
+  const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
   const appDeps: AppDeps = { ...deps, metrics };
   const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits)) : null;
   const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : new BanCache(deps.db), trustProxy: deps.config.trustProxy, metrics };

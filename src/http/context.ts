@@ -38,6 +38,18 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The process's state for `/readyz`; absent, only the database, engine and outbox lag count. */
   readiness?: () => ReadinessState;
+  /**
+   * How far the indices lag behind the database (`Indexer.lag()` of an in-process indexer, which
+   * leaves out changes applied but waiting for the engine's flush); default: the whole outbox.
+   */
+  indexerLag?: () => Promise<IndexerLag>;
+}
+
+export interface IndexerLag {
+  /** Changes not applied yet. */
+  pending: number;
+  /** Age of the oldest, in seconds; null when none is pending. */
+  oldestAgeSeconds: number | null;
 }
 
 export type FilterRow = typeof filters.$inferSelect;

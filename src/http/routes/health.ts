@@ -48,7 +48,7 @@ export function healthRoutes(): Hono<AppEnv> {
 
   app.get('/readyz', async (c) => {
     c.header('Cache-Control', 'no-store');
-    const { db, engine, config, readiness } = c.get('deps');
+    const { db, engine, config, readiness, indexerLag } = c.get('deps');
     const state = readiness?.();
     if (state?.stopping) return c.json({ status: 'stopping' }, 503);
 
@@ -67,7 +67,7 @@ export function healthRoutes(): Hono<AppEnv> {
       check('database', () => db.execute(sql`select 1`)),
       check('engine', () => engine.count('images')),
       check('outbox', async () => {
-        lagSeconds = (await outboxLag(db)).oldestAgeSeconds;
+        lagSeconds = (await (indexerLag ? indexerLag() : outboxLag(db))).oldestAgeSeconds;
       }),
     ]);
     let indexer: Part = 'up';

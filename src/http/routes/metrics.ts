@@ -9,7 +9,7 @@ import { outboxLag } from '../../../indexer/outbox.js';
 import type { Database } from '../../db/client.js';
 import { queueStats } from '../../jobs/queue.js';
 import { Metrics } from '../../observability/metrics.js';
-import type { AppEnv } from '../context.js';
+import type { AppEnv, IndexerLag } from '../context.js';
 
 export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -31,15 +31,16 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
 }
 
 /**
- * The metrics of an app over `db`: outbox and job-queue gauges read at scrape time. A source that
- * fails (database down) reports NaN rather than failing the whole scrape.
+ * The metrics of an app over `db`: outbox (from `lag`, default the whole outbox) and job-queue
+ * gauges read at scrape time. A source that fails (database down) reports NaN rather than
+ * failing the whole scrape.
  */
-export function createAppMetrics(db: Database): Metrics {
+export function createAppMetrics(db: Database, lag: () => Promise<IndexerLag> = () => outboxLag(db)): Metrics {
   return new Metrics({
     outboxLag: async () => {
       try {
-        const lag = await withTimeout(outboxLag(db), 2_000, 'outbox lag');
-        return { pending: lag.pending, oldestSeconds: lag.oldestAgeSeconds ?? 0 };
+        const current = await withTimeout(lag(), 2_000, 'outbox lag');
+        return { pending: current.pending, oldestSeconds: current.oldestAgeSeconds ?? 0 };
       } catch {
         return { pending: Number.NaN, oldestSeconds: Number.NaN };
       }
