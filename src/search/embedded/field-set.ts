@@ -106,6 +106,10 @@ function growU32(a: Uint32Array, index: number): Uint32Array {
 
 export class MappingError extends Error {}
 
+/** The two shapes of `Date.prototype.toISOString()` text (with and without milliseconds), years 0–9999. */
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const ISO_S = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
 function parseFail(f: Base, value: unknown, what: string): never {
   throw new MappingError(`failed to parse field [${f.path}] of type [${what}]: ${JSON.stringify(value)}`);
 }
@@ -328,13 +332,19 @@ export class FieldSet {
       w.varint(f.index);
       if (f.type === 'date' && typeof v === 'string') {
         const ms = toEpochMillis(v);
-        const iso = Number.isNaN(ms) ? '' : new Date(ms).toISOString();
-        if (iso === v) w.byte(Shape.DateIso);
-        else if (iso.endsWith('.000Z') && iso.slice(0, -5) + 'Z' === v) w.byte(Shape.DateIsoS);
-        else {
-          w.byte(Shape.Json);
-          w.string(JSON.stringify(v));
+        if (ms === ms && ISO_MS.test(v)) {
+          // exactly what toISOString() gives back: the column holds it all
+          w.byte(Shape.DateIso);
+          f.col.setOne(doc, ms);
+          return;
         }
+        if (ms === ms && ISO_S.test(v) && ms % 1000 === 0) {
+          w.byte(Shape.DateIsoS);
+          f.col.setOne(doc, ms);
+          return;
+        }
+        w.byte(Shape.Json);
+        w.string(JSON.stringify(v));
       } else if (v instanceof Date) w.byte(Shape.DateObj);
       else {
         w.byte(Shape.Json);
