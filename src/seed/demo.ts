@@ -1070,6 +1070,9 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
       row.thumbnailsGenerated = false;
       plan.imageIntensities.push(syntheticIntensities(seed, row.id!));
     }
+    // Nor avatars or tag spoiler images: users get generated avatars, tags none.
+    for (const user of plan.users) user.avatar = null;
+    for (const tag of plan.tags) tag.image = null;
   }
 
   const steps: Array<() => Promise<void>> = [];

@@ -51,7 +51,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('admin CLI usage', () => {
+// Every command is a real process (tsx start, migrations check): slow on a busy machine.
+const SLOW = { timeout: 240_000 };
+
+describe('admin CLI usage', SLOW, () => {
   it('prints usage with --help and exits 0', async () => {
     const r = await admin('--help');
     expect(r.code).toBe(0);
@@ -80,7 +83,7 @@ describe('admin CLI usage', () => {
   });
 });
 
-describe('admin CLI commands', () => {
+describe('admin CLI commands', SLOW, () => {
   it('creates users and changes roles', async () => {
     const created = await admin('user', 'create', 'Alice', '--role', 'moderator', '--email', 'alice@example.com');
     expect(created).toMatchObject({ code: 0, stderr: '' });
