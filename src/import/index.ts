@@ -39,6 +39,7 @@ import {
   topics,
   userLinks,
   users,
+  type Role,
 } from '../db/schema/index.js';
 import { isMediaError } from '../media/errors.js';
 import { processImage } from '../media/process.js';
@@ -121,7 +122,10 @@ class Tally {
   updated: Record<string, number> = {};
   unchanged: Record<string, number> = {};
   add(kind: 'inserted' | 'updated' | 'unchanged', table: string, n = 1) {
-    if (n > 0) this[kind][table] = (this[kind][table] ?? 0) + n;
+    if (n === 0) return;
+    const value = (this[kind][table] ?? 0) + n;
+    if (value === 0) delete this[kind][table];
+    else this[kind][table] = value;
   }
 }
 
@@ -137,8 +141,9 @@ async function upsertById<T extends PgTable>(
   rows: Array<T['$inferInsert']>,
   tally: Tally,
   label: string,
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<Set<unknown>> {
+  const unchanged = new Set<unknown>();
+  if (rows.length === 0) return unchanged;
   const ids = rows.map((r) => (r as Record<string, unknown>)[idKey]);
   const existing = new Map<unknown, Record<string, unknown>>();
   for (let i = 0; i < ids.length; i += 1000) {
@@ -154,10 +159,14 @@ async function upsertById<T extends PgTable>(
     else if (differs(old, row as Record<string, unknown>)) {
       await tx.update(table).set(row as never).where(eq(idColumn, key));
       tally.add('updated', label);
-    } else tally.add('unchanged', label);
+    } else {
+      tally.add('unchanged', label);
+      unchanged.add(key);
+    }
   }
   for (let i = 0; i < fresh.length; i += 500) await tx.insert(table).values(fresh.slice(i, i + 500) as never);
   tally.add('inserted', label, fresh.length);
+  return unchanged;
 }
 
 /**
@@ -519,11 +528,17 @@ async function checkReferences(
   }
 
   // --- filters
+  const ownerIds = board.filters.flatMap((f) => (f.user_id !== null && !fileUserIds.has(f.user_id) ? [f.user_id] : []));
+  const roleOf = new Map<number, Role>(board.users.map((u) => [u.id, u.role]));
+  if (ownerIds.length) for (const r of await db.select({ id: users.id, role: users.role }).from(users).where(inArray(users.id, ownerIds))) roleOf.set(r.id, r.role);
   for (const f of board.filters) {
     if (!userExists(f.user_id)) say('filter', f.id, `user_id ${f.user_id} is not a known user`);
     for (const t of [...f.hidden_tag_ids, ...f.spoilered_tag_ids]) if (!tagExists(t)) say('filter', f.id, `unknown tag ${t}`);
+    // A system filter serves everyone, so it may only use what anyone may search; a user's
+    // filter may use what its owner may.
+    const as = f.system || f.user_id === null ? {} : { role: roleOf.get(f.user_id) ?? ('user' as const), userId: f.user_id };
     for (const [field, q] of [['hidden_complex', f.hidden_complex], ['spoilered_complex', f.spoilered_complex]] as const) {
-      const problem = q ? await complexProblem(q, f.system ? {} : { role: 'user', userId: f.user_id }) : null;
+      const problem = q ? await complexProblem(q, as) : null;
       if (problem) say('filter', f.id, `${field} is invalid: ${problem}`);
     }
   }
@@ -620,13 +635,19 @@ async function write(tx: Transaction, board: ParsedBoard, resolved: Resolved, ta
       aliasedTagId: t.aliased_tag ? resolved.tagIdBySlug.get(t.aliased_tag)! : null,
     };
   });
-  const existingTags = new Map(
+  const currentAlias = new Map(
     (board.tags.length ? await tx.select({ id: tags.id, aliasedTagId: tags.aliasedTagId }).from(tags).where(inArray(tags.id, board.tags.map((t) => t.id))) : []).map((r) => [r.id, r.aliasedTagId]),
   );
-  // New tags go in unaliased; the alias pass below sets their targets.
-  await upsertById(tx, tags, tags.id, 'id', tagRows.map((r) => ({ ...r, aliasedTagId: existingTags.has(r.id) ? r.aliasedTagId : null })), tally, 'tags');
+  // Two passes: every tag exists (with its alias as it was) before any alias points at one.
+  const keptAlias = (id: number) => currentAlias.get(id) ?? null;
+  const untouched = await upsertById(tx, tags, tags.id, 'id', tagRows.map((r) => ({ ...r, aliasedTagId: keptAlias(r.id) })), tally, 'tags');
   for (const r of tagRows) {
-    if (!existingTags.has(r.id) && r.aliasedTagId !== null) await tx.update(tags).set({ aliasedTagId: r.aliasedTagId }).where(eq(tags.id, r.id));
+    if (r.aliasedTagId === keptAlias(r.id)) continue;
+    await tx.update(tags).set({ aliasedTagId: r.aliasedTagId }).where(eq(tags.id, r.id));
+    if (untouched.has(r.id)) {
+      tally.add('unchanged', 'tags', -1);
+      tally.add('updated', 'tags');
+    }
   }
   const implicationPairs = new Map<string, { tagId: number; impliedTagId: number }>();
   for (const t of board.tags) {

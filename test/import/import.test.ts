@@ -163,6 +163,23 @@ describe('importing the sample board', () => {
   });
 });
 
+describe('aliases across imports', () => {
+  it('aliases an existing tag to a tag created by the same import', async () => {
+    await importBoard(tdb.db, { tags: [{ id: 20, name: 'mare' }] });
+    const summary = await importBoard(tdb.db, {
+      tags: [
+        { id: 20, name: 'mare', aliased_tag: 'female' },
+        { id: 21, name: 'female', aliases: ['mare'] },
+      ],
+    });
+    expect(summary.inserted).toEqual({ tags: 1 });
+    expect(summary.updated).toEqual({ tags: 1 });
+    expect(summary.unchanged).toEqual({});
+    const [mare] = await tdb.db.select().from(tags).where(eq(tags.id, 20));
+    expect(mare?.aliasedTagId).toBe(21);
+  });
+});
+
 describe('refusing a broken board', () => {
   let empty: TestDatabase;
   beforeAll(async () => {
