@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -243,6 +243,58 @@ describe('snapshots', () => {
     expect(readdirSync(join(dir, 'index')).sort()).toEqual(['aliases.json', 'images_v2.snap', 'others_v1.snap']);
     const third = new EmbeddedEngine({ dataDir: dir });
     expect(await ids(third, 'images', { match_all: {} })).toEqual([1]);
+  });
+
+  it('small changes go to a change log on top of the snapshot; many changes make a new snapshot', async () => {
+    const dir = tempDir();
+    const docs = makeCorpus(3000, 11);
+    const engine = await loaded(docs, dir);
+    await engine.flush();
+    const files = () => readdirSync(join(dir, 'index')).sort();
+    expect(files()).toEqual(['aliases.json', 'images_v1.snap']);
+    const snapSize = statSync(join(dir, 'index', 'images_v1.snap')).size;
+
+    const current = new Map(docs.map((d) => [d.id, d]));
+    const change = async (n: number, round: number, start = round * n) => {
+      const updates = docs.slice(start, start + n).map((d) => ({ ...d, tags: [`round ${round}`], score: round }));
+      await engine.write('images', updates);
+      for (const u of updates) current.set(u.id, u);
+      const gone = [docs[2000 + round]!.id];
+      await engine.remove('images', gone);
+      for (const id of gone) current.delete(id);
+      await engine.flush();
+    };
+    await change(40, 1);
+    await change(40, 2);
+    expect(files()).toHaveLength(3);
+    expect(files().find((f) => f.endsWith('.log'))).toMatch(/^images_v1\..+\.log$/);
+    expect(statSync(join(dir, 'index', 'images_v1.snap')).size).toBe(snapSize);
+
+    const check = async () => {
+      const reopened = new EmbeddedEngine({ dataDir: dir });
+      await reopened.open();
+      const live = [...current.values()].sort((a, b) => a.id - b.id);
+      expect(await reopened.count('images')).toBe(live.length);
+      for (const [label, query] of queryCatalogue(docs).slice(0, 30)) {
+        expect(await ids(reopened, 'images', query), label).toEqual(bruteForce(live, { query, sort: byId }));
+      }
+      expect(await ids(reopened, 'images', { term: { tags: 'round 2' } })).toEqual(docs.slice(80, 120).map((d) => d.id));
+      const some = [1, 45, 85, 2001, 2002];
+      expect(await reopened.get('images', some)).toEqual(await engine.get('images', some));
+    };
+    await check();
+
+    // a torn last line (a crash while appending) is ignored
+    const log = files().find((f) => f.endsWith('.log'))!;
+    appendFileSync(join(dir, 'index', log), '{"w": {"id": 99999');
+    await check();
+
+    // enough changes for a new snapshot: a new generation, the old log gone
+    await change(1100, 3, 1200);
+    const after = files();
+    expect(after.filter((f) => f.endsWith('.log'))).toEqual([]);
+    expect(after).toEqual(['aliases.json', 'images_v1.snap']);
+    await check();
   });
 
   it('without a data directory, flush is a no-op', async () => {

@@ -55,8 +55,14 @@ export class PhysicalIndex {
   liveCount = 0;
   /** Incremented on every change (caches key on it). */
   version = 0;
-  /** Changed since the last snapshot. */
+  /** Changed since the last flush. */
   dirty = true;
+  /** Ids written or removed since the last flush (what a change log entry must record). */
+  readonly pendingIds = new Set<number>();
+  /** Snapshot this index was loaded from or last written to (null: none yet). */
+  generation: string | null = null;
+  /** Entries in the change log on top of that snapshot. */
+  logEntries = 0;
 
   constructor(
     readonly name: string,
@@ -103,6 +109,7 @@ export class PhysicalIndex {
       this.idMap.set(id, doc);
       this.live.append(doc);
       this.liveCount++;
+      this.pendingIds.add(id);
     }
     this.touch();
     if (failures.length > 0) {
@@ -135,6 +142,7 @@ export class PhysicalIndex {
       this.live.remove(doc);
       this.liveCount--;
       this.idMap.set(id, -1);
+      this.pendingIds.add(id);
     }
     this.touch();
   }

@@ -1,5 +1,6 @@
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { IndexDocument } from '../engine.js';
 import type { IndexMapping } from '../mapping.js';
 import { Bitmap } from './bitmap.js';
 import type { FieldSet } from './field-set.js';
@@ -18,7 +19,16 @@ import { RowStore } from './row-store.js';
  *     padding   to a multiple of 8; the data region starts here
  *     sections  at 8-byte aligned offsets from the data region start: little-endian typed
  *               arrays (`u8`, `u32`, `i32`, `f64`) or UTF-8 JSON (`json`)
+ *   <physical>.<generation>.log   changes since that snapshot, one JSON object per line:
+ *                     {"w": document} (written) or {"d": id} (removed), appended and fsynced by
+ *                     each flush; a torn last line (a crash while appending) is ignored
  *   aliases.json      { aliases: { alias: physical }, indices: [physical…] }
+ *
+ * A flush appends the documents changed since the previous flush to the log of the current
+ * snapshot; when the log holds more than a tenth of the index (or the index has no snapshot
+ * yet, e.g. after a compaction) it writes a new snapshot with a new generation instead. A load
+ * replays only the log of the snapshot's own generation, so a log left behind by a crash right
+ * after a new snapshot is never applied to it.
  *
  * Sections name the internal structures, not documents, so a load copies arrays instead of
  * re-indexing: per FieldSet (prefix `` for the root, `f<i>.` under nested field i) the stored
@@ -28,8 +38,8 @@ import { RowStore } from './row-store.js';
  * tokens plus position streams (`pos.offsets`, `pos.data`), per nested field the parent/child
  * links. At the root: ids by document number and the live documents.
  *
- * Every file is written to `<file>.tmp` and renamed, index files first, aliases.json last;
- * files of dropped versions are deleted after that.
+ * Every snapshot is written to `<file>.tmp` and renamed, index files first, aliases.json last;
+ * files of dropped versions and stale logs are deleted after that.
  */
 
 const MAGIC = 'TWSNAP01';
@@ -264,7 +274,7 @@ function grownF64(a: Float64Array): Float64Array {
   return out;
 }
 
-function restore(r: Sections, name: string, mapping: IndexMapping): PhysicalIndex {
+function restore(r: Sections, name: string, mapping: IndexMapping, generation: string | null): PhysicalIndex {
   const index = new PhysicalIndex(name, mapping);
   restoreSet(index.root, '', r);
   const ids = r.f64('ids');
@@ -274,6 +284,7 @@ function restore(r: Sections, name: string, mapping: IndexMapping): PhysicalInde
   index.liveCount = live.length;
   for (let i = 0; i < live.length; i++) index.idMap.set(ids[live[i]!]!, live[i]!);
   index.dirty = false;
+  index.generation = generation;
   return index;
 }
 
@@ -338,36 +349,117 @@ export class SnapshotStore {
     const header = JSON.parse(buf.subarray(12, 12 + headerLength).toString()) as {
       name: string;
       mapping: IndexMapping;
+      generation?: string;
       meta: Record<string, unknown>;
       sections: SectionInfo[];
     };
     const sections = new Sections(buf, align8(12 + headerLength), header.sections, header.meta);
-    return restore(sections, header.name, header.mapping);
+    const index = restore(sections, header.name, header.mapping, header.generation ?? null);
+    if (index.generation !== null) await this.replayLog(index);
+    return index;
   }
 
-  /** Write the snapshots of changed indices, then the alias map, then drop stale files. */
+  private logFile(name: string, generation: string): string {
+    return join(this.dir, `${name}.${generation}.log`);
+  }
+
+  private async replayLog(index: PhysicalIndex): Promise<void> {
+    let text: string;
+    try {
+      text = await readFile(this.logFile(index.name, index.generation!), 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    const lines = text.split('\n');
+    if (!text.endsWith('\n')) lines.pop(); // torn last line
+    let batch: IndexDocument[] = [];
+    const apply = () => {
+      if (batch.length > 0) index.write(batch);
+      batch = [];
+    };
+    let entries = 0;
+    for (const line of lines) {
+      if (line === '') continue;
+      const entry = JSON.parse(line) as { w?: IndexDocument; d?: number };
+      entries++;
+      if (entry.w) batch.push(entry.w);
+      else if (entry.d !== undefined) {
+        apply();
+        index.remove([entry.d]);
+      }
+    }
+    apply();
+    index.pendingIds.clear();
+    index.dirty = false;
+    index.logEntries = entries;
+  }
+
+  /** Write the changes of changed indices (log or snapshot), then the alias map, then drop stale files. */
   async save(indices: PhysicalIndex[], aliases: Record<string, string>): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     for (const index of indices) {
       if (!index.dirty) continue;
+      const changes = index.pendingIds.size;
+      if (index.generation !== null && index.logEntries + changes <= Math.max(1000, index.liveCount / 10)) {
+        await this.appendLog(index);
+        continue;
+      }
       const w = capture(index);
+      const generation = `${Date.now().toString(36)}${Math.floor(Math.random() * 1e9).toString(36)}`;
+      w.meta.generation = generation;
+      const pending = [...index.pendingIds];
       index.dirty = false;
+      index.pendingIds.clear();
       try {
-        await this.writeIndex(index, w);
+        await this.writeIndex(index, w, generation);
       } catch (e) {
         index.dirty = true;
+        for (const id of pending) index.pendingIds.add(id);
         throw e;
       }
+      index.generation = generation;
+      index.logEntries = 0;
     }
     const names = indices.map((i) => i.name);
     await writeAtomic(join(this.dir, 'aliases.json'), [new TextEncoder().encode(JSON.stringify({ aliases, indices: names }))]);
     const keep = new Set(names.map((n) => `${n}.snap`));
+    for (const i of indices) if (i.generation !== null) keep.add(`${i.name}.${i.generation}.log`);
     for (const f of await readdir(this.dir)) {
-      if ((f.endsWith('.snap') && !keep.has(f)) || f.endsWith('.tmp')) await rm(join(this.dir, f), { force: true });
+      if (f === 'aliases.json' || keep.has(f)) continue;
+      if (f.endsWith('.snap') || f.endsWith('.log') || f.endsWith('.tmp')) await rm(join(this.dir, f), { force: true });
     }
   }
 
-  private async writeIndex(index: PhysicalIndex, w: Capture): Promise<void> {
+  /** Append the documents changed since the last flush to the current snapshot's log. */
+  private async appendLog(index: PhysicalIndex): Promise<void> {
+    const ids = [...index.pendingIds];
+    const docs = index.get(ids);
+    let text = '';
+    for (const id of ids) {
+      const doc = docs.get(id);
+      text += (doc ? JSON.stringify({ w: doc }) : JSON.stringify({ d: id })) + '\n';
+    }
+    index.pendingIds.clear();
+    index.dirty = false;
+    const file = this.logFile(index.name, index.generation!);
+    try {
+      await appendFile(file, text);
+      const fh = await open(file, 'r+');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      index.dirty = true;
+      for (const id of ids) index.pendingIds.add(id);
+      throw e;
+    }
+    index.logEntries += ids.length;
+  }
+
+  private async writeIndex(index: PhysicalIndex, w: Capture, generation: string): Promise<void> {
     const infos: SectionInfo[] = [];
     let offset = 0;
     for (const s of w.sections) {
@@ -375,7 +467,7 @@ export class SnapshotStore {
       offset = align8(offset + s.bytes.length);
     }
     const header = new TextEncoder().encode(
-      JSON.stringify({ name: index.name, mapping: index.mapping, meta: w.meta, sections: infos }),
+      JSON.stringify({ name: index.name, mapping: index.mapping, generation, meta: w.meta, sections: infos }),
     );
     const head = new Uint8Array(align8(12 + header.length));
     head.set(new TextEncoder().encode(MAGIC), 0);
