@@ -30,8 +30,8 @@ export interface TermPayload {
 
 export interface BoostPayload {
   value: number;
-  /** How the reference prints the number in `junk at end of expression`. */
-  display: string;
+  /** The number as written (after `^`). */
+  text: string;
 }
 
 /** Whitespace between tokens: space, `\t`, `\n`, `\r`, `\v`, `\f` (nothing else). */
@@ -88,11 +88,17 @@ function charLen(input: string, i: number): number {
   return 1;
 }
 
-/** The numeric value of a boost's text, and how the reference would print it. */
+/** The numeric value of a boost's text (overflow saturates at the largest double). */
 export function boostValue(text: string): BoostPayload {
   let value = Number(text);
   if (!Number.isFinite(value)) value = value > 0 ? Number.MAX_VALUE : -Number.MAX_VALUE;
-  if (!text.includes('.')) return { value, display: BigInt(text).toString() };
+  return { value, text };
+}
+
+/** How the reference prints a boost number in `junk at end of expression`: integers plainly, floats with a fraction. */
+export function boostDisplay(text: string): string {
+  if (!text.includes('.')) return BigInt(text).toString();
+  const value = Number(text);
   let display = String(value === 0 && text.startsWith('-') ? '-0' : value);
   if (display.includes('e')) {
     const [mantissa, exponent] = display.split('e') as [string, string];
@@ -100,7 +106,7 @@ export function boostValue(text: string): BoostPayload {
   } else if (!display.includes('.')) {
     display += '.0';
   }
-  return { value, display };
+  return display;
 }
 
 class Scanner {
@@ -261,7 +267,7 @@ export function lex(input: string, limits: Pick<QueryLimits, 'maxTerms' | 'maxDe
 /** The text the reference shows for a leftover token in `junk at end of expression: …`. */
 export function junkText(tok: IToken): string {
   if (tok.tokenType === TermToken) return (tok.payload as TermPayload).raw;
-  if (tok.tokenType === BoostToken) return (tok.payload as BoostPayload).display;
+  if (tok.tokenType === BoostToken) return boostDisplay((tok.payload as BoostPayload).text);
   return tok.image;
 }
 

@@ -239,7 +239,7 @@ describe('evaluate(compile(tree)) agrees with the tree’s meaning', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+  }, 300_000);
 
   it('straight from the tree', () => {
     fc.assert(
@@ -250,5 +250,5 @@ describe('evaluate(compile(tree)) agrees with the tree’s meaning', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+  }, 300_000);
 });

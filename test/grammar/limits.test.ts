@@ -55,7 +55,7 @@ describe('limits', () => {
 
   it('handles big inputs quickly and without recursion trouble', () => {
     const limits = { maxLength: 1e7, maxTerms: 1e6 };
-    const started = performance.now();
+    const started = process.cpuUsage();
     const ors = Array.from({ length: 20_000 }, (_, i) => `t${i}`).join(' OR ');
     const big = compileQuery(ors, { fields: imageFields, limits });
     assertValidQuery(big);
@@ -69,6 +69,7 @@ describe('limits', () => {
     expect(() => compileQuery(commas, { fields: imageFields, limits })).toThrow('Expected a term.');
     const escapes = '\\'.repeat(100_001);
     expect(parse(escapes, { limits }).root).toMatchObject({ kind: 'term' });
-    expect(performance.now() - started).toBeLessThan(5_000);
-  });
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(5_000);
+  }, 60_000);
 });

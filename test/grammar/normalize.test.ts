@@ -109,5 +109,5 @@ describe('cleanTagName against a step-by-step reading of reference §8.4', () =>
       }),
       { numRuns: 20_000 },
     );
-  });
+  }, 120_000);
 });

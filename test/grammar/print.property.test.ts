@@ -15,7 +15,7 @@ describe('print', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+  }, 120_000);
 
   it('any term text prints as one term', () => {
     fc.assert(
@@ -25,7 +25,7 @@ describe('print', () => {
       }),
       { numRuns: 3000 },
     );
-  });
+  }, 120_000);
 
   it('printing what parsed is stable', () => {
     fc.assert(
@@ -42,7 +42,7 @@ describe('print', () => {
       }),
       { numRuns: 5000 },
     );
-  });
+  }, 120_000);
 
   it.each<[string, string]>([
     ['a, b', 'a, b'],
