@@ -215,6 +215,18 @@ describe('the error contract on every endpoint', () => {
     expect(revalidated.status).toBe(304);
   });
 
+  it('records the engine latency of each search in the metrics', async () => {
+    const count = async () => {
+      const text = await (await fetch(`${h.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('search_duration_seconds_count{engine="embedded",index="galleries"}'));
+      return line === undefined ? 0 : Number(line.split(' ').at(-1));
+    };
+    const before = await count();
+    await get('galleries', { q: '*' });
+    await get('galleries', { q: 'best ponies' });
+    expect(await count()).toBe(before + 2);
+  });
+
   it('GET /search/reverse stays 404 (reverse search is POST only)', async () => {
     expect((await h.api('/search/reverse?url=https://example.com/a.png')).status).toBe(404);
   });
