@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_SORT_FIELDS } from '../../src/search/requests/index.js';
+import { insertKey, insertUser } from '../http/harness.js';
 import { assertShape, IMAGE, INTERACTION } from '../support/spec-shapes.js';
 import { buildBoard, expectedOrder, listable, type Board, type ImageModel } from './fixtures.js';
 import { idsOf, qs, startSearchHarness, type SearchHarness } from './harness.js';
@@ -183,6 +184,17 @@ describe('paging', () => {
     expect(await ids({ q, filter_id: f, per_page: 3, page: '2abc' })).toEqual(all.slice(3, 6));
     expect(await ids({ q, filter_id: f, per_page: 3, page: '-4' })).toEqual(all.slice(0, 3));
     expect(await ids({ q, filter_id: f, per_page: 3, page: 'x' })).toEqual(all.slice(0, 3));
+  });
+
+  it('a key user’s images_per_page setting is their default page size', async () => {
+    const user = await insertUser(h.db, { imagesPerPage: 4 });
+    const key = await insertKey(h.db, user.id);
+    const f = b.filters.everything.id;
+    expect(await ids({ q: 'sortable', filter_id: f, key })).toEqual(newestFirst(b.s).slice(0, 4));
+    expect(await ids({ q: 'sortable', filter_id: f, key, page: 2 })).toEqual(newestFirst(b.s).slice(4, 8));
+    expect(await ids({ q: 'sortable', filter_id: f, key, per_page: 6 })).toHaveLength(6);
+    // the other searches do not use it
+    expect((await h.ok(`/search/tags${qs({ q: '*', key })}`)).tags).toHaveLength(12);
   });
 
   it('ignores unknown and empty parameters (limit, distance, a leading empty one)', async () => {
