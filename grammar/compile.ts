@@ -50,6 +50,8 @@ interface Env {
   context: QueryContext;
   limits: QueryLimits;
   nowMs: number | undefined;
+  /** Next entry of `leaves` for `build`: terms are parsed and built in the same (textual) order. */
+  nextLeaf: number;
 }
 
 /** Parse and compile a query string. Throws `QueryError`. */
@@ -61,8 +63,9 @@ export function compileQuery(input: unknown, options: CompileOptions): Query {
     context: options.context ?? {},
     limits,
     nowMs: undefined,
+    nextLeaf: 0,
   };
-  const leaves = new Map<TermNode, Query>();
+  const leaves: Query[] = [];
   // Each term is compiled as soon as it is parsed, so an invalid value is reported before a
   // syntax error further on, exactly as the reference does. (`bind` rather than a closure: under
   // tsx every closure created here would also be renamed at run time.)
@@ -71,8 +74,8 @@ export function compileQuery(input: unknown, options: CompileOptions): Query {
   return build(ast.root, env, leaves, 0);
 }
 
-function compileLeaf(env: Env, leaves: Map<TermNode, Query>, term: TermNode): void {
-  leaves.set(term, compileTerm(term, env));
+function compileLeaf(env: Env, leaves: Query[], term: TermNode): void {
+  leaves.push(compileTerm(term, env));
 }
 
 /** Compile a parsed (or hand-built) tree. Throws `QueryError`. */
@@ -85,11 +88,12 @@ export function compile(ast: QueryAst, options: CompileOptions): Query {
     context: options.context ?? {},
     limits,
     nowMs: undefined,
+    nextLeaf: 0,
   };
   return build(ast.root, env, undefined, 0);
 }
 
-function build(node: QueryNode, env: Env, leaves: Map<TermNode, Query> | undefined, depth: number): Query {
+function build(node: QueryNode, env: Env, leaves: Query[] | undefined, depth: number): Query {
   // A parsed tree is at most four nodes deeper per parenthesis level; hand-built trees are held
   // to the same bound so that nothing recurses without limit.
   if (depth > 4 * (env.limits.maxDepth + 1) + 1) {
@@ -97,7 +101,7 @@ function build(node: QueryNode, env: Env, leaves: Map<TermNode, Query> | undefin
   }
   switch (node.kind) {
     case 'term':
-      return leaves?.get(node) ?? compileTerm(node, env);
+      return leaves !== undefined ? leaves[env.nextLeaf++]! : compileTerm(node, env);
     case 'and':
       return foldChain(node.children.map((c) => build(c, env, leaves, depth + 1)), 'must');
     case 'or':

@@ -17,22 +17,36 @@ export interface TermTarget {
   valueAt: number;
 }
 
-const RANGES: ReadonlySet<string> = new Set(['eq', 'gt', 'gte', 'lt', 'lte']);
+/** The range suffix spelled in `raw[from, to)`, if any. */
+function rangeOp(raw: string, from: number, to: number): RangeOp | null {
+  const len = to - from;
+  if (len < 2 || len > 3) return null;
+  const a = raw.charCodeAt(from);
+  const b = raw.charCodeAt(from + 1);
+  const c = len === 3 ? raw.charCodeAt(from + 2) : -1;
+  if (a === 101 /* e */ && b === 113 /* q */ && len === 2) return 'eq';
+  if ((a === 103 /* g */ || a === 108) /* l */ && b === 116 /* t */) {
+    if (len === 2) return a === 103 ? 'gt' : 'lt';
+    if (c === 101 /* e */) return a === 103 ? 'gte' : 'lte';
+  }
+  return null;
+}
 
 /** `fields` answers whether a name is a field the role may use (a Set or Map of names). */
 export function splitTermRange(raw: string, fields: { has(name: string): boolean }): TermTarget {
   const colon = raw.indexOf(':');
   if (colon > 0) {
-    const head = raw.slice(0, colon);
     let field: string | null = null;
     let range: RangeOp = 'eq';
+    const head = raw.slice(0, colon);
     if (fields.has(head)) {
       field = head;
     } else {
       const dot = head.lastIndexOf('.');
-      if (dot > 0 && RANGES.has(head.slice(dot + 1)) && fields.has(head.slice(0, dot))) {
+      const op = dot > 0 ? rangeOp(raw, dot + 1, colon) : null;
+      if (op !== null && fields.has(head.slice(0, dot))) {
         field = head.slice(0, dot);
-        range = head.slice(dot + 1) as RangeOp;
+        range = op;
       }
     }
     if (field !== null) {
