@@ -249,11 +249,13 @@ export async function seedBulkBoard(db: Database, options: BulkOptions): Promise
     await tx.execute(drizzleSql`select set_config('tagwise.skip_outbox', 'on', true)`);
     await tx.execute(drizzleSql`select set_config('maintenance_work_mem', '512MB', true)`);
     await tx.execute(drizzleSql`select set_config('synchronous_commit', 'off', true)`);
-    if (!options.force && !(await isBoardEmpty(tx))) throw new Error('the board is not empty (use --force to replace it)');
-    // Emptying the tables in this transaction (even when already empty) lets COPY write its rows
-    // frozen, so the new board needs no vacuum pass to be fast to read.
-    await truncateBoard(tx);
+    if (options.force) await truncateBoard(tx);
+    else if (!(await isBoardEmpty(tx))) throw new Error('the board is not empty (use --force to replace it)');
     const restore = await setAsideConstraints(sql);
+    // Emptying the loaded tables in this transaction (they are empty already; with their foreign
+    // keys set aside nothing else is touched) lets COPY write rows frozen, so the new board needs
+    // no vacuum pass to be fast to read.
+    await sql.unsafe(`truncate ${LOADED_TABLES.map((t) => `"${t}"`).join(', ')}`);
     const copySql = sql;
 
     // -------------------------------------------------------------------- interactions

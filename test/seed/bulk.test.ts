@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { filters, images, searchOutbox, tags, users } from '../../src/db/schema/index.js';
+import { bans, filters, images, searchOutbox, tags, users } from '../../src/db/schema/index.js';
 import { FileStore } from '../../src/media/storage.js';
 import { seedBulkBoard, type BulkSummary } from '../../src/seed/bulk.js';
 import { counterProblems, recomputeCounters } from '../../src/seed/verify.js';
@@ -137,6 +137,19 @@ describe('bulk seed', () => {
       expect(await counterProblems(tdb.db)).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('bulk seed on an empty board', () => {
+  it('leaves tables it does not load alone (an IP ban made before seeding survives)', async () => {
+    const t = await createTestDatabase();
+    try {
+      await t.db.insert(bans).values({ ip: '203.0.113.0/24', reason: 'abuse' });
+      await seedBulkBoard(t.db, { images: 50, tags: 500 });
+      expect((await t.db.select().from(bans)).map((b) => b.ip)).toEqual(['203.0.113.0/24']);
+    } finally {
+      await t.drop();
     }
   });
 });
