@@ -166,7 +166,7 @@ const RATING_COMBOS: ReadonlyArray<readonly [readonly string[], number]> = [
 
 const KINDS: readonly DemoKind[] = ['png', 'jpeg', 'gif', 'svg'];
 /** GIFs are the slowest to process; a few make the point. */
-const KIND_WEIGHTS = [54, 36, 3, 7];
+const KIND_WEIGHTS = [55, 36, 2, 7];
 
 const FORMAT_OF: Record<DemoKind, { format: MediaFormat; mime: MediaMimeType }> = {
   png: { format: 'png', mime: 'image/png' },
@@ -409,7 +409,9 @@ export function planDemoBoard(options: { seed: number; images: number; now?: Dat
   for (let i = 0; i < n; i++) {
     const id = i + 1;
     const createdAt = new Date(start.getTime() + Math.floor(((i + ir.float() * 0.9) / Math.max(n, 1)) * span));
-    const kind = ir.weighted(KINDS, KIND_WEIGHTS);
+    // The first four images show one of each kind, so that even a tiny board has them all.
+    const drawn = ir.weighted(KINDS, KIND_WEIGHTS);
+    const kind = i < KINDS.length ? KINDS[i]! : drawn;
     const eligible = usersBefore(createdAt);
     const uploaderDraw = ir.float();
     // Images 2 and 3 are always an anonymous upload and one without a user, so that even a tiny
