@@ -81,6 +81,23 @@ describe('the OpenAPI document', () => {
     const valid = validate(doc);
     expect(validate.errors ?? []).toEqual([]);
     expect(valid).toBe(true);
+    // The structure check is not vacuous: each of these breaks it.
+    const broken: [string, (d: Json) => void][] = [
+      ['no info.version', (d) => delete d.info.version],
+      ['openapi 3.0', (d) => (d.openapi = '3.0.3')],
+      ['a response without description', (d) => delete d.paths['/images/{image_id}'].get.responses['404'].description],
+      ['an optional path parameter', (d) => (d.paths['/images/{image_id}'].get.parameters[0].required = false)],
+      ['an operation without responses', (d) => (d.paths['/forums'].get.responses = {})],
+      ['an unknown operation field', (d) => (d.paths['/forums'].get.result = 1)],
+      ['a bad component name', (d) => (d.components.schemas['a b'] = {})],
+      ['an apiKey scheme without name', (d) => delete d.components.securitySchemes.apiKey.name],
+      ['a parameter in the body', (d) => (d.components.parameters.Page.in = 'body')],
+    ];
+    for (const [what, mutate] of broken) {
+      const copy = JSON.parse(JSON.stringify(doc));
+      mutate(copy);
+      expect(validate(copy), what).toBe(false);
+    }
     expect(doc.info).toMatchObject({ title: `${SITE_NAME} API`, version: expect.any(String) });
     expect(doc.servers).toEqual([{ url: `${BASE_URL}/api/v1/json`, description: expect.any(String) }]);
   });
@@ -249,4 +266,69 @@ describe('served', () => {
     expect(() => new Function(DOCS_JS)).not.toThrow();
     expect(DOCS_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
   });
+
+  it('renders every operation, parameter and schema of the document (on a minimal DOM)', async () => {
+    const { document, text } = fakeDocument();
+    let fetched = '';
+    const fetchStub = async (url: string) => {
+      fetched = url;
+      return { ok: true, status: 200, json: async () => JSON.parse(JSON.stringify(doc)) };
+    };
+    new Function('document', 'fetch', 'location', DOCS_JS)(document, fetchStub, { hash: '' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(fetched).toBe(OPENAPI_PATH);
+    const content = text('content');
+    expect(text('meta')).toContain('OpenAPI 3.1.0');
+    for (const { path, method, op } of operations()) {
+      expect(content, `${method} ${path}`).toContain(`${method}${path}${op.summary}`);
+    }
+    for (const name of Object.keys(doc.components.schemas)) expect(text('toc')).toContain(name);
+    expect(content).toContain('Usage terms');
+    expect(content).toContain('per_page');
+    expect(content).toContain('thumb_tiny');
+  });
 });
+
+/** Just enough of a DOM for the page script: elements with children, attributes and text. */
+function fakeDocument() {
+  interface Node {
+    tag: string;
+    text: string;
+    children: Node[];
+    attrs: Record<string, string>;
+    className: string;
+  }
+  const make = (tag: string): Node & Record<string, unknown> => {
+    const node = {
+      tag,
+      text: '',
+      children: [] as Node[],
+      attrs: {} as Record<string, string>,
+      className: '',
+      get textContent() {
+        return node.text + node.children.map((c) => (c as unknown as { textContent: string }).textContent).join('');
+      },
+      set textContent(value: string) {
+        node.text = value;
+        node.children = [];
+      },
+      appendChild(child: Node) {
+        node.children.push(child);
+        return child;
+      },
+      setAttribute(name: string, value: string) {
+        node.attrs[name] = String(value);
+      },
+      scrollIntoView() {},
+    };
+    return node;
+  };
+  const byId: Record<string, ReturnType<typeof make>> = { meta: make('p'), content: make('main'), toc: make('nav') };
+  const document = {
+    title: '',
+    createElement: make,
+    createTextNode: (value: string) => Object.assign(make('#text'), { text: value }),
+    getElementById: (id: string) => byId[id] ?? null,
+  };
+  return { document, text: (id: string) => (byId[id] as unknown as { textContent: string }).textContent };
+}

@@ -7,7 +7,8 @@
  * meta-schema separately.
  */
 const ref = { type: 'object', required: ['$ref'], properties: { $ref: { type: 'string', pattern: '^#/' }, summary: { type: 'string' }, description: { type: 'string' } }, additionalProperties: false };
-const orRef = (schema: object) => ({ if: { type: 'object', required: ['$ref'] }, then: ref, else: schema });
+const def = (name: string) => ({ $ref: `#/$defs/${name}` });
+const orRef = (name: string) => ({ if: { type: 'object', required: ['$ref'] }, then: def('reference'), else: def(name) });
 const extensible = { patternProperties: { '^x-': {} } };
 const componentName = '^[a-zA-Z0-9._-]+$';
 
@@ -66,7 +67,7 @@ const response = {
   required: ['description'],
   properties: {
     description: { type: 'string' },
-    headers: { type: 'object', additionalProperties: orRef(header) },
+    headers: { type: 'object', additionalProperties: orRef('header') },
     content,
     links: { type: 'object' },
   },
@@ -91,13 +92,13 @@ const operation = {
     summary: { type: 'string' },
     description: { type: 'string' },
     operationId: { type: 'string' },
-    parameters: { type: 'array', items: orRef(parameter) },
-    requestBody: orRef(requestBody),
+    parameters: { type: 'array', items: orRef('parameter') },
+    requestBody: orRef('requestBody'),
     responses: {
       type: 'object',
       minProperties: 1,
       propertyNames: { pattern: '^(default|[1-5](?:[0-9]{2}|XX))$' },
-      additionalProperties: orRef(response),
+      additionalProperties: orRef('response'),
     },
     callbacks: { type: 'object' },
     deprecated: { type: 'boolean' },
@@ -113,8 +114,8 @@ const pathItem = {
   properties: {
     summary: { type: 'string' },
     description: { type: 'string' },
-    parameters: { type: 'array', items: orRef(parameter) },
-    ...Object.fromEntries(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [m, operation])),
+    parameters: { type: 'array', items: orRef('parameter') },
+    ...Object.fromEntries(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [m, def('operation')])),
   },
   additionalProperties: false,
   ...extensible,
@@ -172,21 +173,21 @@ export const OPENAPI_31_DOCUMENT_SCHEMA = {
       type: 'array',
       items: { type: 'object', required: ['url'], properties: { url: { type: 'string' }, description: { type: 'string' }, variables: { type: 'object' } }, additionalProperties: false },
     },
-    paths: { type: 'object', propertyNames: { pattern: '^/' }, additionalProperties: pathItem },
+    paths: { type: 'object', propertyNames: { pattern: '^/' }, additionalProperties: def('pathItem') },
     webhooks: { type: 'object' },
     components: {
       type: 'object',
       properties: {
         schemas: componentMap(schemaObject),
-        responses: componentMap(orRef(response)),
-        parameters: componentMap(orRef(parameter)),
+        responses: componentMap(orRef('response')),
+        parameters: componentMap(orRef('parameter')),
         examples: componentMap({ type: 'object' }),
-        requestBodies: componentMap(orRef(requestBody)),
-        headers: componentMap(orRef(header)),
-        securitySchemes: componentMap(orRef(securityScheme)),
+        requestBodies: componentMap(orRef('requestBody')),
+        headers: componentMap(orRef('header')),
+        securitySchemes: componentMap(orRef('securityScheme')),
         links: componentMap({ type: 'object' }),
         callbacks: componentMap({ type: 'object' }),
-        pathItems: componentMap(pathItem),
+        pathItems: componentMap(def('pathItem')),
       },
       additionalProperties: false,
       ...extensible,
@@ -200,4 +201,5 @@ export const OPENAPI_31_DOCUMENT_SCHEMA = {
   },
   additionalProperties: false,
   ...extensible,
+  $defs: { reference: ref, header, parameter, response, requestBody, operation, pathItem, securityScheme },
 } as const;
