@@ -261,6 +261,20 @@ describe('my: queries', () => {
     expect(await mine('my:watched, -artist:painter')).toEqual(sorted(['S5']));
   });
 
+  it('my:watched leaves out what the current filter spoilers when the user asks (no_spoilered_in_watched)', async () => {
+    const all = b.s.filter((m) => !m.tags.includes('explicit'));
+    const watcher = async (noSpoileredInWatched: boolean) => {
+      const user = await insertUser(h.db, { watchedTagIds: [b.tags.sortable!.id], noSpoileredInWatched });
+      return insertKey(h.db, user.id);
+    };
+    const byId = (list: ImageModel[]) => list.map((m) => m.id).sort((x, y) => x - y);
+    // the Default filter: hides explicit, spoilers questionable (S3) and, by its complex expression, spoilme (S4)
+    expect(await ids({ q: 'my:watched', per_page: 50, sf: 'id', sd: 'asc', key: await watcher(false) })).toEqual(byId(all));
+    expect(await ids({ q: 'my:watched', per_page: 50, sf: 'id', sd: 'asc', key: await watcher(true) })).toEqual(
+      byId(all.filter((m) => m.label !== 'S3' && m.label !== 'S4')),
+    );
+  });
+
   it('anonymous my: is 400 with the reference message; an unknown value too', async () => {
     for (const q of ['my:faves', 'safe, my:watched']) {
       const res = await h.api(`/search/images${qs({ q })}`);
