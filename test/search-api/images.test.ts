@@ -287,6 +287,22 @@ describe('my: queries', () => {
   });
 });
 
+describe('the query syntax clients send', () => {
+  it('comma AND, id:N, id.lt:N cursor paging, uploader_id:N, faved_by_id:N', async () => {
+    const f = b.filters.everything.id;
+    const byIdDesc = (list: ImageModel[]) => list.map((m) => m.id).sort((x, y) => y - x);
+    expect(await ids({ q: 'sortable, solo', filter_id: f, sf: 'id', sd: 'desc' })).toEqual(byIdDesc(b.s.filter(withTag('solo'))));
+    expect(await ids({ q: `id:${idOf('S6')}`, filter_id: f })).toEqual([idOf('S6')]);
+    // a strict client pages by cursor: q=<q>,id.lt:<last id>
+    const firstPage = await ids({ q: 'sortable', filter_id: f, sf: 'id', sd: 'desc', per_page: 5 });
+    const next = await ids({ q: `sortable,id.lt:${firstPage.at(-1)}`, filter_id: f, sf: 'id', sd: 'desc', per_page: 5 });
+    expect([...firstPage, ...next]).toEqual(byIdDesc(b.s).slice(0, 10));
+    // S8 is Alice's anonymous upload: not hers by uploader_id
+    expect(await ids({ q: `uploader_id:${b.users.alice}`, filter_id: f })).toEqual([idOf('S7')]);
+    expect(await ids({ q: `faved_by_id:${b.users.alice}`, filter_id: f, sf: 'id', sd: 'asc' })).toEqual([idOf('S0'), idOf('S2')].sort((x, y) => x - y));
+  });
+});
+
 describe('filters', () => {
   const sortable = (pred: (m: ImageModel) => boolean = () => true) => newestFirst(b.s.filter(pred));
 

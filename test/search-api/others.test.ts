@@ -143,6 +143,7 @@ describe('GET /search/tags', () => {
     expect(await ids('tags', { q: 'category:rating' })).toEqual([b.tags.safe!.id, b.tags.questionable!.id, b.tags.explicit!.id]);
     expect(await ids('tags', { q: 'extra*' })).toEqual([b.tags['extra one']!.id, b.tags['extra three']!.id, b.tags['extra two']!.id]);
     expect(await ids('tags', { q: 'namespace:artist' })).toEqual([b.tags['artist:painter']!.id]);
+    expect(await ids('tags', { q: 'category:origin' })).toEqual([b.tags['artist:painter']!.id]);
   });
 });
 
