@@ -24,24 +24,29 @@ let sink = 0;
 
 /**
  * Operations per CPU second of `op` (user + system time of this process, so that other work on
- * a shared machine does not count), run in batches for about `ms` of CPU time after a warm-up.
+ * a shared machine does not count). After a warm-up long enough for the optimising compiler to
+ * finish (its background threads count as this process's time too), the best of three rounds.
  */
-function rate(op: () => unknown, ms = 1500): number {
+function rate(op: () => unknown, roundMs = 600): number {
   const cpuMs = (since: NodeJS.CpuUsage) => {
     const used = process.cpuUsage(since);
     return (used.user + used.system) / 1000;
   };
   const warm = process.cpuUsage();
-  while (cpuMs(warm) < 200) for (let i = 0; i < 100; i++) op();
-  let count = 0;
-  const start = process.cpuUsage();
-  let spent = 0;
-  while (spent < ms) {
-    for (let i = 0; i < 200; i++) if (op()) sink++;
-    count += 200;
-    spent = cpuMs(start);
+  while (cpuMs(warm) < 1000) for (let i = 0; i < 100; i++) op();
+  let best = 0;
+  for (let round = 0; round < 3; round++) {
+    let count = 0;
+    const start = process.cpuUsage();
+    let spent = 0;
+    while (spent < roundMs) {
+      for (let i = 0; i < 200; i++) if (op()) sink++;
+      count += 200;
+      spent = cpuMs(start);
+    }
+    best = Math.max(best, (count * 1000) / spent);
   }
-  return (count * 1000) / spent;
+  return best;
 }
 
 const compileOnce = (): Query => compileQuery(QUERY, { fields: imageFields, context: CONTEXT });
@@ -64,7 +69,7 @@ const docs = Array.from({ length: 4096 }, (_, id) => {
 const filter = compileQuery(FILTER, { fields: imageFields, context: CONTEXT });
 const predicate = compileEvaluator(filter, imagesMapping);
 let d = 0;
-const evaluatePerS = rate(() => predicate(docs[d++ & 4095]!), 1500);
+const evaluatePerS = rate(() => predicate(docs[d++ & 4095]!));
 const handWritten = (doc: (typeof docs)[number]) =>
   doc.tags.includes('explicit') ||
   doc.tags.includes('grimdark') ||
@@ -72,7 +77,7 @@ const handWritten = (doc: (typeof docs)[number]) =>
   doc.score < -10 ||
   doc.tag_count < 3;
 let h = 0;
-const handPerS = rate(() => handWritten(docs[h++ & 4095]!), 1500);
+const handPerS = rate(() => handWritten(docs[h++ & 4095]!));
 
 // The evaluator must agree with the hand-written predicate on every document.
 const disagreements = docs.filter((doc) => predicate(doc) !== handWritten(doc)).length;
