@@ -56,9 +56,12 @@ export const watchedTransform: CustomTransform = (input) => {
 
 /** `gallery_id:N` (N a non-negative integer): images in that gallery. */
 export const galleryIdTransform: CustomTransform = (input) => {
-  const m = /^[+-]?(\d+)$/.exec(input.value);
-  const id = m ? Number(m[1]) : NaN;
-  if (!m || input.value.startsWith('-') && id !== 0 || !(id <= INT32_MAX)) return input.fail(customMessages.invalidGallery(input.value));
+  // An integer as the reference's `Integer.parse` reads it (optional sign), at least 0 and (so
+  // that the engine accepts it) at most 2^31-1.
+  const m = /^([+-]?)(\d+)$/.exec(input.value);
+  const id = m ? Number(m[2]) : NaN;
+  const negative = m?.[1] === '-' && id !== 0;
+  if (!m || negative || id > INT32_MAX) return input.fail(customMessages.invalidGallery(input.value));
   return { nested: { path: 'galleries', query: { term: { 'galleries.id': id } } } };
 };
 
