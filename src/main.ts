@@ -86,10 +86,15 @@ async function main(): Promise<void> {
     readiness: () => readiness,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
-  running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    log.info({ url: `http://${config.host}:${info.port}`, baseUrl: config.baseUrl }, 'listening');
+  const server = (running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject); // e.g. the port is taken: start-up fails
   });
-  running.server.once('error', (err) => {
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ url: `http://${config.host}:${port}`, baseUrl: config.baseUrl }, 'listening');
+  server.on('error', (err) => {
     log.fatal({ err }, 'HTTP server failed');
     failed = true;
     void shutdown('server error');
