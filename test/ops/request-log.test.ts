@@ -1,0 +1,121 @@
+/**
+ * Request ids and the request log: one JSON line per request with id, method, route pattern,
+ * status and duration; the caller's id honoured when safe; `key` never logged; handlers log with
+ * the request's id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactUrl, requestIdFrom } from '../../src/http/middleware/request-log.js';
+import type { SearchEngine } from '../../src/search/engine.js';
+import { insertKey, insertUser } from '../http/harness.js';
+import { startOps, type LogLine, type OpsHarness } from './support.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The request line of the request with this id (the log is written when the answer is sent). */
+async function requestLine(h: OpsHarness, reqId: string): Promise<LogLine> {
+  for (let i = 0; i < 50; i++) {
+    const line = h.lines.find((l) => l.reqId === reqId && l.msg === 'request');
+    if (line) return line;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no request line for ${reqId}`);
+}
+
+describe('request ids and the request log', () => {
+  let h: OpsHarness;
+  beforeAll(async () => {
+    // searches fail in this app: the search engine throws
+    const failing = new Proxy({ kind: 'embedded' } as SearchEngine, {
+      get: (t, p) => (p === 'kind' ? t.kind : p === 'then' ? undefined : () => Promise.reject(new Error('engine exploded'))),
+    });
+    h = await startOps({
+      env: { RATE_LIMITS: 'off' },
+      deps: { engine: failing },
+      routes: (app) =>
+        app.get('/test/handler-log', (c) => {
+          c.get('log').info({ step: 'inside' }, 'from the handler');
+          return c.text(c.get('requestId'));
+        }),
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('gives every request an id, echoed in X-Request-Id, and logs one line with route, status and time', async () => {
+    const res = await h.request('/api/v1/json/images/12345');
+    expect(res.status).toBe(404);
+    const id = res.headers.get('x-request-id')!;
+    expect(id).toMatch(UUID);
+    const line = await requestLine(h, id);
+    expect(line).toMatchObject({
+      level: 30,
+      service: 'tagwise',
+      reqId: id,
+      method: 'GET',
+      route: '/api/v1/json/images/:image_id',
+      url: '/api/v1/json/images/12345',
+      status: 404,
+      msg: 'request',
+    });
+    expect(typeof line.ms).toBe('number');
+    expect(line.ms as number).toBeGreaterThanOrEqual(0);
+    expect(typeof line.time).toBe('string');
+    expect(h.lines.filter((l) => l.reqId === id && l.msg === 'request')).toHaveLength(1);
+  });
+
+  it("honours the caller's X-Request-Id when it is a short safe token, else makes one", async () => {
+    const mine = await h.request('/api/v1/json/tags/1', { headers: { 'X-Request-Id': 'proxy-4f2a.91:7' } });
+    expect(mine.headers.get('x-request-id')).toBe('proxy-4f2a.91:7');
+    expect((await requestLine(h, 'proxy-4f2a.91:7')).route).toBe('/api/v1/json/tags/:tag_id');
+    for (const bad of ['has space', 'x'.repeat(65), 'quote"s', '{"json":1}', '-leading-dash']) {
+      const res = await h.request('/api/v1/json/tags/1', { headers: { 'X-Request-Id': bad } });
+      expect(res.headers.get('x-request-id'), bad).toMatch(UUID);
+    }
+    expect(requestIdFrom(undefined)).toMatch(UUID);
+    expect(requestIdFrom('abc')).toBe('abc');
+  });
+
+  it('never logs the key, in any spelling of the parameter', async () => {
+    const user = await insertUser(h.db, { confirmedAt: new Date() });
+    const key = await insertKey(h.db, user.id);
+    const res = await h.request(`/api/v1/json/images/1?per_page=5&key=${key}&KEY=${key}x&k%65y=${key}y`);
+    const line = await requestLine(h, res.headers.get('x-request-id')!);
+    expect(line.url).toBe('/api/v1/json/images/1?per_page=5&key=[redacted]&KEY=[redacted]&k%65y=[redacted]');
+    expect(h.raw()).not.toContain(key);
+    expect(redactUrl('/a?keyword=x&key=')).toBe('/a?keyword=x&key=[redacted]');
+    expect(redactUrl('/a?key')).toBe('/a?key=[redacted]');
+    expect(redactUrl('/a')).toBe('/a');
+  });
+
+  it('logs failures at error level with the error, under the request id', async () => {
+    const res = await h.request('/api/v1/json/search/images?q=safe', { headers: { 'X-Request-Id': 'failing-search-1' } });
+    expect(res.status).toBe(500);
+    expect(res.headers.get('x-request-id')).toBe('failing-search-1');
+    const line = await requestLine(h, 'failing-search-1');
+    expect(line).toMatchObject({ level: 50, status: 500, route: '/api/v1/json/search/images' });
+    expect(JSON.stringify(line.err)).toContain('engine exploded');
+  });
+
+  it('gives handlers a logger carrying the request id', async () => {
+    const res = await h.request('/test/handler-log', { headers: { 'X-Request-Id': 'handler-1' } });
+    expect(await res.text()).toBe('handler-1');
+    const own = h.lines.find((l) => l.msg === 'from the handler');
+    expect(own).toMatchObject({ level: 30, reqId: 'handler-1', step: 'inside' });
+    expect(await requestLine(h, 'handler-1')).toMatchObject({ route: '/test/handler-log', status: 200 });
+  });
+
+  it('logs probes at debug level only', async () => {
+    const res = await h.request('/healthz');
+    const line = await requestLine(h, res.headers.get('x-request-id')!);
+    expect(line.level).toBe(20);
+  });
+
+  it('answers unknown paths with an id too, with a route pattern rather than the raw path', async () => {
+    const res = await h.request('/no/such/path/123');
+    expect(res.status).toBe(404);
+    const line = await requestLine(h, res.headers.get('x-request-id')!);
+    expect(line.route).toBe('/*');
+    expect(line.url).toBe('/no/such/path/123');
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * The service as a process (`src/main.ts` with an embedded PostgreSQL and the embedded engine
+ * under a temporary DATA_DIR): SIGTERM during a request lets it finish, closes idle keep-alive
+ * connections, refuses new ones, writes the engine snapshot, stops PostgreSQL and exits 0; a
+ * request that never ends hits SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a
+ * signal during start-up shuts down cleanly too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+
+interface Service {
+  child: ChildProcess;
+  port: number;
+  lines: Record<string, unknown>[];
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the first line whose `msg` matches. */
+  waitFor(msg: string | RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
+  return freePort().then((port) => {
+    // vitest adds BASE_URL=/ to the environment; the service must see none of the test run's settings
+    const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...inherited, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DEMO_IMAGES: '20', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let text = '';
+    let pending = '';
+    const lines: Record<string, unknown>[] = [];
+    const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      pending += chunk.toString();
+      const parts = pending.split('\n');
+      pending = parts.pop()!;
+      for (const part of parts) {
+        if (!part.startsWith('{')) continue;
+        const line = JSON.parse(part) as Record<string, unknown>;
+        lines.push(line);
+        for (const w of [...waiters]) {
+          if (w.match(line)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(line);
+          }
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const matches = (msg: string | RegExp) => (l: Record<string, unknown>) => (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg)));
+    return {
+      child,
+      port,
+      lines,
+      output: () => text,
+      exited,
+      waitFor(msg, timeoutMs = 120_000) {
+        const seen = lines.find(matches(msg));
+        if (seen) return Promise.resolve(seen);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no "${String(msg)}" line within ${timeoutMs} ms:\n${text.slice(-3000)}`)), timeoutMs);
+          waiters.push({ match: matches(msg), resolve: (l) => (clearTimeout(timer), resolve(l)) });
+          void exited.then(() => {
+            clearTimeout(timer);
+            reject(new Error(`the service exited before "${String(msg)}":\n${text.slice(-3000)}`));
+          });
+        });
+      },
+    };
+  });
+}
+
+/** Read one HTTP/1.1 response (with Content-Length) from a socket. */
+function readResponse(socket: Socket): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    let data = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      data = Buffer.concat([data, chunk]);
+      const end = data.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = data.subarray(0, end).toString();
+      const length = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (data.length < end + 4 + length) return;
+      socket.off('data', onData);
+      resolve({ status: Number(head.split(' ')[1]), headers: head, body: data.subarray(end + 4, end + 4 + length).toString() });
+    };
+    socket.on('data', onData);
+    socket.once('error', reject);
+  });
+}
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+
+function postgresPid(dataDir: string): number {
+  return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const dirs: string[] = [];
+const children: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await sleep(200);
+  for (const dir of dirs) {
+    // a PostgreSQL left behind by a failed test: stop it before removing its files
+    if (existsSync(join(dir, 'postgres', 'postmaster.pid'))) {
+      const pid = postgresPid(dir);
+      if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+describe('graceful shutdown of the service', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-shutdown-'));
+  dirs.push(dataDir);
+
+  it('SIGTERM during a request: it completes, idle connections close, the snapshot is written, PostgreSQL stops, exit 0', async () => {
+    const svc = await startService(dataDir);
+    children.push(svc.child);
+    await svc.waitFor('indexer following the outbox');
+    const warning = svc.lines.find((l) => String(l.msg).startsWith('serving http URLs on localhost for development'));
+    expect(warning).toMatchObject({ level: 40, msg: 'serving http URLs on localhost for development; set https BASE_URL and CDN_URL in production' });
+    const base = `http://127.0.0.1:${svc.port}`;
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', database: 'up', engine: 'up', indexer: 'up' });
+    const pgPid = postgresPid(dataDir);
+    expect(alive(pgPid)).toBe(true);
+
+    // an idle keep-alive connection
+    const idle = await open(svc.port);
+    idle.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n\r\n`);
+    expect((await readResponse(idle)).status).toBe(200);
+    const idleClosed = closed(idle);
+
+    // a request in flight: its body arrives in two parts, the second after SIGTERM
+    const body = JSON.stringify({ url: 'http://127.0.0.1:9/not-https.png' });
+    const slow = await open(svc.port);
+    const answer = readResponse(slow);
+    slow.write(
+      `POST /api/v1/json/search/reverse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: in-flight-1\r\n\r\n${body.slice(0, 10)}`,
+    );
+    await sleep(300);
+    const signalled = Date.now();
+    svc.child.kill('SIGTERM');
+    await svc.waitFor('shutting down', 10_000);
+    await sleep(300);
+
+    // no new connections; the idle one is closed
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    await idleClosed;
+    expect(svc.child.exitCode).toBeNull(); // still waiting for the request in flight
+
+    slow.write(body.slice(10));
+    const res = await answer;
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ images: [], interactions: [], total: 0 });
+    expect(res.headers).toMatch(/x-request-id: in-flight-1/i);
+
+    const exit = await svc.exited;
+    expect(exit, svc.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(20_000);
+    await closed(slow);
+    expect(svc.lines.find((l) => l.msg === 'stopped')).toMatchObject({ clean: true });
+    const requestLine = svc.lines.find((l) => l.reqId === 'in-flight-1' && l.msg === 'request');
+    expect(requestLine).toMatchObject({ method: 'POST', route: '/api/v1/json/search/reverse', status: 200 });
+
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    expect(alive(pgPid)).toBe(false);
+    expect(readdirSync(join(dataDir, 'index')).some((f) => /^images_v\d+\.snap$/.test(f))).toBe(true);
+  }, 240_000);
+
+  it('restarts from the snapshot; a request that never ends meets SHUTDOWN_TIMEOUT_SECONDS: exit 1, PostgreSQL stopped', async () => {
+    const svc = await startService(dataDir, { SHUTDOWN_TIMEOUT_SECONDS: '3' });
+    children.push(svc.child);
+    await svc.waitFor('indexer following the outbox');
+    // the snapshot written at the last shutdown was loaded: nothing was rebuilt
+    expect(svc.lines.some((l) => String(l.msg).startsWith('indices without documents'))).toBe(false);
+    expect(svc.lines.some((l) => l.msg === 'empty board: creating the demo board')).toBe(false);
+    const pgPid = postgresPid(dataDir);
+
+    const stuck = await open(svc.port);
+    stuck.write('POST /api/v1/json/search/reverse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"url":');
+    await sleep(300);
+    const signalled = Date.now();
+    svc.child.kill('SIGTERM');
+    const exit = await svc.exited;
+    const elapsed = Date.now() - signalled;
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(elapsed).toBeGreaterThanOrEqual(2_900);
+    expect(elapsed).toBeLessThan(15_000);
+    expect(svc.lines.some((l) => String(l.msg).startsWith('shutdown deadline passed'))).toBe(true);
+    expect(alive(pgPid)).toBe(false);
+    stuck.destroy();
+  }, 240_000);
+});
+
+describe('a signal during start-up', () => {
+  it('stops at the next step and shuts down cleanly', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-shutdown-'));
+    dirs.push(dataDir);
+    const svc = await startService(dataDir);
+    children.push(svc.child);
+    // the demo board takes a few seconds to create: the signal arrives in the middle
+    await svc.waitFor('empty board: creating the demo board');
+    const pgPid = postgresPid(dataDir);
+    svc.child.kill('SIGTERM');
+    const exit = await svc.exited;
+    expect(exit, svc.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    expect(svc.lines.some((l) => l.msg === 'listening')).toBe(false);
+    expect(svc.lines.some((l) => l.msg === 'failed to start')).toBe(false);
+    expect(alive(pgPid)).toBe(false);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  }, 240_000);
+});
