@@ -11,13 +11,17 @@
  * next step and shuts down the same way.
  */
 import { serve, type ServerType } from '@hono/node-server';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Indexer } from '../indexer/index.js';
 import { loadConfigOrExit } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { createApp } from './http/app.js';
 import type { ReadinessState } from './http/context.js';
+import { createJobHandlers } from './images/process-job.js';
+import { JobWorker } from './jobs/index.js';
 import { createLogger } from './log.js';
+import { FileStore } from './media/storage.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
@@ -108,6 +112,16 @@ async function main(): Promise<void> {
     readiness.indexer = 'started';
     log.info('indexer following the outbox');
   }
+
+  // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
+  const jobWorker = new JobWorker({
+    db,
+    handlers: createJobHandlers({ db, fileStore: new FileStore(join(config.dataDir, 'images')), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
+    concurrency: 1,
+    log: (msg, detail) => log.warn(detail ?? {}, msg),
+  });
+  await jobWorker.start();
+  running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
 }
 
 /** Stop accepting, let requests in flight finish, close keep-alive connections once idle. */
