@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Many suites wait on PostgreSQL or child processes: two files at a time even on two cores.
+    maxWorkers: 2,
   },
 });
