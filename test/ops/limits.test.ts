@@ -51,6 +51,7 @@ describe('request limits behind a trusted proxy', () => {
     expect(res.body).toEqual({ error: `Too many requests: slow down and retry after ${wait} seconds` });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('access-control-expose-headers')).toBe('X-Request-Id, Retry-After');
     // another client is not affected
     expect((await h.request(read, { ip: freshIp() })).status).toBe(404);
   });

@@ -105,6 +105,17 @@ describe('request ids and the request log', () => {
     expect(await requestLine(h, 'handler-1')).toMatchObject({ route: '/test/handler-log', status: 200 });
   });
 
+  it('lets cross-origin scripts read the request id, and Retry-After when there is one', async () => {
+    const res = await h.request('/api/v1/json/images/1');
+    expect(res.headers.get('access-control-expose-headers')).toBe('X-Request-Id');
+  });
+
+  it('cuts very long URLs in the log', async () => {
+    const res = await h.request(`/api/v1/json/images/1?q=${'a'.repeat(5000)}`);
+    const line = await requestLine(h, res.headers.get('x-request-id')!);
+    expect((line.url as string).length).toBeLessThanOrEqual(2049);
+  });
+
   it('logs probes at debug level only', async () => {
     const res = await h.request('/healthz');
     const line = await requestLine(h, res.headers.get('x-request-id')!);

@@ -7,6 +7,7 @@
  * by `[redacted]`), `status` and `ms`; `err` too when the request failed. Probe and scrape routes
  * (`/healthz`, `/readyz`, `/metrics`) log at debug level unless they fail, so they do not drown
  * the log. Without a pino logger in the deps, ids are still given but no lines are written.
+ * Cross-origin scripts may read `X-Request-Id` and `Retry-After` (`Access-Control-Expose-Headers`).
  */
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
@@ -20,6 +21,18 @@ const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 const silent: Logger = pino({ enabled: false });
+
+/** Longer URLs (very long `q`) are cut in the log. */
+const MAX_LOGGED_URL = 2048;
+
+/**
+ * Cross-origin callers may read the request id, and `Retry-After` on a 429 (usage term 2: back
+ * off); neither is readable from a browser script unless exposed.
+ */
+function exposeHeaders(headers: Headers): void {
+  if (!headers.has('Access-Control-Allow-Origin')) return;
+  headers.set('Access-Control-Expose-Headers', headers.has('Retry-After') ? `${REQUEST_ID_HEADER}, Retry-After` : REQUEST_ID_HEADER);
+}
 
 /** The caller's request id if it is a short token of safe characters, else a new one. */
 export function requestIdFrom(header: string | undefined): string {
@@ -78,11 +91,13 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
         c.res = new Response(c.res.body, c.res);
         c.res.headers.set(REQUEST_ID_HEADER, reqId);
       }
+      exposeHeaders(c.res.headers);
       const status = c.res.status;
+      const url = redactUrl(pathAndQuery(c.req.url));
       const line: Record<string, unknown> = {
         method: c.req.method,
         route: routePath(c) || 'unmatched',
-        url: redactUrl(pathAndQuery(c.req.url)),
+        url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
         status,
         ms: Math.round((performance.now() - started) * 10) / 10,
       };
