@@ -50,6 +50,13 @@ const schema = z.object({
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
   /** `/readyz` fails while the oldest change not applied to the indices is older than this. */
   READY_MAX_OUTBOX_LAG_SECONDS: z.coerce.number().int().min(1).default(30),
+  /** UTC time of day of the nightly dump of the public data (`HH:MM`, 24-hour), or `off`. */
+  DUMP_AT: z.preprocess(
+    blankToUndefined,
+    z.string().trim().regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/i, 'must be HH:MM (UTC, 24-hour) or off').default('03:00'),
+  ),
+  /** Dated dumps kept under DATA_DIR/dumps. */
+  DUMP_KEEP: z.coerce.number().int().min(1).max(366).default(7),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
     .string()
@@ -86,6 +93,8 @@ export interface Config {
   trustProxy: boolean;
   shutdownTimeoutSeconds: number;
   readyMaxOutboxLagSeconds: number;
+  /** Nightly public data dumps: the UTC time of day (null: off) and how many are kept. */
+  dumps: { at: { hour: number; minute: number } | null; keep: number };
   /** BASE_URL or CDN_URL is an http URL of a development host (allowed, with a warning). */
   developmentHttpUrls: boolean;
   limits: {
@@ -171,6 +180,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: v.TRUST_PROXY,
     shutdownTimeoutSeconds: v.SHUTDOWN_TIMEOUT_SECONDS,
     readyMaxOutboxLagSeconds: v.READY_MAX_OUTBOX_LAG_SECONDS,
+    dumps: {
+      at: v.DUMP_AT.toLowerCase() === 'off' ? null : { hour: Number(v.DUMP_AT.slice(0, 2)), minute: Number(v.DUMP_AT.slice(3)) },
+      keep: v.DUMP_KEEP,
+    },
     developmentHttpUrls: [baseUrl, cdnUrl].some((u) => u.startsWith('http:')),
     limits: {
       enabled: v.RATE_LIMITS === 'on',
