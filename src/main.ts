@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Indexer } from '../indexer/index.js';
 import { loadConfigOrExit } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
+import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './images/process-job.js';
@@ -66,14 +67,6 @@ async function main(): Promise<void> {
   log.info({ embedded: database.embedded }, 'database ready');
   checkpoint();
 
-  if (config.demoData && (await isBoardEmpty(db))) {
-    log.info({ images: config.demoImages, seed: config.demoSeed }, 'empty board: creating the demo board');
-    const started = Date.now();
-    await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true });
-    log.info({ ms: Date.now() - started }, 'demo board created');
-    checkpoint();
-  }
-
   const engine = (running.engine = createSearchEngine(config));
   const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
   await indexer.ensureIndexes();
@@ -104,6 +97,16 @@ async function main(): Promise<void> {
     void shutdown('server error');
   });
 
+  // The demo board is made while the server already answers /healthz (readiness says starting);
+  // its rows land in one transaction, so the counts appear all at once.
+  if (config.demoData && (await isBoardEmpty(db))) {
+    log.info({ images: config.demoImages, seed: config.demoSeed }, 'empty board: creating the demo board');
+    const started = Date.now();
+    await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true });
+    log.info({ ms: Date.now() - started }, 'demo board created');
+    checkpoint();
+  }
+
   // In embedded mode the index lives in this process: build what the snapshot lacks, then follow.
   if (engine.kind === 'embedded') {
     await indexer.reindexIfEmpty();
@@ -122,6 +125,10 @@ async function main(): Promise<void> {
   });
   await jobWorker.start();
   running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
+
+  // Nightly dump of the public data at DUMP_AT (UTC); its advisory lock lets one process dump.
+  const dumps = startDumpSchedule({ db, config, log });
+  if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
 }
 
 /** Stop accepting, let requests in flight finish, close keep-alive connections once idle. */

@@ -75,7 +75,7 @@ export interface DemoOptions {
   fileStore?: FileStore;
   /** Images processed at once (default 2). */
   concurrency?: number;
-  /** Longest side of the generated stills (default 1024); see `ImageFileOptions.maxSide`. */
+  /** Longest side of the generated stills (default 800); see `ImageFileOptions.maxSide`. */
   maxImageSide?: number;
   /**
    * Skip the search outbox (default false). Only for callers that rebuild every index afterwards;

@@ -27,7 +27,7 @@ export interface ImageFileOptions {
 }
 
 /** Default longest side of seeded pictures: large enough that every image has a `medium` version or more. */
-export const DEFAULT_MAX_SIDE = 1024;
+export const DEFAULT_MAX_SIDE = 800;
 
 const SVG_SIZE = /^(<svg\b[^>]*?\swidth=")(\d+)("\s+height=")(\d+)(")/;
 
