@@ -1,18 +1,19 @@
 /**
- * `npm run import -- FILE.json`: import a board written in the API's own response shapes into the
- * configured database, keeping ids. Every problem of a bad file is listed on stderr and nothing
- * is written (exit 1). `npm run import -- --help` for the format.
+ * `npm run import -- FILE.json` (or a dump directory): import a board written in the API's own
+ * response shapes into the configured database, keeping ids. Every problem of a bad file is
+ * listed on stderr and nothing is written (exit 1). `npm run import -- --help` for the format.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
+import { readDump } from '../dumps/read.js';
 import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
 import { FileStore } from '../media/storage.js';
 
-export const USAGE = `Usage: npm run import -- FILE.json
+export const USAGE = `Usage: npm run import -- FILE.json | DUMP_DIR
 
 Imports a board into the database the server uses (DATABASE_URL, else the embedded one in
 DATA_DIR), keeping every id. The file is one JSON object with optional top-level arrays in the
@@ -30,6 +31,10 @@ API's own response shapes:
   galleries  galleries, each with "image_ids" in order
   filters    filters
   featured_image_id
+
+A dump directory (npm run dump, or one downloaded from /dumps/) is read file by file: each
+.jsonl.gz file is one of the arrays above, board.json gives featured_image_id, and the files are
+checked against manifest.json as they are read. A dumps root is followed to its latest.json.
 
 Importing the same file again changes nothing. Search indices follow through the outbox.
 Exit status: 0 imported, 1 refused (every problem is listed on stderr), 2 usage error.
@@ -68,7 +73,8 @@ async function main(): Promise<number> {
 
   let data: unknown;
   try {
-    data = JSON.parse(await readFile(file, 'utf8'));
+    const isDump = (await stat(file)).isDirectory() || file.endsWith('.jsonl.gz');
+    data = isDump ? await readDump(file) : JSON.parse(await readFile(file, 'utf8'));
   } catch (err) {
     console.error(`error: cannot read ${file}: ${(err as Error).message}`);
     return 1;
