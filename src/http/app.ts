@@ -16,6 +16,7 @@ import { requestLimits, type LimitsOptions } from './middleware/limits.js';
 import { httpMetrics } from './middleware/metrics.js';
 import { requestLog } from './middleware/request-log.js';
 import { commentRoutes } from './routes/comments.js';
+import { dumpRoutes } from './routes/dumps.js';
 import { fileRoutes } from './routes/files.js';
 import { filterRoutes } from './routes/filters.js';
 import { forumRoutes } from './routes/forums.js';
@@ -75,6 +76,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', healthRoutes());
   app.route('/', metricsRoutes(metrics));
   app.route('/', fileRoutes(deps.config.dataDir));
+  app.route('/', dumpRoutes(deps.config));
   app.route('/', openapiRoutes());
   app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;

@@ -1,0 +1,182 @@
+/**
+ * The public data dumps (src/dumps/), served from DATA_DIR/dumps outside the JSON API:
+ *
+ *   GET /dumps/                  the dumps available, newest first, with every file's size,
+ *                                record count, SHA-256 and URL (`latest` names the newest)
+ *   GET /dumps/latest.json       the pointer to the newest dump
+ *   GET /dumps/<date>/           one dump's entry of the index
+ *   GET /dumps/<date>/<file>     a file: `application/gzip` (.jsonl.gz), `application/json`
+ *                                (board.json, manifest.json) or `text/plain` (SHA256SUMS)
+ *   GET /dumps/latest/<file>     302 to the newest dump's file
+ *
+ * Only names of the fixed set a dump holds are ever opened (`YYYY-MM-DD` directories, the files
+ * listed in layout.ts), so no path can reach anything else. Files carry `Content-Length`, a strong
+ * `ETag`, `Last-Modified`, and `Accept-Ranges`; a single byte range is answered 206, an
+ * unsatisfiable one 416, a matching `If-None-Match` 304. A dated dump never changes, so its files
+ * are cached for a year; the index and pointer for five minutes. Anything else is a 404 JSON error.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { Hono } from 'hono';
+import type { Config } from '../../config.js';
+import {
+  DUMP_NAME,
+  MANIFEST_FILE,
+  SUMS_FILE,
+  contentTypeOf,
+  dumpsRoot,
+  isDumpFile,
+  listDumps,
+  readLatest,
+  readManifest,
+  type Manifest,
+} from '../../dumps/layout.js';
+import type { AppContext, AppEnv } from '../context.js';
+import { errorResponse, notFound } from '../errors.js';
+import { cacheFor, etagMatches } from '../middleware/cache.js';
+import { FILE_CACHE_CONTROL, fileEtag, parseRange } from './files.js';
+
+/** How long the index and the latest pointer may be cached: a new dump appears once a day. */
+const INDEX_MAX_AGE = 300;
+
+export interface DumpFileJson {
+  name: string;
+  resource: string | null;
+  bytes: number;
+  records: number | null;
+  sha256: string | null;
+  url: string;
+}
+
+export interface DumpJson {
+  name: string;
+  created_at: string;
+  url: string;
+  files: DumpFileJson[];
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function dumpJson(config: Pick<Config, 'baseUrl'>, root: string, name: string, manifest: Manifest): Promise<DumpJson> {
+  const url = `${config.baseUrl}/dumps/${name}/`;
+  const files: DumpFileJson[] = manifest.files.map((f) => ({ name: f.name, resource: f.resource, bytes: f.bytes, records: f.records, sha256: f.sha256, url: url + f.name }));
+  // The manifest and the checksum list describe the others; they are listed without checksums.
+  for (const extra of [MANIFEST_FILE, SUMS_FILE]) {
+    files.push({ name: extra, resource: null, bytes: await sizeOf(join(root, name, extra)), records: null, sha256: null, url: url + extra });
+  }
+  return { name, created_at: manifest.created_at, url, files };
+}
+
+async function serveDumpFile(c: AppContext, path: string, file: string): Promise<Response> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return notFound(c);
+    throw err;
+  }
+  // From here the bytes served are the open file's, even if the dump is replaced meanwhile.
+  let streaming = false;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return notFound(c);
+    const stat = { size: st.size, mtime: st.mtime };
+    const etag = fileEtag(stat);
+    const lastModified = stat.mtime.toUTCString();
+    const headers = new Headers({
+      'Content-Type': contentTypeOf(file),
+      'Accept-Ranges': 'bytes',
+      'Cache-Control': FILE_CACHE_CONTROL,
+      ETag: etag,
+      'Last-Modified': lastModified,
+      'X-Content-Type-Options': 'nosniff',
+    });
+    if (etagMatches(c.req.header('If-None-Match'), etag)) {
+      headers.delete('Content-Type');
+      return new Response(null, { status: 304, headers });
+    }
+    let range = parseRange(c.req.header('Range'), stat.size);
+    const ifRange = c.req.header('If-Range');
+    if (range !== undefined && ifRange !== undefined && ifRange.trim() !== etag && ifRange.trim() !== lastModified) range = undefined;
+    if (range === 'unsatisfiable') {
+      const res = errorResponse(c, 416, 'Range Not Satisfiable');
+      res.headers.set('Content-Range', `bytes */${stat.size}`);
+      res.headers.set('Cache-Control', 'no-store');
+      return res;
+    }
+    const status = range ? 206 : 200;
+    const start = range?.start ?? 0;
+    const end = range?.end ?? stat.size - 1;
+    const length = stat.size === 0 ? 0 : end - start + 1;
+    headers.set('Content-Length', String(length));
+    if (range) headers.set('Content-Range', `bytes ${start}-${end}/${stat.size}`);
+    if (c.req.raw.method === 'HEAD' || length === 0) return new Response(null, { status, headers });
+    const stream = handle.createReadStream({ start, end, autoClose: true });
+    streaming = true;
+    return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
+  } finally {
+    if (!streaming) await handle.close();
+  }
+}
+
+export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<AppEnv> {
+  const root = dumpsRoot(config.dataDir);
+  const app = new Hono<AppEnv>();
+
+  const index = async (c: AppContext) => {
+    const dumps = await listDumps(root);
+    const latest = await readLatest(root);
+    cacheFor(c, INDEX_MAX_AGE);
+    return c.json({
+      latest: latest && dumps.some((d) => d.name === latest.name) ? latest.name : (dumps[0]?.name ?? null),
+      dumps: await Promise.all(dumps.map((d) => dumpJson(config, root, d.name, d.manifest))),
+    });
+  };
+  app.get('/dumps', index);
+  app.get('/dumps/', index);
+
+  app.get('/dumps/latest.json', async (c) => {
+    const latest = await readLatest(root);
+    if (!latest) return notFound(c);
+    cacheFor(c, INDEX_MAX_AGE);
+    return c.json({ ...latest, url: `${config.baseUrl}/dumps/${latest.name}/` });
+  });
+
+  app.get('/dumps/latest/:file', async (c) => {
+    const file = c.req.param('file');
+    const latest = await readLatest(root);
+    if (!latest || !isDumpFile(file)) return notFound(c);
+    c.header('Cache-Control', `public, max-age=${INDEX_MAX_AGE}`);
+    return c.redirect(`${config.baseUrl}/dumps/${latest.name}/${file}`, 302);
+  });
+
+  const oneDump = async (c: AppContext) => {
+    const name = c.req.param('name') ?? '';
+    if (!DUMP_NAME.test(name)) return notFound(c);
+    const manifest = await readManifest(join(root, name));
+    if (!manifest || manifest.name !== name) return notFound(c);
+    cacheFor(c, INDEX_MAX_AGE);
+    return c.json({ dump: await dumpJson(config, root, name, manifest) });
+  };
+  app.get('/dumps/:name', oneDump);
+  app.get('/dumps/:name/', oneDump);
+
+  app.get('/dumps/:name/:file', async (c) => {
+    const name = c.req.param('name');
+    const file = c.req.param('file');
+    // Fixed names only: a date and one of a dump's own files.
+    if (!DUMP_NAME.test(name) || !isDumpFile(file)) return notFound(c);
+    return serveDumpFile(c, join(root, name, file), file);
+  });
+
+  return app;
+}
