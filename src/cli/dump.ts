@@ -1,0 +1,82 @@
+/**
+ * `npm run dump`: write a dump of the board's public data now, as the nightly schedule does, into
+ * DATA_DIR/dumps/<YYYY-MM-DD>/ (or `--dir DIR/<YYYY-MM-DD>/`), keeping the newest DUMP_KEEP.
+ */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { dumpsRoot } from '../dumps/layout.js';
+import { DumpBusyError, writeDump } from '../dumps/write.js';
+
+export const USAGE = `Usage: npm run dump -- [--dir DIR] [--keep N] [--force]
+
+Writes the board's public data (no e-mails, keys, IPs, fingerprints or hidden content) as one
+gzip-compressed JSON-lines file per resource, in the import format, with manifest.json and
+SHA256SUMS, into DIR/<YYYY-MM-DD>/ (default DIR: DATA_DIR/dumps), and points DIR/latest.json at it.
+Reads the database the server uses (DATABASE_URL, else the embedded one in DATA_DIR).
+
+  --dir DIR   where dumps are kept (default DATA_DIR/dumps, which the server serves at /dumps/)
+  --keep N    dated dumps kept, this one included (default DUMP_KEEP, 7)
+  --force     replace today's dump if there is one (default: leave it and exit 0)
+
+Import one with: npm run import -- DIR/<YYYY-MM-DD>
+Exit status: 0 written (or already there), 1 failed or another dump is running, 2 usage error.
+`;
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        dir: { type: 'string' },
+        keep: { type: 'string' },
+        force: { type: 'boolean' },
+      },
+    }));
+    if (values.keep !== undefined && !/^[1-9]\d{0,2}$/.test(values.keep)) throw new Error('--keep must be a positive whole number');
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+
+  const config = loadConfigOrExit();
+  const dir = values.dir ?? dumpsRoot(config.dataDir);
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 4 });
+  try {
+    const started = Date.now();
+    const result = await writeDump(handle.db, {
+      dir,
+      config,
+      keep: values.keep !== undefined ? Number(values.keep) : config.dumps.keep,
+      ifMissing: !values.force,
+    });
+    if (!result) {
+      console.log(`today's dump is already in ${dir} (use --force to replace it)`);
+      return 0;
+    }
+    console.log(`dump ${result.name} written to ${result.path} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const f of result.manifest.files) console.log(`  ${f.name}: ${f.records} record${f.records === 1 ? '' : 's'}, ${f.bytes} bytes`);
+    return 0;
+  } catch (err) {
+    if (err instanceof DumpBusyError) {
+      console.error('error: another dump is running; try again later');
+      return 1;
+    }
+    console.error(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await handle.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.exitCode = await main();
+}
