@@ -1,6 +1,8 @@
 /**
  * `npm run bench -- <name> [args]` runs bench/<name>.ts; with no name, every benchmark in turn.
  * Each benchmark prints its own figures and a ratio against a baseline measured in the same run.
+ * Only top-level files count: `_`-prefixed files and helpers in subfolders (bench/search/) are not
+ * benchmarks.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
@@ -22,6 +24,7 @@ for (const bench of chosen) {
     process.exit(2);
   }
   console.log(`# bench ${bench}`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', file, ...rest], { stdio: 'inherit' });
+  // --expose-gc: benchmarks that report memory collect garbage before measuring it
+  const result = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', file, ...rest], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

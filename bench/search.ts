@@ -1,0 +1,464 @@
+/**
+ * `npm run bench -- search [--images N] [--rebuild] [--http|--no-http] [--seconds S] [--runs R]
+ *  [--baseline-runs B] [--connections C] [--variants V]`: the search acceptance benchmark.
+ *
+ * 1. A bulk-seeded board of N images (default 1,000,000) in `bench/.cache/board-<N>/`, built once
+ *    with the bulk seeder and reused while its count matches (build time reported, not a target).
+ * 2. A full reindex of the images into a fresh in-memory embedded engine: seconds (target ≤ 120 s)
+ *    and the RSS it adds after a GC (target ≤ 1,500 MB).
+ * 3. A fixed query mix (one tag popular and mid-frequency, three tags AND, OR of three, negation,
+ *    tag + score range, wildcard prefix and infix, sorted by score, random order, deep page 200),
+ *    each compiled from its text by the grammar and wrapped with the Default filter exactly as
+ *    `/search/images` does, run many times on the engine: p50/p99 (targets 5 ms / 50 ms).
+ * 4. In the same run, kind by kind, the baseline: the same questions in SQL on a GIN-indexed
+ *    int[] of tag ids (`bench_images`), page and exact total in one round trip; results checked
+ *    against the engine's; speedup at p50 (target ≥ 10×).
+ * 5. Unless `--no-http`: the real app over HTTP with C concurrent keep-alive connections for S
+ *    seconds (p50, p99, requests/s), and a bare Hono JSON answer as the ceiling of the stack.
+ *
+ * Wall times on a shared machine depend on its load: the load average is printed with every
+ * phase, and CPU times of this process and of the PostgreSQL server are reported beside them.
+ * The last line is one JSON object with the headline figures.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { compileQuery, type CompileOptions, type Query } from '../grammar/index.js';
+import { Indexer } from '../indexer/index.js';
+import { compileComplexFilter } from '../src/http/filter-query.js';
+import { findDefaultFilter } from '../src/http/middleware/filter.js';
+import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { randomScore } from '../src/search/embedded/score.js';
+import type { SearchResult } from '../src/search/engine.js';
+import { imageFields } from '../src/search/indexes/images/fields.js';
+import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
+import { ensureBaselineTable } from './search/baseline.js';
+import { openBoard } from './search/board.js';
+import type { DriverResult } from './search/driver.js';
+import { drive, startApp, startHonoCeiling, type Server } from './search/http.js';
+import { allMatchesSql, baselineSql, buildMix, PER_PAGE, type MixQuery } from './search/mix.js';
+import { ascending, cpuMs, loadAverage, mean, ms, percentile, postmasterPid, serverCpuMs, table } from './search/stats.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CACHE = join(here, '.cache');
+const MB = 1024 * 1024;
+
+const TARGETS = { p50: 5, p99: 50, speedup: 10, rssMb: 1500, reindexS: 120 };
+
+function options() {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    strict: true,
+    options: {
+      images: { type: 'string' },
+      rebuild: { type: 'boolean' },
+      http: { type: 'boolean' },
+      'no-http': { type: 'boolean' },
+      seconds: { type: 'string' },
+      runs: { type: 'string' },
+      'baseline-runs': { type: 'string' },
+      connections: { type: 'string' },
+      variants: { type: 'string' },
+    },
+  });
+  const int = (v: string | undefined, name: string, fallback: number, min: number) => {
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v.replaceAll('_', '')) || Number(v.replaceAll('_', '')) < min) throw new Error(`--${name} must be a whole number ≥ ${min}`);
+    return Number(v.replaceAll('_', ''));
+  };
+  return {
+    images: int(values.images, 'images', 1_000_000, 1000),
+    rebuild: values.rebuild === true,
+    http: values['no-http'] ? false : true,
+    seconds: int(values.seconds, 'seconds', 10, 1),
+    runs: int(values.runs, 'runs', 320, 1),
+    baselineRuns: int(values['baseline-runs'], 'baseline-runs', 48, 1),
+    connections: int(values.connections, 'connections', 16, 1),
+    variants: int(values.variants, 'variants', 16, 2),
+  };
+}
+
+const log = (m: string) => process.stderr.write(`${m}\n`);
+const gc = (globalThis as { gc?: () => void }).gc;
+function fullGc(): void {
+  for (let i = 0; i < 3; i++) gc?.();
+}
+
+interface KindStats {
+  kind: string;
+  example: string;
+  hitsMean: number;
+  engine: number[];
+  engineCpu: number[];
+  baseline: number[];
+  baselinePgCpuPerQuery: number | undefined;
+  sameTotal: number;
+  sameIds: number;
+  compared: number;
+  idsNote: string;
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  mkdirSync(CACHE, { recursive: true });
+  const loads: Record<string, string> = { start: loadAverage() };
+  if (!gc) log('note: run with --expose-gc (npm run bench does) for memory figures after a full GC');
+
+  // ------------------------------------------------------------------------------- board
+  const board = await openBoard(CACHE, o.images, o.rebuild, log);
+  const { db } = board.handle;
+  const pgPid = postmasterPid(join(board.dir, 'postgres'));
+  const pgCpu = () => (pgPid === undefined ? undefined : serverCpuMs(pgPid));
+  const base = postgres(board.handle.url, { max: 1, onnotice: () => {}, connection: { application_name: 'tagwise-bench-baseline' } });
+  const servers: Server[] = [];
+  try {
+    const baselineBuild = await ensureBaselineTable(base, o.images, log);
+    const [counts] = await db.$client.unsafe<{ images: number; tags: number; taggings: number }[]>(
+      `select (select count(*)::int from images) as images, (select count(*)::int from tags) as tags,
+              (select count(*)::int from image_taggings) as taggings`,
+    );
+    // The baseline session: no JIT (its compile time would only slow the baseline down).
+    await base.unsafe('set jit = off');
+    await base.unsafe("set statement_timeout = '300s'");
+
+    // The Default filter, applied as /search/images applies it for an anonymous caller.
+    const filter = await findDefaultFilter(db);
+    if (!filter) throw new Error('the board has no Default filter');
+    const complex = compileComplexFilter(filter.hiddenComplexStr, null);
+    if (complex !== null) throw new Error('the Default filter has a hidden complex expression: the SQL baseline does not express it');
+    const hidden: HiddenByFilter[] = [{ tagIds: filter.hiddenTagIds, complex: { match_none: {} } }];
+    const hiddenTagIds = [...filter.hiddenTagIds];
+
+    // ----------------------------------------------------------------------------- reindex
+    loads.reindex = loadAverage();
+    fullGc();
+    const memBefore = process.memoryUsage();
+    const engine = new EmbeddedEngine();
+    let writeMs = 0;
+    let writeCpuMs = 0;
+    const write = engine.write.bind(engine);
+    engine.write = async (index, docs) => {
+      const t0 = performance.now();
+      const c0 = cpuMs();
+      try {
+        await write(index, docs);
+      } finally {
+        writeMs += performance.now() - t0;
+        writeCpuMs += cpuMs() - c0;
+      }
+    };
+    const indexer = new Indexer({ db, engine });
+    await indexer.ensureIndexes();
+    let lastTenth = -1;
+    const cpu0 = cpuMs();
+    const pg0 = pgCpu();
+    const t0 = performance.now();
+    const [result] = await indexer.reindex(['images'], {
+      onProgress: (p) => {
+        const tenth = Math.floor((p.done / Math.max(1, p.total)) * 10);
+        if (p.phase === 'loading' && tenth !== lastTenth) {
+          lastTenth = tenth;
+          log(`  reindex ${tenth * 10}% (${p.done}/${p.total}) ${(p.elapsedMs / 1000).toFixed(1)} s, ${p.docsPerSecond}/s`);
+        }
+      },
+    });
+    const reindexS = (performance.now() - t0) / 1000;
+    const reindexCpuS = (cpuMs() - cpu0) / 1000;
+    const pg1 = pgCpu();
+    const reindexPgCpuS = pg0 === undefined || pg1 === undefined ? undefined : (pg1 - pg0) / 1000;
+    engine.write = write;
+    fullGc();
+    const memAfter = process.memoryUsage();
+    const indexRssMb = (memAfter.rss - memBefore.rss) / MB;
+    const heapMb = (memAfter.heapUsed - memBefore.heapUsed) / MB;
+    const offHeapMb = (memAfter.external + memAfter.arrayBuffers - memBefore.external - memBefore.arrayBuffers) / MB;
+    const structuresMb = engine.byteSize('images') / MB;
+    const docs = result?.docs ?? 0;
+
+    // ------------------------------------------------------------------------------ queries
+    const mix = await buildMix(base, { images: o.images, hiddenTagIds, variants: o.variants });
+    const compileOptions: CompileOptions = { fields: imageFields, role: 'anonymous', context: { userId: null, filters: () => undefined } };
+    const engineSearch = (m: MixQuery): Promise<SearchResult> => {
+      const query: Query = compileQuery(m.q, compileOptions);
+      const request = buildImageSearch({ query, sort: parseImageSort(m.sf, undefined), filters: hidden, page: m.page, perPage: PER_PAGE });
+      return engine.search('images', request);
+    };
+    const baselineSearch = async (m: MixQuery): Promise<SearchResult> => {
+      const [row] = await base.unsafe<{ total: number; ids: number[] }[]>(baselineSql(m, hiddenTagIds));
+      return { total: row?.total ?? 0, ids: row?.ids ?? [] };
+    };
+
+    loads.queries = loadAverage();
+    const kinds: KindStats[] = [];
+    const engineFirst = new Map<MixQuery, SearchResult>();
+    for (const kind of mix.kinds) {
+      const qs = mix.queries.filter((q) => q.kind === kind);
+      log(`  ${kind}: engine ${o.runs} runs, baseline ${o.baselineRuns} runs (load ${loadAverage()})`);
+      // engine: warm-up (JIT, lazily built sort columns and caches), then the timed runs
+      for (const q of qs) engineFirst.set(q, await engineSearch(q));
+      for (let w = 0; w < 2; w++) for (const q of qs) await engineSearch(q);
+      const times: number[] = [];
+      const cpu: number[] = [];
+      let hits = 0;
+      for (let i = 0; i < o.runs; i++) {
+        const q = qs[i % qs.length]!;
+        const c0 = cpuMs();
+        const s0 = performance.now();
+        const r = await engineSearch(q);
+        times.push(performance.now() - s0);
+        cpu.push(cpuMs() - c0);
+        hits += r.total;
+      }
+      // baseline: one warm-up run per variant (its answer is compared), then the timed runs
+      let sameTotal = 0;
+      let sameIds = 0;
+      let idsNote = '';
+      for (const q of qs) {
+        const sqlResult = await baselineSearch(q);
+        const mine = engineFirst.get(q)!;
+        if (mine.total === sqlResult.total) sameTotal++;
+        if (q.sf?.startsWith('random:')) continue;
+        if (JSON.stringify(mine.ids) === JSON.stringify(sqlResult.ids)) sameIds++;
+      }
+      const baseTimes: number[] = [];
+      const pgBefore = pgCpu();
+      for (let i = 0; i < o.baselineRuns; i++) {
+        const q = qs[i % qs.length]!;
+        const s0 = performance.now();
+        await baselineSearch(q);
+        baseTimes.push(performance.now() - s0);
+      }
+      const pgAfter = pgCpu();
+      if (qs[0]?.sf?.startsWith('random:')) {
+        // md5 order in SQL is not the engine's random function: check the engine's page against
+        // its own function applied to every match SQL finds
+        for (const q of qs) {
+          const [row] = await base.unsafe<{ ids: number[] }[]>(allMatchesSql(q, hiddenTagIds));
+          const seed = Number(q.sf!.slice(7));
+          const scored = (row?.ids ?? []).map((id) => ({ id, s: randomScore(seed, id) }));
+          scored.sort((a, b) => b.s - a.s || b.id - a.id);
+          const expected = scored.slice((q.page - 1) * PER_PAGE, q.page * PER_PAGE).map((x) => x.id);
+          if (JSON.stringify(expected) === JSON.stringify(engineFirst.get(q)!.ids)) sameIds++;
+        }
+        idsNote = ' (engine random fn on SQL matches)';
+      }
+      kinds.push({
+        kind,
+        example: qs[0]!.q + (qs[0]!.sf ? ` sf=${qs[0]!.sf}` : '') + (qs[0]!.page > 1 ? ` page=${qs[0]!.page}` : ''),
+        hitsMean: hits / o.runs,
+        engine: ascending(times),
+        engineCpu: ascending(cpu),
+        baseline: ascending(baseTimes),
+        baselinePgCpuPerQuery: pgBefore === undefined || pgAfter === undefined ? undefined : (pgAfter - pgBefore) / o.baselineRuns,
+        sameTotal,
+        sameIds,
+        compared: qs.length,
+        idsNote,
+      });
+    }
+    loads.queriesEnd = loadAverage();
+    const allEngine = ascending(kinds.flatMap((k) => k.engine));
+    const allEngineCpu = ascending(kinds.flatMap((k) => k.engineCpu));
+    const allBaseline = ascending(kinds.flatMap((k) => k.baseline));
+    const p50 = percentile(allEngine, 0.5);
+    const p99 = percentile(allEngine, 0.99);
+    const bp50 = percentile(allBaseline, 0.5);
+    const bp99 = percentile(allBaseline, 0.99);
+    const pgCpuPerQuery = mean(kinds.map((k) => k.baselinePgCpuPerQuery ?? Number.NaN));
+
+    // --------------------------------------------------------------------------------- HTTP
+    let http: { app: DriverResult; ceiling: DriverResult; appCpuPerReq: number; appPgCpuPerReq?: number; ceilingCpuPerReq: number; checked: number; agreed: number } | undefined;
+    if (o.http) {
+      loads.http = loadAverage();
+      const app = await startApp(board.dir, db, engine);
+      servers.push(app);
+      const pathOf = (m: MixQuery) =>
+        `/api/v1/json/search/images?q=${encodeURIComponent(m.q)}&per_page=${PER_PAGE}${m.page > 1 ? `&page=${m.page}` : ''}${m.sf ? `&sf=${encodeURIComponent(m.sf)}` : ''}`;
+      // the endpoint answers what the engine answers (first variant of each kind)
+      let checked = 0;
+      let agreed = 0;
+      for (const kind of mix.kinds) {
+        const q = mix.queries.find((x) => x.kind === kind)!;
+        const res = await fetch(`${app.origin}${pathOf(q)}`);
+        const body = (await res.json()) as { images?: Array<{ id: number }>; total?: number; error?: string };
+        checked++;
+        const mine = engineFirst.get(q)!;
+        if (res.status === 200 && body.total === mine.total && JSON.stringify(body.images?.map((i) => i.id)) === JSON.stringify(mine.ids)) agreed++;
+        else log(`  HTTP answer differs for ${kind}: status ${res.status}, total ${body.total} vs ${mine.total}${body.error ? `, ${body.error}` : ''}`);
+      }
+      const paths = mix.queries.map(pathOf);
+      log(`  HTTP: ${o.connections} connections, ${o.seconds} s on the app (load ${loadAverage()})`);
+      let c0 = cpuMs();
+      const pgA = pgCpu();
+      const appResult = await drive({ origin: app.origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: 2 });
+      const appCpuPerReq = (cpuMs() - c0) / appResult.allRequests;
+      const pgB = pgCpu();
+      const ceiling = await startHonoCeiling();
+      servers.push(ceiling);
+      log(`  HTTP: ${o.connections} connections, ${o.seconds} s on the bare Hono ceiling (load ${loadAverage()})`);
+      c0 = cpuMs();
+      const ceilingResult = await drive({ origin: ceiling.origin, paths: ['/'], connections: o.connections, seconds: o.seconds, warmupSeconds: 2 });
+      const ceilingCpuPerReq = (cpuMs() - c0) / ceilingResult.allRequests;
+      http = {
+        app: appResult,
+        ceiling: ceilingResult,
+        appCpuPerReq,
+        ...(pgA === undefined || pgB === undefined ? {} : { appPgCpuPerReq: (pgB - pgA) / appResult.allRequests }),
+        ceilingCpuPerReq,
+        checked,
+        agreed,
+      };
+      loads.httpEnd = loadAverage();
+    }
+
+    // ------------------------------------------------------------------------------- report
+    const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    console.log(`\n== board`);
+    console.log(
+      `images ${counts!.images.toLocaleString('en')}, tags ${counts!.tags.toLocaleString('en')}, taggings ${counts!.taggings.toLocaleString('en')} ` +
+        `(${board.dir})`,
+    );
+    console.log(
+      `build ${board.buildSeconds.toFixed(1)} s${board.reused ? ` (cached board, built ${board.builtAt})` : ''}; ` +
+        `baseline table ${baselineBuild === null ? 'reused' : `built in ${baselineBuild.toFixed(1)} s`} (not targets)`,
+    );
+    console.log(`\n== reindex into a fresh in-memory embedded engine`);
+    console.log(
+      table(
+        ['figure', 'value', 'target'],
+        [
+          ['documents', docs.toLocaleString('en'), ''],
+          ['reindex_s (wall)', reindexS.toFixed(1), `≤ ${TARGETS.reindexS} s: ${mark(reindexS <= TARGETS.reindexS)}`],
+          ['  documents/s', Math.round(docs / reindexS).toLocaleString('en'), ''],
+          ['  CPU of this process, s', reindexCpuS.toFixed(1), ''],
+          ['    of which engine.write, s', `${(writeCpuMs / 1000).toFixed(1)} (wall ${(writeMs / 1000).toFixed(1)})`, ''],
+          ['    loading documents (rest), s', ((reindexCpuS * 1000 - writeCpuMs) / 1000).toFixed(1), ''],
+          ['  CPU of PostgreSQL, s', reindexPgCpuS === undefined ? '-' : reindexPgCpuS.toFixed(1), ''],
+          ['index_rss_mb (RSS growth after GC)', indexRssMb.toFixed(0), `≤ ${TARGETS.rssMb} MB: ${mark(indexRssMb <= TARGETS.rssMb)}`],
+          ['  heap used growth, MB', heapMb.toFixed(0), ''],
+          ['  external + array buffers growth, MB', offHeapMb.toFixed(0), ''],
+          ['  engine.byteSize(images), MB', structuresMb.toFixed(0), ''],
+          ['  RSS after, MB', (memAfter.rss / MB).toFixed(0), ''],
+        ],
+      ),
+    );
+    console.log(`load average at reindex start: ${loads.reindex}`);
+
+    console.log(`\n== query mix (Default filter hides tag ids ${hiddenTagIds.join(', ')}; first page of ${PER_PAGE} unless noted)`);
+    console.log(
+      `popular tags: ${mix.popular.slice(0, 4).map((t) => `${t.name} (${t.count})`).join(', ')}, …; mid-frequency: ` +
+        `${mix.mid.slice(0, 3).map((t) => `${t.name} (${t.count})`).join(', ')}, …; score.gte:${mix.scoreThreshold} matches ` +
+        `${(mix.scoreShare * 100).toFixed(1)} % of images`,
+    );
+    console.log(
+      `engine: ${o.runs} runs per kind over ${o.variants} variants after a warm-up, time = compile text + wrap + engine.search; ` +
+        `baseline: ${o.baselineRuns} runs per kind, one SQL statement (exact count + page) over a local connection`,
+    );
+    const rows = kinds.map((k) => {
+      const e50 = percentile(k.engine, 0.5);
+      const b50 = percentile(k.baseline, 0.5);
+      return [
+        k.kind,
+        Math.round(k.hitsMean).toLocaleString('en'),
+        ms(e50),
+        ms(percentile(k.engine, 0.99)),
+        ms(percentile(k.engineCpu, 0.5)),
+        ms(b50, 1),
+        ms(percentile(k.baseline, 0.99), 1),
+        ms(k.baselinePgCpuPerQuery, 1),
+        `${(b50 / e50).toFixed(1)}×`,
+        `${k.sameTotal}/${k.compared}`,
+        `${k.sameIds}/${k.compared}${k.idsNote}`,
+      ];
+    });
+    rows.push([
+      'whole mix',
+      '',
+      ms(p50),
+      ms(p99),
+      ms(percentile(allEngineCpu, 0.5)),
+      ms(bp50, 1),
+      ms(bp99, 1),
+      ms(pgCpuPerQuery, 1),
+      `${(bp50 / p50).toFixed(1)}×`,
+      `${kinds.reduce((s, k) => s + k.sameTotal, 0)}/${kinds.reduce((s, k) => s + k.compared, 0)}`,
+      `${kinds.reduce((s, k) => s + k.sameIds, 0)}/${kinds.reduce((s, k) => s + k.compared, 0)}`,
+    ]);
+    console.log(
+      table(
+        ['query kind', 'mean hits', 'p50 ms', 'p99 ms', 'cpu p50', 'SQL p50', 'SQL p99', 'PG cpu/q', 'speedup', 'same total', 'same ids'],
+        rows,
+      ),
+    );
+    for (const k of kinds) console.log(`  e.g. ${k.kind}: ${k.example}`);
+    console.log(
+      `engine p50 ${ms(p50)} ms (target ≤ ${TARGETS.p50}: ${mark(p50 <= TARGETS.p50)}), p99 ${ms(p99)} ms (target ≤ ${TARGETS.p99}: ${mark(p99 <= TARGETS.p99)}), ` +
+        `speedup at p50 ${(bp50 / p50).toFixed(1)}× (target ≥ ${TARGETS.speedup}: ${mark(bp50 / p50 >= TARGETS.speedup)}); ` +
+        `CPU per query: engine mean ${ms(mean(allEngineCpu))} ms, PostgreSQL mean ${ms(pgCpuPerQuery, 1)} ms`,
+    );
+    console.log(`load average: queries start ${loads.queries}, end ${loads.queriesEnd}`);
+
+    if (http) {
+      console.log(`\n== HTTP (${o.connections} keep-alive connections, ${o.seconds} s after 2 s warm-up, driver in a child process)`);
+      console.log(
+        table(
+          ['target', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'non-2xx', 'server cpu/req ms', 'PG cpu/req ms'],
+          [
+            [
+              'GET /api/v1/json/search/images (mix)',
+              String(http.app.requests),
+              http.app.rps.toFixed(0),
+              ms(http.app.p50),
+              ms(http.app.p90),
+              ms(http.app.p99),
+              String(http.app.errors),
+              ms(http.appCpuPerReq),
+              ms(http.appPgCpuPerReq),
+            ],
+            [
+              'bare Hono JSON (ceiling)',
+              String(http.ceiling.requests),
+              http.ceiling.rps.toFixed(0),
+              ms(http.ceiling.p50),
+              ms(http.ceiling.p90),
+              ms(http.ceiling.p99),
+              String(http.ceiling.errors),
+              ms(http.ceilingCpuPerReq),
+              '-',
+            ],
+          ],
+        ),
+      );
+      console.log(
+        `endpoint / ceiling: ${(http.app.rps / http.ceiling.rps).toFixed(3)} of the requests/s; endpoint answers equal to the engine's: ` +
+          `${http.agreed}/${http.checked} kinds; load average: start ${loads.http}, end ${loads.httpEnd}`,
+      );
+    }
+
+    const round = (x: number | undefined, d = 2) => (x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(d)));
+    console.log(
+      JSON.stringify({
+        images: counts!.images,
+        p50_ms: round(p50, 3),
+        p99_ms: round(p99, 3),
+        baseline_p50_ms: round(bp50),
+        baseline_p99_ms: round(bp99),
+        speedup_p50: round(bp50 / p50, 1),
+        index_rss_mb: round(indexRssMb, 0),
+        reindex_s: round(reindexS, 1),
+        http_p50_ms: http ? round(http.app.p50) : null,
+        http_p99_ms: http ? round(http.app.p99) : null,
+        http_rps: http ? round(http.app.rps, 0) : null,
+        hono_ceiling_rps: http ? round(http.ceiling.rps, 0) : null,
+      }),
+    );
+  } finally {
+    for (const s of servers) await s.close();
+    await base.end({ timeout: 5 });
+    await board.handle.close();
+  }
+}
+
+await main();
