@@ -707,16 +707,28 @@ async function main(): Promise<void> {
     const ceilingServer = await startCeiling();
     const ceilingLoad = loadAverage();
     log(`driving the bare Hono ceiling (load ${ceilingLoad})`);
-    const ceiling = await drive({
-      origin: ceilingServer.origin,
-      paths: ['/'],
-      groupOf: [0],
-      groups: ['hono'],
-      connections: o.connections,
-      seconds: o.ceilingSeconds,
-      warmupSeconds: o.warmup,
-      maxRequests: o.maxRequests,
-    }).finally(() => ceilingServer.close());
+    // The ceiling server lives in this process, which does nothing else meanwhile: its CPU clock.
+    let ceilingCpu0: NodeJS.CpuUsage | undefined;
+    let ceilingCpuMs: number | undefined;
+    const ceiling = await drive(
+      {
+        origin: ceilingServer.origin,
+        paths: ['/'],
+        groupOf: [0],
+        groups: ['hono'],
+        connections: o.connections,
+        seconds: o.ceilingSeconds,
+        warmupSeconds: o.warmup,
+        maxRequests: o.maxRequests,
+      },
+      (phase) => {
+        if (phase === 'measure') ceilingCpu0 = process.cpuUsage();
+        else if (ceilingCpu0) {
+          const d = process.cpuUsage(ceilingCpu0);
+          ceilingCpuMs = (d.user + d.system) / 1000;
+        }
+      },
+    ).finally(() => ceilingServer.close());
     const endLoad = loadAverage();
 
     const errorsOf = (s: GroupStats) => Object.values(s.statuses).reduce((a, b) => a + b, 0) + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
@@ -745,6 +757,12 @@ async function main(): Promise<void> {
     if (service.stoppedByCount || ceiling.stoppedByCount) log(`stopped early by --max-requests ${o.maxRequests}`);
     const cores = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '-' : `${fmt(ms / 1000, 1)} s (${fmt(ms / 1000 / windowSeconds, 2)} cores)`);
     log(`CPU over the measured ${fmt(windowSeconds, 1)} s: service ${cores(svcCpu)}, its PostgreSQL ${cores(pgCpu)}, load driver ${cores(service.driverCpuMs)} on a ${availableParallelism()}-core machine`);
+    // CPU per answered request depends far less on what else the machine runs than req/s does.
+    const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
+    log(
+      `CPU per request: service ${perRequest(svcCpu, service.overall.requests)} + PostgreSQL ${perRequest(pgCpu, service.overall.requests)}; ` +
+        `bare Hono ${perRequest(ceilingCpuMs, ceiling.overall.requests)} (ceiling server ${ceilingCpuMs === undefined ? '-' : `${fmt(ceilingCpuMs / 1000, 1)} s`}, driver ${fmt(ceiling.driverCpuMs / 1000, 1)} s)`,
+    );
     log(`load average (1/5/15 min): start ${startLoad}, after the service drive ${afterLoad}, before the ceiling ${ceilingLoad}, end ${endLoad}`);
     console.log(
       JSON.stringify({
