@@ -126,11 +126,15 @@ async function stopPid(pid: number): Promise<void> {
   } catch {
     return;
   }
-  const deadline = Date.now() + 10_000;
+  let deadline = Date.now() + 10_000;
+  let quit = false;
   while (isAlive(pid)) {
     if (Date.now() > deadline) {
+      if (quit) throw new Error(`PostgreSQL (pid ${pid}) did not stop`);
+      // Immediate shutdown; still wait for the process to be gone before we report it stopped.
       process.kill(pid, 'SIGQUIT');
-      break;
+      quit = true;
+      deadline = Date.now() + 10_000;
     }
     await sleep(50);
   }

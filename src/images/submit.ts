@@ -340,11 +340,12 @@ export async function submitImage(db: Database, input: SubmitInput, deps: Submit
       });
       if (tags.length > 0) {
         await tx.insert(imageTaggings).values(tags.map((t, position) => ({ imageId: id, tagId: t.id, position })));
-        // Lock the counted tags in id order so concurrent uploads cannot deadlock on them.
+        // Lock the counted tags in id order so concurrent uploads cannot deadlock on them. `no key
+        // update` does not conflict with the key-share locks that the taggings' foreign keys take.
         const ids = [...new Set(tags.map((t) => t.id))].sort((a, b) => a - b);
         await tx.execute(sql`
           update tags set images_count = images_count + 1
-          where id in (select id from tags where id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)}) order by id for update)`);
+          where id in (select id from tags where id in (${sql.join(ids.map((i) => sql`${i}`), sql`, `)}) order by id for no key update)`);
       }
       if (sources.length > 0) {
         await tx.insert(imageSources).values(sources.map((source, position) => ({ imageId: id, source, position })));
