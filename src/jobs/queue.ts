@@ -18,8 +18,17 @@ export interface Job {
 /** Anything with `execute` (the database or a transaction). */
 type Executor = Pick<Database, 'execute'>;
 
-/** How long a `running` job may stay locked before another worker assumes its process died. */
-export const STALE_LOCK_SECONDS = 300;
+/**
+ * How long a `running` job may go without a heartbeat before another worker assumes its process
+ * died. Workers renew the lock every `HEARTBEAT_SECONDS` while a job runs.
+ */
+export const STALE_LOCK_SECONDS = 60;
+export const HEARTBEAT_SECONDS = 15;
+
+/** Renew the lock of a job still in hand. */
+export async function heartbeatJob(db: Executor, id: number): Promise<void> {
+  await db.execute(sql`update jobs set locked_at = now() where id = ${id} and state = 'running'`);
+}
 
 export async function enqueueJob(db: Executor, kind: string, payload: Record<string, unknown>, options: { maxAttempts?: number; delayMs?: number } = {}): Promise<number> {
   const rows = await db.execute<{ id: number }>(sql`

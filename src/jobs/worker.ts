@@ -1,5 +1,5 @@
 import type { Database } from '../db/client.js';
-import { claimJobs, completeJob, failJob, type Job } from './queue.js';
+import { claimJobs, completeJob, failJob, heartbeatJob, HEARTBEAT_SECONDS, type Job } from './queue.js';
 
 export type JobHandler = (job: Job) => Promise<void>;
 
@@ -90,6 +90,8 @@ export class JobWorker {
 
   private async execute(job: Job): Promise<void> {
     const handler = this.o.handlers[job.kind];
+    const heartbeat = setInterval(() => void heartbeatJob(this.o.db, job.id).catch(() => {}), HEARTBEAT_SECONDS * 1000);
+    heartbeat.unref();
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       await handler(job);
@@ -97,6 +99,8 @@ export class JobWorker {
     } catch (err) {
       const outcome = await failJob(this.o.db, job, err).catch(() => 'retry' as const);
       this.o.log?.(`job ${job.id} (${job.kind}) failed: ${outcome}`, { err: String(err), attempts: job.attempts });
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 }

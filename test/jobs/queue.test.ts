@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { claimJobs, enqueueJob, JobWorker, parkedJobs, queueStats, retryParkedJob, type Job } from '../../src/jobs/index.js';
+import { claimJobs, enqueueJob, heartbeatJob, JobWorker, parkedJobs, queueStats, retryParkedJob, STALE_LOCK_SECONDS, type Job } from '../../src/jobs/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 let t: TestDatabase;
@@ -54,6 +54,16 @@ describe('job queue', () => {
     await expect.poll(() => done.length, { timeout: 5000 }).toBe(2);
     await worker.stop();
     expect(done.sort()).toEqual([queued, orphan].sort());
+  });
+
+  it('a job whose worker keeps its heartbeat is not taken by another worker', async () => {
+    const id = await enqueueJob(t.db, 'long', {});
+    expect((await claimJobs(t.db, ['long'])).map((j) => j.id)).toEqual([id]);
+    await t.db.execute(sql`update jobs set locked_at = now() - ${`${STALE_LOCK_SECONDS + 1} seconds`}::interval where id = ${id}`);
+    await heartbeatJob(t.db, id); // the owner is alive and renews its lock
+    expect(await claimJobs(t.db, ['long'])).toEqual([]);
+    await t.db.execute(sql`update jobs set locked_at = now() - ${`${STALE_LOCK_SECONDS + 1} seconds`}::interval where id = ${id}`);
+    expect((await claimJobs(t.db, ['long'])).map((j) => j.id)).toEqual([id]); // no heartbeat: taken again
   });
 
   it('wakes on enqueue without waiting for the poll', async () => {
