@@ -10,7 +10,7 @@
  * covers entirely, are deleted at the end; newer rows are never deleted here.
  */
 import type { Database } from '../src/db/client.js';
-import type { SearchEngine } from '../src/search/engine.js';
+import type { IndexDocument, SearchEngine } from '../src/search/engine.js';
 import { allIds, countRows, indexSpec, loadDocuments, type IndexName } from '../src/search/indexes/index.js';
 import { REINDEX_LOCK, type Mutex } from './locks.js';
 import { applyChanges, fanOutKinds, fanOutTargets, type ChangeSet } from './outbox.js';
@@ -108,7 +108,15 @@ function coveredKinds(names: readonly IndexName[]): string[] {
   return kinds;
 }
 
-/** Write every row of `name` into `version`, prefetching the next batch while one is written. */
+/**
+ * Batches loaded ahead of the one being written. `engine.write` of the embedded engine runs
+ * synchronously and holds this thread, so only queries already sent progress meanwhile: with one
+ * batch ahead the database mostly waited for the write and the write for the database (a
+ * reindex of 100,000 images took about 1.4x as long as with three).
+ */
+const BATCHES_AHEAD = 3;
+
+/** Write every row of `name` into `version`, loading the next batches while one is written. */
 async function load(ctx: ReindexContext, name: IndexName, version: string, options: ReindexOptions): Promise<number> {
   const { db, engine } = ctx;
   const batchSize = options.batchSize ?? 5000;
@@ -132,14 +140,19 @@ async function load(ctx: ReindexContext, name: IndexName, version: string, optio
     if (next.done) return null;
     return loadDocuments(db, name, next.value);
   };
+  const ahead: Promise<IndexDocument[] | null>[] = [];
+  const prefetch = () => {
+    const next = fetchNext();
+    // keep a prefetch from surfacing as an unhandled rejection while we write
+    next.catch(() => {});
+    ahead.push(next);
+  };
+  for (let i = 0; i < BATCHES_AHEAD; i++) prefetch();
   let done = 0;
-  let pending = fetchNext();
   for (;;) {
-    const docs = await pending;
+    const docs = await ahead.shift()!;
     if (docs === null) break;
-    pending = fetchNext();
-    // keep the prefetch from surfacing as an unhandled rejection while we write
-    pending.catch(() => {});
+    prefetch();
     if (docs.length > 0) await engine.write(version, docs);
     done += docs.length;
     report(done, 'loading');
