@@ -22,6 +22,8 @@ export class JobWorker {
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
   private wake: (() => void) | undefined;
+  /** A notification that came while the loop was claiming, not waiting: the next wait is skipped. */
+  private woken = false;
   private loop: Promise<void> | undefined;
 
   constructor(private readonly o: WorkerOptions) {}
@@ -30,7 +32,7 @@ export class JobWorker {
     if (this.running) return;
     this.running = true;
     try {
-      const sub = await this.o.db.$client.listen('jobs', () => this.wake?.());
+      const sub = await this.o.db.$client.listen('jobs', () => this.notify());
       this.unlisten = () => sub.unlisten();
     } catch {
       // Polling alone still works.
@@ -51,7 +53,7 @@ export class JobWorker {
 
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
+    this.notify();
     if (this.timer) clearTimeout(this.timer);
     await this.loop;
     await Promise.all(this.active);
@@ -74,18 +76,25 @@ export class JobWorker {
       for (const job of claimed) {
         const p = this.execute(job).finally(() => {
           this.active.delete(p);
-          this.wake?.();
+          this.notify();
         });
         this.active.add(p);
       }
-      if (claimed.length === 0 || this.active.size >= concurrency) {
+      if ((claimed.length === 0 || this.active.size >= concurrency) && !this.woken) {
         await new Promise<void>((resolve) => {
           this.wake = resolve;
           this.timer = setTimeout(resolve, this.o.pollMs ?? 1000);
         });
         this.wake = undefined;
+        clearTimeout(this.timer);
       }
+      this.woken = false;
     }
+  }
+
+  private notify(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
   }
 
   private async execute(job: Job): Promise<void> {
