@@ -123,6 +123,14 @@ export function wildcardLiteralPrefix(pattern: string): string {
   return prefix;
 }
 
+/**
+ * The literal runs of a pattern (escapes resolved), in order. Every matching value contains each
+ * of them, so an engine can look for the longest one with a substring search before matching.
+ */
+export function wildcardLiterals(pattern: string): string[] {
+  return parseWildcard(pattern).parts.filter((p): p is string => typeof p === 'string');
+}
+
 /** Whether the pattern has any unescaped `*` or `?` (if not, it is an exact term). */
 export function hasWildcard(pattern: string): boolean {
   for (let i = 0; i < pattern.length; i++) {

@@ -1,9 +1,17 @@
-import { compileWildcard, wildcardLiteralPrefix, withinEditDistance } from '../../../grammar/patterns.js';
+import { compileWildcard, wildcardLiteralPrefix, wildcardLiterals, withinEditDistance } from '../../../grammar/patterns.js';
 import { Bitmap } from './bitmap.js';
 import { PostingList, unionPostings } from './postings.js';
+import { SortedTermText } from './term-text.js';
 
 /** New terms are kept unsorted until there are this many, then merged into the sorted array. */
 const PENDING_MAX = 2048;
+
+/**
+ * Unions of at least this many posting lists are kept for reuse until the dictionary changes
+ * (`art*` is 26,000 lists on a board of 200,000 tags: tens of milliseconds to merge, every time).
+ */
+const CACHED_UNION_MIN = 256;
+const CACHED_UNIONS_MAX = 64;
 
 /** Code point order, as Lucene compares terms (UTF-8 byte order). */
 export function compareStrings(a: string, b: string): number {
@@ -47,6 +55,11 @@ export class TermDictionary {
   private sorted: Uint32Array = new Uint32Array(0);
   private pending: number[] = [];
   private ranks: Int32Array | null = null;
+  /** The sorted terms as one string, built on the first substring search after a change. */
+  private text: SortedTermText | null = null;
+  /** Bumped by every new term or posting: cached unions of an older version are stale. */
+  private version = 0;
+  private unions = new Map<string, { version: number; bits: Bitmap }>();
 
   get size(): number {
     return this.terms.length;
@@ -65,6 +78,8 @@ export class TermDictionary {
     this.pending = [];
     this.ranks = null;
     this.keyed = null;
+    this.text = null;
+    this.version++;
   }
 
   /** Ordinals of terms written as JSON numbers, by number (saves building their text). */
@@ -143,6 +158,7 @@ export class TermDictionary {
       this.lists.push(new PostingList());
       this.pending.push(ord);
       this.ranks = null;
+      this.version++;
     }
     return ord;
   }
@@ -163,6 +179,7 @@ export class TermDictionary {
     this.logOrd[this.logLen] = ord;
     this.logDoc[this.logLen++] = doc;
     this.docs.append(doc);
+    this.version++;
   }
 
   /** Record that `doc` holds these term ordinals (documents are added in increasing order). */
@@ -191,6 +208,7 @@ export class TermDictionary {
     }
     this.logLen = k;
     this.docs.append(doc);
+    this.version++;
   }
 
   postingsOf(term: string): PostingList | undefined {
@@ -206,10 +224,28 @@ export class TermDictionary {
 
   /** Documents holding any of `ords`. */
   union(ords: number[], space: number): Bitmap {
+    const lists = this.postings;
     return unionPostings(
-      ords.map((o) => this.postings[o]!),
+      ords.map((o) => lists[o]!),
       space,
     );
+  }
+
+  /**
+   * `union(expand())`, reused while no term or posting was added since: `key` names the
+   * expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
+   */
+  cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
+    const hit = this.unions.get(key);
+    if (hit !== undefined && hit.version === this.version) return hit.bits;
+    const ords = expand();
+    const bits = this.union(ords, space);
+    if (ords.length >= CACHED_UNION_MIN) {
+      this.unions.delete(key);
+      if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
+      this.unions.set(key, { version: this.version, bits });
+    }
+    return bits;
   }
 
   /** Ordinals sorted by term. */
@@ -229,6 +265,7 @@ export class TermDictionary {
       while (j < add.length) merged[k++] = add[j++]!;
       this.sorted = merged;
       this.pending = [];
+      this.text = null;
     }
     return this.sorted;
   }
@@ -261,15 +298,30 @@ export class TermDictionary {
   private forPrefix(prefix: string, fn: (ord: number, term: string) => void): void {
     if (this.pending.length > PENDING_MAX) this.sortedOrds();
     const sorted = this.sorted;
-    for (let i = prefix === '' ? 0 : this.lowerBound(sorted, prefix, false); i < sorted.length; i++) {
-      const t = this.terms[sorted[i]!]!;
-      if (!t.startsWith(prefix)) break;
-      fn(sorted[i]!, t);
-    }
+    const [lo, hi] = this.prefixRange(prefix);
+    for (let i = lo; i < hi; i++) fn(sorted[i]!, this.terms[sorted[i]!]!);
     for (const ord of this.pending) {
       const t = this.terms[ord]!;
       if (t.startsWith(prefix)) fn(ord, t);
     }
+  }
+
+  /**
+   * The sorted positions [lo, hi) of the terms starting with `prefix`: they are contiguous in
+   * term order, so two binary searches find them without reading the terms in between.
+   */
+  private prefixRange(prefix: string): [number, number] {
+    const sorted = this.sorted;
+    if (prefix === '') return [0, sorted.length];
+    const lo = this.lowerBound(sorted, prefix, false);
+    let a = lo;
+    let b = sorted.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.terms[sorted[mid]!]!.startsWith(prefix)) a = mid + 1;
+      else b = mid;
+    }
+    return [lo, a];
   }
 
   prefixOrds(prefix: string, caseInsensitive = false): number[] {
@@ -282,11 +334,37 @@ export class TermDictionary {
   wildcardOrds(pattern: string, caseInsensitive = false): number[] {
     const match = compileWildcard(pattern, caseInsensitive);
     if (caseInsensitive) return this.matchingOrds(match);
+    const prefix = wildcardLiteralPrefix(pattern);
     const out: number[] = [];
-    this.forPrefix(wildcardLiteralPrefix(pattern), (o, t) => {
-      if (match(t)) out.push(o);
-    });
+    // Without a literal prefix, every term is a candidate: find those holding the longest
+    // literal run with one substring search instead of reading every term.
+    const longest = prefix === '' ? wildcardLiterals(pattern).reduce((a, b) => (b.length > a.length ? b : a), '') : '';
+    const positions = longest === '' ? undefined : this.sortedText().positionsContaining(longest);
+    if (positions === undefined) {
+      this.forPrefix(prefix, (o, t) => {
+        if (match(t)) out.push(o);
+      });
+      return out;
+    }
+    const sorted = this.sorted;
+    for (const i of positions) {
+      const ord = sorted[i]!;
+      if (match(this.terms[ord]!)) out.push(ord);
+    }
+    for (const ord of this.pending) if (match(this.terms[ord]!)) out.push(ord);
     return out;
+  }
+
+  /** The sorted terms as one string (pending terms merged first when there are many). */
+  private sortedText(): SortedTermText {
+    if (this.pending.length > PENDING_MAX) this.sortedOrds();
+    if (this.text === null) {
+      const sorted = this.sorted;
+      const inOrder = new Array<string>(sorted.length);
+      for (let i = 0; i < sorted.length; i++) inOrder[i] = this.terms[sorted[i]!]!;
+      this.text = SortedTermText.build(inOrder);
+    }
+    return this.text;
   }
 
   /** Terms within `maxEdits` of `value` that share its first `prefixLength` characters. */
@@ -368,7 +446,8 @@ export class TermDictionary {
   }
 
   byteSize(): number {
-    let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2;
+    let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2 + (this.text?.byteSize() ?? 0);
+    for (const u of this.unions.values()) n += u.bits.byteSize();
     for (const p of this.postings) n += p.byteSize() + 48;
     for (const t of this.terms) n += t.length + 40;
     return n;

@@ -308,15 +308,17 @@ function stringDict(f: Field, kind: string): TermDictionary {
 
 export function patternBits(f: Field, kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean, env: LeafEnv): Bitmap {
   const dict = stringDict(f, kind);
-  const list = kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive);
-  return ords(dict, list, env);
+  const expand = () => (kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive));
+  return dict.cachedUnion(`${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`, expand, env.space);
 }
 
 export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, env: LeafEnv): Bitmap {
   const dict = stringDict(f, 'fuzzy');
   const maxEdits = fuzzyMaxEdits(q, (opts.fuzziness ?? 'AUTO') as number | string);
   const prefixLength = typeof opts.prefix_length === 'number' ? opts.prefix_length : 0;
-  return ords(dict, dict.fuzzyOrds(q, maxEdits, prefixLength, opts.transpositions !== false), env);
+  const transpositions = opts.transpositions !== false;
+  const key = `fuzzy:${maxEdits}:${prefixLength}:${transpositions ? 't' : 'n'}:${q}`;
+  return dict.cachedUnion(key, () => dict.fuzzyOrds(q, maxEdits, prefixLength, transpositions), env.space);
 }
 
 // ------------------------------------------------------------------ match, match_phrase

@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileWildcard } from '../../grammar/patterns.js';
+import { TermDictionary } from '../../src/search/embedded/keyword-index.js';
+import { SortedTermText } from '../../src/search/embedded/term-text.js';
+
+/** Tag-like terms over a small alphabet, so that patterns often match. */
+const termArb = fc.stringMatching(/^[a-c:\- é]{0,8}$/);
+const patternArb = fc.stringMatching(/^[a-c*?\\é]{0,6}$/);
+
+/** A dictionary of `terms`, sorted once and then grown by `late` (left pending, unsorted). */
+function dictionaryOf(terms: string[], late: string[] = []): TermDictionary {
+  const dict = new TermDictionary();
+  let doc = 0;
+  for (const t of terms) dict.addOne(doc++, dict.intern(t));
+  dict.sortedOrds();
+  for (const t of late) dict.addOne(doc++, dict.intern(t));
+  return dict;
+}
+
+const termsOf = (dict: TermDictionary, ords: number[]) => ords.map((o) => dict.terms[o]!).sort();
+
+describe('TermDictionary expansions', () => {
+  it('wildcard and prefix find exactly the terms a scan of every term finds', () => {
+    fc.assert(
+      fc.property(fc.array(termArb, { maxLength: 60 }), fc.array(termArb, { maxLength: 10 }), patternArb, (terms, late, pattern) => {
+        const dict = dictionaryOf(terms, late);
+        const match = compileWildcard(pattern);
+        expect(termsOf(dict, dict.wildcardOrds(pattern))).toEqual(termsOf(dict, dict.matchingOrds(match)));
+        const prefix = pattern.replace(/[*?\\]/g, '');
+        expect(termsOf(dict, dict.prefixOrds(prefix))).toEqual(termsOf(dict, dict.matchingOrds((t) => t.startsWith(prefix))));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('infix search over many terms, after the dictionary grew', () => {
+    const names = Array.from({ length: 5000 }, (_, i) => `tag ${i} ${i % 7 === 0 ? 'pony' : 'other'}`);
+    const dict = dictionaryOf(names, ['late pony', 'late horse']);
+    expect(dict.wildcardOrds('*ony*')).toHaveLength(Math.ceil(5000 / 7) + 1);
+    expect(termsOf(dict, dict.wildcardOrds('tag 1?? *ony'))).toEqual(names.filter((n) => /^tag 1\d\d .*ony$/.test(n)).sort());
+    dict.intern('another pony');
+    dict.sortedOrds(); // the sorted text is rebuilt with the new term
+    expect(dict.wildcardOrds('*ony*')).toHaveLength(Math.ceil(5000 / 7) + 2);
+  });
+
+  it('reuses a large union until a posting or term is added', () => {
+    const dict = dictionaryOf(Array.from({ length: 600 }, (_, i) => `artist:${i}`));
+    const space = 1000;
+    const first = dict.cachedUnion('prefix:artist:', () => dict.prefixOrds('artist:'), space);
+    expect(first.size).toBe(600);
+    expect(dict.cachedUnion('prefix:artist:', () => dict.prefixOrds('artist:'), space)).toBe(first);
+    dict.addOne(700, dict.intern('artist:new'));
+    const after = dict.cachedUnion('prefix:artist:', () => dict.prefixOrds('artist:'), space);
+    expect(after).not.toBe(first);
+    expect(after.size).toBe(601);
+    expect(after.has(700)).toBe(true);
+  });
+});
+
+describe('SortedTermText', () => {
+  it('finds each term holding a literal once, in sorted position order', () => {
+    const text = SortedTermText.build(['apony', 'bpony pony', 'cat', 'ponyx']);
+    expect(text.positionsContaining('pony')).toEqual([0, 1, 3]);
+    expect(text.positionsContaining('x')).toEqual([3]);
+    expect(text.positionsContaining('zzz')).toEqual([]);
+    expect(text.positionsContaining('')).toBeUndefined();
+    expect(text.positionsContaining('a\u0000b')).toBeUndefined();
+    expect(SortedTermText.build([]).positionsContaining('a')).toEqual([]);
+  });
+});
