@@ -58,6 +58,50 @@ describe('TermDictionary expansions', () => {
   });
 });
 
+describe('TermDictionary postings', () => {
+  /** Documents in order, each with some terms; enough of them to take the bulk flush path too. */
+  const docsArb = fc.array(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 4 }), { maxLength: 700 });
+
+  it('single-document terms and lists answer like a map of sets, also after a restore', () => {
+    fc.assert(
+      fc.property(docsArb, (docs) => {
+        const dict = new TermDictionary();
+        const expected = new Map<string, Set<number>>();
+        docs.forEach((terms, doc) => {
+          const ords = terms.map((t) => dict.intern(`t${t}`));
+          if (ords.length > 0) dict.addDoc(doc, ords);
+          for (const t of terms) expected.set(`t${t}`, (expected.get(`t${t}`) ?? new Set()).add(doc));
+        });
+        const check = (d: TermDictionary) => {
+          for (const [term, set] of expected) {
+            const ord = d.ords.get(term)!;
+            const want = [...set].sort((a, b) => a - b);
+            expect([...d.docsOf(ord)]).toEqual(want);
+            expect(d.docCount(ord)).toBe(want.length);
+            const seen: number[] = [];
+            d.forEachDoc(ord, (x) => seen.push(x));
+            expect(seen).toEqual(want);
+            expect([...d.lookup(term).toArray()]).toEqual(want);
+          }
+          const all = [...expected.keys()].map((t) => d.ords.get(t)!);
+          const union = [...new Set([...expected.values()].flatMap((x) => [...x]))].sort((a, b) => a - b);
+          expect([...d.union(all, docs.length).toArray()]).toEqual(union);
+        };
+        check(dict);
+        const restored = new TermDictionary();
+        const lists = dict.terms.map((_, o) => dict.docsOf(o));
+        const offsets = new Uint32Array(lists.length + 1);
+        lists.forEach((l, i) => (offsets[i + 1] = offsets[i]! + l.length));
+        const flat = new Uint32Array(offsets[lists.length]!);
+        lists.forEach((l, i) => flat.set(l, offsets[i]!));
+        restored.restore([...dict.terms], offsets, flat, dict.docs, dict.sortedOrds());
+        check(restored);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
 describe('SortedTermText', () => {
   it('finds each term holding a literal once, in sorted position order', () => {
     const text = SortedTermText.build(['apony', 'bpony pony', 'cat', 'ponyx']);

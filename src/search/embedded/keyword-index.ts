@@ -29,6 +29,14 @@ export function compareStrings(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** The numbers ascending, each once. */
+function sortedDistinct(xs: number[]): Uint32Array {
+  const a = Uint32Array.from(xs).sort();
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[n - 1]) a[n++] = a[i]!;
+  return a.subarray(0, n);
+}
+
 /**
  * A term dictionary with one posting list per term: keyword fields, booleans (terms `true` and
  * `false`), ip fields (terms are the address strings as written) and the tokens of text fields.
@@ -40,12 +48,19 @@ export function compareStrings(a: string, b: string): number {
 export class TermDictionary {
   terms: string[] = [];
   ords = new Map<string, number>();
-  private lists: PostingList[] = [];
+  /**
+   * Posting lists by ordinal, for terms held by two documents or more. A term held by one
+   * document (hashes, file names, source URLs: several per image) keeps that document in `solo`
+   * instead: a list object with its array costs some 200 bytes and three heap objects, and a
+   * million images hold millions of such terms, which made every full garbage collection slow.
+   */
+  private lists: (PostingList | undefined)[] = [];
+  /** The one document of each term without a list; -1 when the term has none or a list. */
+  private solo: Int32Array = new Int32Array(0);
   /**
    * Postings not yet in their lists: (ordinal, document) pairs in document order. Appending to
    * 200,000 lists one posting at a time is a cache miss per posting; a batch is distributed with
-   * a counting sort instead, touching each list once. Readers go through `postings`, which
-   * flushes first.
+   * a counting sort instead, touching each list once. Readers flush first.
    */
   private logOrd: Uint32Array = new Uint32Array(1024);
   private logDoc: Uint32Array = new Uint32Array(1024);
@@ -65,13 +80,23 @@ export class TermDictionary {
     return this.terms.length;
   }
 
-  /** Fill an empty dictionary from a snapshot (`sorted`: the ordinals in term order). */
-  restore(terms: string[], postings: PostingList[], docs: Bitmap, sorted: Uint32Array): void {
+  /**
+   * Fill an empty dictionary from a snapshot: the documents of ordinal i are
+   * `postings[offsets[i], offsets[i + 1])`; `sorted` holds the ordinals in term order.
+   */
+  restore(terms: string[], offsets: Uint32Array, postings: Uint32Array, docs: Bitmap, sorted: Uint32Array): void {
     this.terms = terms;
     this.ords = new Map(terms.map((t, i) => [t, i]));
     this.numOrds = new Map();
     this.smallNumOrds = new Int32Array(0);
-    this.lists = postings;
+    this.lists = new Array<PostingList | undefined>(terms.length).fill(undefined);
+    this.solo = new Int32Array(terms.length).fill(-1);
+    for (let i = 0; i < terms.length; i++) {
+      const a = offsets[i]!;
+      const b = offsets[i + 1]!;
+      if (b - a === 1) this.solo[i] = postings[a]!;
+      else if (b - a > 1) this.lists[i] = PostingList.fromSorted(postings.slice(a, b));
+    }
     this.logLen = 0;
     this.docs = docs;
     this.sorted = sorted;
@@ -112,10 +137,53 @@ export class TermDictionary {
     return ord;
   }
 
-  /** Posting lists by ordinal (pending postings flushed first). */
-  get postings(): PostingList[] {
+  /** The documents of term `ord` as a list (built for the call when the term has one or none). */
+  postingAt(ord: number): PostingList {
     if (this.logLen > 0) this.flush();
-    return this.lists;
+    const list = this.lists[ord];
+    if (list !== undefined) return list;
+    const doc = this.solo[ord]!;
+    return PostingList.fromSorted(doc === -1 ? new Uint32Array(0) : Uint32Array.of(doc));
+  }
+
+  /** How many documents hold term `ord`. */
+  docCount(ord: number): number {
+    if (this.logLen > 0) this.flush();
+    return this.lists[ord]?.size ?? (this.solo[ord] === -1 ? 0 : 1);
+  }
+
+  /** Calls `fn` with each document holding term `ord`, ascending. */
+  forEachDoc(ord: number, fn: (doc: number) => void): void {
+    if (this.logLen > 0) this.flush();
+    const list = this.lists[ord];
+    if (list !== undefined) list.forEach(fn);
+    else if (this.solo[ord] !== -1) fn(this.solo[ord]!);
+  }
+
+  /** The documents holding term `ord`, ascending (a copy). */
+  docsOf(ord: number): Uint32Array {
+    if (this.logLen > 0) this.flush();
+    const list = this.lists[ord];
+    if (list !== undefined) return list.docs();
+    return this.solo[ord] === -1 ? new Uint32Array(0) : Uint32Array.of(this.solo[ord]!);
+  }
+
+  /** Add `doc` to the postings of `ord` (after every document it holds; a repeat is dropped). */
+  private appendTo(ord: number, doc: number): void {
+    const list = this.lists[ord];
+    if (list !== undefined) {
+      list.append(doc);
+      return;
+    }
+    const one = this.solo[ord]!;
+    if (one === -1) this.solo[ord] = doc;
+    else if (one !== doc) {
+      const grown = new PostingList();
+      grown.append(one);
+      grown.append(doc);
+      this.lists[ord] = grown;
+      this.solo[ord] = -1;
+    }
   }
 
   /** Move pending postings into their lists. */
@@ -125,21 +193,25 @@ export class TermDictionary {
     this.logLen = 0;
     const lo = this.logOrd;
     const ld = this.logDoc;
-    const lists = this.lists;
     if (n < 512) {
-      for (let i = 0; i < n; i++) lists[lo[i]!]!.append(ld[i]!);
+      for (let i = 0; i < n; i++) this.appendTo(lo[i]!, ld[i]!);
       return;
     }
-    const starts = new Uint32Array(lists.length + 1);
+    const lists = this.lists;
+    const terms = lists.length;
+    const starts = new Uint32Array(terms + 1);
     for (let i = 0; i < n; i++) starts[lo[i]! + 1]!++;
-    for (let o = 0; o < lists.length; o++) starts[o + 1]! += starts[o]!;
-    const at = starts.slice(0, lists.length);
+    for (let o = 0; o < terms; o++) starts[o + 1]! += starts[o]!;
+    const at = starts.slice(0, terms);
     const sorted = new Uint32Array(n);
     for (let i = 0; i < n; i++) sorted[at[lo[i]!]!++] = ld[i]!;
-    for (let o = 0; o < lists.length; o++) {
+    for (let o = 0; o < terms; o++) {
       const a = starts[o]!;
       const b = starts[o + 1]!;
-      if (a !== b) lists[o]!.appendMany(sorted, a, b);
+      if (a === b) continue;
+      const list = lists[o];
+      if (list !== undefined) list.appendMany(sorted, a, b);
+      else for (let i = a; i < b; i++) this.appendTo(o, sorted[i]!);
     }
     if (lo.length > 1 << 16) {
       // a bulk load grows them again; between bulk loads they should not hold megabytes
@@ -155,7 +227,12 @@ export class TermDictionary {
       ord = this.terms.length;
       this.terms.push(term);
       this.ords.set(term, ord);
-      this.lists.push(new PostingList());
+      this.lists.push(undefined);
+      if (ord >= this.solo.length) {
+        const solo = new Int32Array(Math.max(1024, this.solo.length * 2)).fill(-1);
+        solo.set(this.solo);
+        this.solo = solo;
+      }
       this.pending.push(ord);
       this.ranks = null;
       this.version++;
@@ -212,9 +289,8 @@ export class TermDictionary {
   }
 
   postingsOf(term: string): PostingList | undefined {
-    if (this.logLen > 0) this.flush();
     const ord = this.ords.get(term);
-    return ord === undefined ? undefined : this.postings[ord];
+    return ord === undefined ? undefined : this.postingAt(ord);
   }
 
   /** Documents holding `term`. Read-only: it may be the index's own storage. */
@@ -224,11 +300,16 @@ export class TermDictionary {
 
   /** Documents holding any of `ords`. */
   union(ords: number[], space: number): Bitmap {
-    const lists = this.postings;
-    return unionPostings(
-      ords.map((o) => lists[o]!),
-      space,
-    );
+    if (this.logLen > 0) this.flush();
+    const lists: PostingList[] = [];
+    const solos: number[] = [];
+    for (const o of ords) {
+      const list = this.lists[o];
+      if (list !== undefined) lists.push(list);
+      else if (this.solo[o] !== -1) solos.push(this.solo[o]!);
+    }
+    if (solos.length > 0) lists.push(PostingList.fromSorted(sortedDistinct(solos)));
+    return unionPostings(lists, space);
   }
 
   /**
@@ -439,7 +520,8 @@ export class TermDictionary {
   }
 
   trim(): void {
-    for (const p of this.postings) p.trim();
+    if (this.logLen > 0) this.flush();
+    for (const p of this.lists) p?.trim();
     this.logOrd = new Uint32Array(1024);
     this.logDoc = new Uint32Array(1024);
     this.docs.trim();
@@ -448,7 +530,9 @@ export class TermDictionary {
   byteSize(): number {
     let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2 + (this.text?.byteSize() ?? 0);
     for (const u of this.unions.values()) n += u.bits.byteSize();
-    for (const p of this.postings) n += p.byteSize() + 48;
+    n += this.solo.byteLength;
+    if (this.logLen > 0) this.flush();
+    for (const p of this.lists) if (p !== undefined) n += p.byteSize() + 48;
     for (const t of this.terms) n += t.length + 40;
     return n;
   }

@@ -169,9 +169,8 @@ export function termsBits(f: Field, values: unknown, env: LeafEnv, cand?: Bitmap
       if (cand && list.length > 1 && cand.size * 64 < env.space) {
         // few candidates (a filter's hidden tags under a narrow query): intersect each list
         // with them rather than building the whole union
-        const postings = dict.postings;
         let out = new Bitmap();
-        for (const o of list) out = out.or(cand.and(postings[o]!.toBitmap()));
+        for (const o of list) out = out.or(cand.and(dict.postingAt(o).toBitmap()));
         return out;
       }
       return ords(dict, list, env);

@@ -6,7 +6,6 @@ import { Bitmap } from './bitmap.js';
 import type { FieldSet } from './field-set.js';
 import { TermDictionary } from './keyword-index.js';
 import { PhysicalIndex } from './physical-index.js';
-import { PostingList } from './postings.js';
 import { RowStore } from './row-store.js';
 
 /*
@@ -122,8 +121,8 @@ function captureDict(dict: TermDictionary, q: string, w: Capture): void {
   w.json(q + 'terms', dict.terms);
   w.add(q + 'sorted', 'u32', dict.sortedOrds().slice());
   w.add(q + 'docs', 'u32', dict.docs.toArray());
-  const offsets = new Uint32Array(dict.postings.length + 1);
-  const lists = dict.postings.map((p) => p.docs());
+  const offsets = new Uint32Array(dict.size + 1);
+  const lists = Array.from({ length: dict.size }, (_, ord) => dict.docsOf(ord));
   let total = 0;
   for (let i = 0; i < lists.length; i++) {
     offsets[i] = total;
@@ -202,9 +201,7 @@ function restoreDict(dict: TermDictionary, q: string, r: Sections): void {
   const terms = r.json<string[]>(q + 'terms');
   const offsets = r.u32(q + 'post.offsets');
   const docs = r.u32(q + 'post.docs');
-  const postings: PostingList[] = [];
-  for (let i = 0; i < terms.length; i++) postings.push(PostingList.fromSorted(docs.slice(offsets[i]!, offsets[i + 1]!)));
-  dict.restore(terms, postings, Bitmap.fromSorted(r.u32(q + 'docs')), r.u32(q + 'sorted'));
+  dict.restore(terms, offsets, docs, Bitmap.fromSorted(r.u32(q + 'docs')), r.u32(q + 'sorted'));
 }
 
 function grown(a: Uint32Array, min: number): Uint32Array {

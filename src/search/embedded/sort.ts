@@ -49,7 +49,7 @@ function termRanks(f: TermField, version: number, space: number): { min: Int32Ar
   const min = new Int32Array(space).fill(-1);
   const max = new Int32Array(space).fill(-1);
   for (let r = 0; r < order.length; r++) {
-    f.dict.postings[order[r]!]!.forEach((d) => {
+    f.dict.forEachDoc(order[r]!, (d) => {
       if (d >= space) return;
       if (min[d] === -1) min[d] = r;
       max[d] = r;

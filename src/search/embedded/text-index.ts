@@ -112,10 +112,10 @@ export class TextField {
       if (o === undefined) return new Bitmap();
       ords.push(o);
     }
-    const unique = [...new Set(ords)].sort((a, b) => this.dict.postings[a]!.size - this.dict.postings[b]!.size);
+    const unique = [...new Set(ords)].sort((a, b) => this.dict.docCount(a) - this.dict.docCount(b));
     let docs: Bitmap | null = null;
     for (const o of unique) {
-      const p = this.dict.postings[o]!.toBitmap();
+      const p = this.dict.postingAt(o).toBitmap();
       docs = docs ? docs.and(p) : candidates ? candidates.and(p) : p;
     }
     if (terms.length === 1 || docs!.isEmpty()) return docs!;
