@@ -1,17 +1,16 @@
 /**
  * Loading images for the API: rows by id plus everything the image view needs (tags in display
  * order, sources, intensities, uploader names), then the `spoilered` flag against the current
- * filter. A fixed number of set-based queries per batch, whatever the batch size. Search routes
- * call `renderImages` with their hit ids.
+ * filter. Two round trips per batch, whatever the batch size (raw SQL, see `image-rows.ts`).
+ * Search routes call `renderImages` with their hit ids.
  */
-import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { imageFaves, imageHides, imageIntensities, images, imageSources, imageTaggings, imageVotes, tags, users } from '../../db/schema/index.js';
 import { displayOrder } from '../../tags/display-order.js';
 import type { AppDeps, FilterRow, UserRow } from '../context.js';
 import { spoileredImageIds } from '../spoiler.js';
 import { imageView, type ImageJson, type ImageRow, type ImageTag, type Intensities } from '../views/image.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
+import { selectImageRows, selectTags } from './image-rows.js';
 
 /** An image row with what its views need besides the filter. */
 export interface ImageData {
@@ -24,56 +23,24 @@ export interface ImageData {
 
 /** Everything about the given images, keyed by id; unknown ids are absent. */
 export async function loadImageData(db: Database, ids: readonly number[]): Promise<Map<number, ImageData>> {
-  const unique = [...new Set(ids)];
   const result = new Map<number, ImageData>();
-  if (unique.length === 0) return result;
-  const rows = await db.select().from(images).where(inArray(images.id, unique));
-  if (rows.length === 0) return result;
-  const found = rows.map((r) => r.id);
-  const uploaderIds = [...new Set(rows.flatMap((r) => (r.userId === null ? [] : [r.userId])))];
-  const [tagRows, sourceRows, intensityRows, uploaderRows] = await Promise.all([
-    db
-      .select({
-        imageId: imageTaggings.imageId,
-        id: tags.id,
-        name: tags.name,
-        slug: tags.slug,
-        category: tags.category,
-        namespace: tags.namespace,
-        nameInNamespace: tags.nameInNamespace,
-      })
-      .from(imageTaggings)
-      .innerJoin(tags, eq(tags.id, imageTaggings.tagId))
-      .where(inArray(imageTaggings.imageId, found))
-      .orderBy(asc(imageTaggings.position), asc(tags.id)),
-    db
-      .select()
-      .from(imageSources)
-      .where(inArray(imageSources.imageId, found))
-      .orderBy(asc(imageSources.position), asc(imageSources.source)),
-    db.select().from(imageIntensities).where(inArray(imageIntensities.imageId, found)),
-    uploaderIds.length === 0
-      ? Promise.resolve([])
-      : db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, uploaderIds)),
-  ]);
-  const uploaders = new Map(uploaderRows.map((u) => [u.id, u.name]));
-  for (const image of rows) {
-    result.set(image.id, {
-      image,
-      tags: [],
-      sources: [],
-      intensities: null,
-      uploaderName: image.userId === null ? null : (uploaders.get(image.userId) ?? null),
-    });
+  if (ids.length === 0) return result;
+  const rows = await selectImageRows(db, [...new Set(ids)]);
+  const tags = await selectTags(db, [...new Set(rows.flatMap((r) => r.tagIds))]);
+  for (const { image, tagIds, sources, intensities, uploaderName } of rows) {
+    result.set(image.id, { image, tags: displayOrder(tagsOf(tagIds, tags)), sources, intensities, uploaderName });
   }
-  for (const { imageId, ...tag } of tagRows) result.get(imageId)?.tags.push(tag);
-  for (const s of sourceRows) result.get(s.imageId)?.sources.push(s.source);
-  for (const i of intensityRows) {
-    const data = result.get(i.imageId);
-    if (data) data.intensities = { nw: i.nw, ne: i.ne, sw: i.sw, se: i.se };
-  }
-  for (const data of result.values()) data.tags = displayOrder(data.tags);
   return result;
+}
+
+/** The tags of the ids, in their order; an id whose tag has just been deleted is skipped. */
+function tagsOf(ids: readonly number[], tags: ReadonlyMap<number, ImageTag>): ImageTag[] {
+  const out: ImageTag[] = [];
+  for (const id of ids) {
+    const tag = tags.get(id);
+    if (tag !== undefined) out.push(tag);
+  }
+  return out;
 }
 
 export interface RenderContext {
@@ -105,21 +72,31 @@ export async function renderImage(deps: AppDeps, id: number, ctx: RenderContext)
   return (await renderImages(deps, [id], ctx))[0];
 }
 
+/** Hides, faves and votes of one user on a set of images, in that order, each by image id. */
+const INTERACTIONS = `
+select 0 as kind, image_id, null::boolean as up from image_hides where user_id = $1 and image_id = any($2::int[])
+union all
+select 1, image_id, null from image_faves where user_id = $1 and image_id = any($2::int[])
+union all
+select 2, image_id, up from image_votes where user_id = $1 and image_id = any($2::int[])
+order by kind, image_id`;
+
+const INTERACTION_TYPES = ['hidden', 'faved', 'voted'] as const;
+
 /**
  * The caller's interactions with the given images (reference §5.4): hides, faves and votes, in
- * that order, each by image id. Anonymous callers have none.
+ * that order, each by image id. Anonymous callers have none. One round trip (raw SQL like
+ * `loadImageData`: it runs on every image list of a signed-in caller).
  */
 export async function loadInteractions(db: Database, user: UserRow | null, imageIds: readonly number[]): Promise<InteractionJson[]> {
   if (user === null || imageIds.length === 0) return [];
   const ids = [...new Set(imageIds)];
-  const [hides, faves, votes] = await Promise.all([
-    db.select({ imageId: imageHides.imageId }).from(imageHides).where(and(eq(imageHides.userId, user.id), inArray(imageHides.imageId, ids))).orderBy(asc(imageHides.imageId)),
-    db.select({ imageId: imageFaves.imageId }).from(imageFaves).where(and(eq(imageFaves.userId, user.id), inArray(imageFaves.imageId, ids))).orderBy(asc(imageFaves.imageId)),
-    db.select({ imageId: imageVotes.imageId, up: imageVotes.up }).from(imageVotes).where(and(eq(imageVotes.userId, user.id), inArray(imageVotes.imageId, ids))).orderBy(asc(imageVotes.imageId)),
-  ]);
-  return [
-    ...hides.map((h) => interactionView(h.imageId, user.id, 'hidden')),
-    ...faves.map((f) => interactionView(f.imageId, user.id, 'faved')),
-    ...votes.map((v) => interactionView(v.imageId, user.id, 'voted', v.up ? 'up' : 'down')),
-  ];
+  const rows = await db.$client.unsafe<{ kind: 0 | 1 | 2; image_id: number; up: boolean | null }[]>(INTERACTIONS, [user.id, ids as never], {
+    prepare: true,
+  });
+  return rows.map((r) =>
+    r.kind === 2
+      ? interactionView(r.image_id, user.id, 'voted', r.up ? 'up' : 'down')
+      : interactionView(r.image_id, user.id, INTERACTION_TYPES[r.kind]),
+  );
 }
