@@ -44,7 +44,7 @@ describe('TermDictionary expansions', () => {
     expect(dict.wildcardOrds('*ony*')).toHaveLength(Math.ceil(5000 / 7) + 2);
   });
 
-  it('reuses a large union until a posting or term is added', () => {
+  it('reuses the union of an expansion until a posting or term is added', () => {
     const dict = dictionaryOf(Array.from({ length: 600 }, (_, i) => `artist:${i}`));
     const space = 1000;
     const first = dict.cachedUnion('prefix:artist:', () => dict.prefixOrds('artist:'), space);

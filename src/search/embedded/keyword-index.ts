@@ -7,10 +7,10 @@ import { SortedTermText } from './term-text.js';
 const PENDING_MAX = 2048;
 
 /**
- * Unions of at least this many posting lists are kept for reuse until the dictionary changes
- * (`art*` is 26,000 lists on a board of 200,000 tags: tens of milliseconds to merge, every time).
+ * Unions of expansions (wildcard, prefix, fuzzy) kept for reuse until the dictionary changes: `art*`
+ * is 26,000 lists on a board of 200,000 tags, tens of milliseconds to merge, and `*ony*` reads
+ * every term. The most recently used are kept.
  */
-const CACHED_UNION_MIN = 256;
 const CACHED_UNIONS_MAX = 64;
 
 /** Code point order, as Lucene compares terms (UTF-8 byte order). */
@@ -318,14 +318,14 @@ export class TermDictionary {
    */
   cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
     const hit = this.unions.get(key);
-    if (hit !== undefined && hit.version === this.version) return hit.bits;
-    const ords = expand();
-    const bits = this.union(ords, space);
-    if (ords.length >= CACHED_UNION_MIN) {
-      this.unions.delete(key);
-      if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
-      this.unions.set(key, { version: this.version, bits });
+    this.unions.delete(key);
+    if (hit !== undefined && hit.version === this.version) {
+      this.unions.set(key, hit);
+      return hit.bits;
     }
+    const bits = this.union(expand(), space);
+    if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
+    this.unions.set(key, { version: this.version, bits });
     return bits;
   }
 
