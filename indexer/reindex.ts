@@ -11,6 +11,7 @@
  */
 import type { Database } from '../src/db/client.js';
 import type { IndexDocument, SearchEngine } from '../src/search/engine.js';
+import type { DocumentCache } from '../src/search/indexes/document-cache.js';
 import { allIds, countRows, indexSpec, loadDocuments, type IndexName } from '../src/search/indexes/index.js';
 import { REINDEX_LOCK, type Mutex } from './locks.js';
 import { applyChanges, fanOutKinds, fanOutTargets, type ChangeSet } from './outbox.js';
@@ -135,10 +136,11 @@ async function load(ctx: ReindexContext, name: IndexName, version: string, optio
   };
   report(0, 'loading');
   const batches = allIds(db, name, { batchSize });
+  const cache: DocumentCache = new Map();
   const fetchNext = async () => {
     const next = await batches.next();
     if (next.done) return null;
-    return loadDocuments(db, name, next.value);
+    return loadDocuments(db, name, next.value, cache);
   };
   const ahead: Promise<IndexDocument[] | null>[] = [];
   const prefetch = () => {

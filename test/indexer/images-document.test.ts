@@ -127,4 +127,33 @@ describe('image documents', () => {
     expect(wilsonScore(10, 0)).toBeCloseTo(0.6011, 3);
     expect(wilsonScore(100, 10)).toBeGreaterThan(0.78);
   });
+  it('builds the same documents with names kept between the batches of a reindex', async () => {
+    const { db } = t;
+    const [dana, eve] = await db.insert(users).values([{ name: 'Dana', slug: 'dana' }, { name: 'Eve', slug: 'eve' }]).returning();
+    const [cute, pink] = await db.insert(tags).values([
+      { name: 'cute', slug: 'cute', nameInNamespace: 'cute' },
+      { name: 'pink', slug: 'pink', nameInNamespace: 'pink', category: 'species' },
+    ]).returning();
+    await db.insert(tags).values({ name: 'adorable', slug: 'adorable', nameInNamespace: 'adorable', aliasedTagId: cute!.id });
+    const made = await db.insert(images).values(
+      [dana, eve, dana].map((u, i) => ({
+        userId: u!.id, imageName: `p${i}.png`, imageWidth: 10, imageHeight: 10, imageSize: 1, imageOrigSize: 1, imageFormat: 'png' as const,
+        imageMimeType: 'image/png' as const, imageAspectRatio: 1, imageDuration: 0.04, isAnimated: false,
+        imageSha512Hash: `h${i}`, imageOrigSha512Hash: `o${i}`, processed: true, thumbnailsGenerated: true,
+      })),
+    ).returning();
+    const ids = made.map((m) => m.id);
+    for (const [k, imageId] of ids.entries()) {
+      await db.insert(imageTaggings).values([{ imageId, tagId: cute!.id, position: 0 }, ...(k === 1 ? [] : [{ imageId, tagId: pink!.id, position: 1 }])]);
+      await db.insert(imageFaves).values({ imageId, userId: eve!.id });
+    }
+    const fresh = await loadImageDocuments(db, ids);
+    const cache = new Map<string, unknown>();
+    const batched = [...(await loadImageDocuments(db, ids.slice(0, 1), cache)), ...(await loadImageDocuments(db, ids.slice(1), cache))];
+    expect(batched).toEqual(fresh);
+    expect(fresh.map((d) => d.tags)).toEqual([['cute', 'adorable', 'pink'], ['cute', 'adorable'], ['cute', 'adorable', 'pink']]);
+    const kept = cache.get('images') as { tags: Map<number, unknown>; users: Map<number, string> };
+    expect([...kept.tags.keys()].sort()).toEqual([cute!.id, pink!.id].sort());
+    expect(kept.users.get(eve!.id)).toBe('eve');
+  });
 });

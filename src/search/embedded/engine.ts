@@ -115,7 +115,10 @@ export class EmbeddedEngine implements SearchEngine {
 
   async switchAlias(name: string, version: string): Promise<void> {
     await this.opening;
-    if (!this.indices.has(version)) throw new Error(`no such index [${version}]`);
+    const index = this.indices.get(version);
+    if (index === undefined) throw new Error(`no such index [${version}]`);
+    // a freshly built version holds the room its arrays grew ahead of appends: give it back
+    index.root.trim();
     const old = this.aliases.get(name);
     this.aliases.set(name, version);
     this.aliasesDirty = true;

@@ -567,6 +567,7 @@ export class FieldSet {
   }
 
   trim(): void {
+    this.rows.trim();
     for (const f of this.fields) {
       if (!f) continue;
       if (f.kind === 'keyword' || f.kind === 'boolean' || f.kind === 'ip') f.dict.trim();

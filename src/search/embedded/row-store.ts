@@ -125,7 +125,7 @@ export class RowStore {
     const need = this.size + record.length;
     if (need > this.data.length) {
       // doubling while small, then by a quarter (a few hundred MB of records must not double)
-      let cap = this.data.length < 1 << 26 ? this.data.length * 2 : Math.ceil(this.data.length * 1.25);
+      let cap = this.data.length < 1 << 26 ? Math.max(1 << 12, this.data.length * 2) : Math.ceil(this.data.length * 1.25);
       while (cap < need) cap *= 2;
       const next = new Uint8Array(cap);
       next.set(this.data.subarray(0, this.size));
@@ -154,6 +154,12 @@ export class RowStore {
   record(doc: number): Uint8Array {
     if (doc >= this.count) return new Uint8Array(0);
     return this.data.subarray(this.offsets[doc]!, this.offsets[doc + 1]!);
+  }
+
+  /** Give back the room grown ahead of appends (after a bulk load). */
+  trim(): void {
+    if (this.data.length > this.size) this.data = this.data.slice(0, this.size);
+    if (this.offsets.length > this.count + 2) this.offsets = this.offsets.slice(0, this.count + 2);
   }
 
   byteSize(): number {

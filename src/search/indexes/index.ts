@@ -8,6 +8,7 @@ import type { Database } from '../../db/client.js';
 import type { comments, filters, galleries, images, posts, tags } from '../../db/schema/index.js';
 import type { IndexDocument, IndexSpec } from '../engine.js';
 import type { IndexMapping } from '../mapping.js';
+import type { DocumentCache } from './document-cache.js';
 import { commentsIndex } from './comments/index.js';
 import { filtersIndex } from './filters/index.js';
 import { galleriesIndex } from './galleries/index.js';
@@ -27,7 +28,7 @@ export interface IndexDefinition {
   /** Query fields of the search language for this index. */
   fields: FieldSet;
   /** Documents of the rows with these ids, in id order; ids without a row are absent. */
-  loadDocuments(db: Database, ids: number[]): Promise<IndexDocument[]>;
+  loadDocuments(db: Database, ids: number[], cache?: DocumentCache): Promise<IndexDocument[]>;
   table: IndexedTable;
 }
 
@@ -54,9 +55,9 @@ export function indexSpec(name: IndexName): IndexSpec {
   return { name: def.name, mapping: def.mapping };
 }
 
-/** Build documents of any index by id (missing ids absent). */
-export function loadDocuments(db: Database, name: IndexName, ids: number[]): Promise<IndexDocument[]> {
-  return indexDefinitions[name].loadDocuments(db, ids);
+/** Build documents of any index by id (missing ids absent); `cache` for the batches of a reindex. */
+export function loadDocuments(db: Database, name: IndexName, ids: number[], cache?: DocumentCache): Promise<IndexDocument[]> {
+  return indexDefinitions[name].loadDocuments(db, ids, cache);
 }
 
 const tableName = (name: IndexName) => getTableName(indexDefinitions[name].table);
