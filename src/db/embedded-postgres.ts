@@ -8,7 +8,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 
@@ -50,6 +50,22 @@ function runAs(): { uid: number; gid: number } | undefined {
   } catch {
     execFileSync('useradd', ['--system', '--user-group', '--no-create-home', USER]);
     return lookup();
+  }
+}
+
+/**
+ * The first directory on the way to `path` that the user `ids` may not enter, if any. Running as
+ * root inside a private directory (mode 0700, as `mktemp -d` makes) leaves the `postgres` user
+ * unable to start the binaries, which only shows as a bare EACCES from `initdb`.
+ */
+export function unreachableDirectory(path: string, ids: { uid: number; gid: number }): string | undefined {
+  let unreachable: string | undefined;
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const st = statSync(dir);
+    const mode = st.mode;
+    const enters = (mode & 0o001) !== 0 || (st.uid === ids.uid && (mode & 0o100) !== 0) || (st.gid === ids.gid && (mode & 0o010) !== 0);
+    if (!enters) unreachable = dir; // keep the one nearest the root
+    if (dirname(dir) === dir) return unreachable;
   }
 }
 
@@ -184,6 +200,14 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
     }
     const bin = await binaries();
     const ids = runAs();
+    const blocked = ids && unreachableDirectory(bin.initdb, ids);
+    if (blocked) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the system user "${USER}" (we are root), and it cannot enter ${blocked}, ` +
+          `which holds its binaries (${dirname(bin.initdb)}): put the project where other users may enter ` +
+          `(e.g. chmod o+x ${blocked}), run as another user, or set DATABASE_URL`,
+      );
+    }
     if (ids) {
       // The server's user must be able to reach its cluster inside our (maybe private) data dir.
       chmodSync(dataDir, statSync(dataDir).mode | 0o011);

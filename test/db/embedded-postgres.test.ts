@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
+import { unreachableDirectory } from '../../src/db/embedded-postgres.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -14,6 +15,22 @@ const tempDir = () => {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 describe('embedded PostgreSQL', () => {
+  it('names the private directory that keeps the server user from its binaries', () => {
+    const root = tempDir();
+    const bin = join(root, 'app', 'node_modules', 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'initdb'), '');
+    const someoneElse = { uid: 65_534, gid: 65_534 };
+    chmodSync(root, 0o755);
+    chmodSync(join(root, 'app'), 0o755);
+    expect(unreachableDirectory(join(bin, 'initdb'), someoneElse)).toBeUndefined();
+    chmodSync(join(root, 'app'), 0o700);
+    expect(unreachableDirectory(join(bin, 'initdb'), someoneElse)).toBe(join(root, 'app'));
+    chmodSync(root, 0o700);
+    expect(unreachableDirectory(join(bin, 'initdb'), someoneElse)).toBe(root);
+    chmodSync(root, 0o755);
+  });
+
   it('initialises a cluster, keeps data across restarts', async () => {
     const dataDir = tempDir();
     const first = await openDatabase({ dataDir });
