@@ -1,10 +1,20 @@
 import { drizzle } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
+import postgres, { type Sql } from 'postgres';
 import * as schema from './schema/index.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 import { runMigrations } from './migrate.js';
 
 export type Database = ReturnType<typeof createDatabase>;
+
+/**
+ * The postgres.js client under a database, or under a transaction passed where a database is
+ * expected (a dump reads through the API's loaders inside one), for raw SQL on hot paths.
+ */
+export function sqlClientOf(db: Database): Sql {
+  const client = (db as { $client?: Sql }).$client ?? (db as unknown as { session?: { client?: Sql } }).session?.client;
+  if (client === undefined) throw new Error('no postgres.js client under this database or transaction');
+  return client;
+}
 
 /** A Drizzle database over a postgres.js pool. */
 export function createDatabase(url: string, options: { max?: number } = {}) {

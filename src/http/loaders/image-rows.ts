@@ -12,7 +12,7 @@
  */
 import { getTableColumns, type Column } from 'drizzle-orm';
 import { CasingCache } from 'drizzle-orm/casing';
-import type { Database } from '../../db/client.js';
+import { sqlClientOf, type Database } from '../../db/client.js';
 import { images } from '../../db/schema/index.js';
 import type { ImageRow, ImageTag, Intensities } from '../views/image.js';
 
@@ -93,7 +93,7 @@ function decodeIntensities(values: unknown[]): Intensities | null {
 
 /** The images of `ids` that exist (ids must be unique), by id ascending. */
 export async function selectImageRows(db: Database, ids: readonly number[]): Promise<RawImageData[]> {
-  const rows = await db.$client.unsafe<unknown[][]>(IMAGE_ROWS, [intArray(ids)], { prepare: true }).values();
+  const rows = await sqlClientOf(db).unsafe<unknown[][]>(IMAGE_ROWS, [intArray(ids)], { prepare: true }).values();
   return rows.map((values) => ({
     image: decodeImage(values),
     tagIds: values[TAG_IDS] as number[],
@@ -110,7 +110,7 @@ type TagValues = [id: number, name: string, slug: string, category: string | nul
 export async function selectTags(db: Database, ids: readonly number[]): Promise<Map<number, ImageTag>> {
   const tags = new Map<number, ImageTag>();
   if (ids.length === 0) return tags;
-  const rows = await db.$client.unsafe(TAGS, [intArray(ids)], { prepare: true }).values();
+  const rows = await sqlClientOf(db).unsafe(TAGS, [intArray(ids)], { prepare: true }).values();
   for (const [id, name, slug, category, namespace, nameInNamespace] of rows as unknown as TagValues[]) {
     tags.set(id, { id, name, slug, category, namespace, nameInNamespace });
   }

@@ -4,7 +4,7 @@
  * filter. Two round trips per batch, whatever the batch size (raw SQL, see `image-rows.ts`).
  * Search routes call `renderImages` with their hit ids.
  */
-import type { Database } from '../../db/client.js';
+import { sqlClientOf, type Database } from '../../db/client.js';
 import { displayOrder } from '../../tags/display-order.js';
 import type { AppDeps, FilterRow, UserRow } from '../context.js';
 import { spoileredImageIds } from '../spoiler.js';
@@ -91,7 +91,7 @@ const INTERACTION_TYPES = ['hidden', 'faved', 'voted'] as const;
 export async function loadInteractions(db: Database, user: UserRow | null, imageIds: readonly number[]): Promise<InteractionJson[]> {
   if (user === null || imageIds.length === 0) return [];
   const ids = [...new Set(imageIds)];
-  const rows = await db.$client.unsafe<{ kind: 0 | 1 | 2; image_id: number; up: boolean | null }[]>(INTERACTIONS, [user.id, ids as never], {
+  const rows = await sqlClientOf(db).unsafe<{ kind: 0 | 1 | 2; image_id: number; up: boolean | null }[]>(INTERACTIONS, [user.id, ids as never], {
     prepare: true,
   });
   return rows.map((r) =>
