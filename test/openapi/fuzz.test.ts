@@ -248,6 +248,15 @@ function fillPath(op: OperationSpec, values: string[]): string {
   return op.path.replace(/\{[a-z_]+\}/g, () => values[i++] ?? '1');
 }
 
+/** The required query parameters of an operation with a valid value (an enum's first, else `*`). */
+function requiredQuery(op: OperationSpec): string {
+  const shape = op.query.shape as Record<string, { isOptional(): boolean; options?: readonly string[] }>;
+  return Object.entries(shape)
+    .filter(([, schema]) => !schema.isOptional())
+    .map(([name, schema]) => `${name}=${encodeURIComponent(schema.options?.[0] ?? '*')}`)
+    .join('&');
+}
+
 /** Real values of the board for path parameters, so that fuzzed queries also reach found objects. */
 function realPathValue(name: string): string {
   const ids = board.ids;
@@ -416,7 +425,9 @@ describe('fuzzing methods, bodies and targets', () => {
     // Runs cut short by the time limit on a busy machine may not have drawn real values for
     // every route: ask those with the board's real path values once.
     for (const op of reads.filter((o) => !seen.get(o.operationId)?.get(200))) {
-      const target = `${API_PREFIX}${fillPath(op, [...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => realPathValue(m[1]!)))}`;
+      const query = requiredQuery(op);
+      const path = fillPath(op, [...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => realPathValue(m[1]!)));
+      const target = `${API_PREFIX}${path}${query === '' ? '' : `?${query}`}`;
       await expectAcceptable({ method: 'GET', target });
     }
     const without200 = reads
