@@ -25,16 +25,17 @@
  * `{"rps", "p50_ms", "p99_ms", "errors", "hono_ceiling_rps", "ratio"}`.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { serve, type ServerType } from '@hono/node-server';
-import { Hono } from 'hono';
 import { Pool } from 'undici';
+import { isAlive, postmasterPid } from '../src/db/embedded-postgres.js';
+import { startHonoCeiling } from './search/http.js';
+import { loadAverage, percentile, serverCpuMs } from './search/stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -78,19 +79,8 @@ function pick<T>(random: () => number, xs: readonly T[]): T {
   return xs[Math.floor(random() * xs.length)]!;
 }
 
-/** Nearest-rank percentile of an ascending list; NaN when empty. */
-function percentile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length))) - 1]!;
-}
-
 const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 const round = (x: number, digits: number): number => (Number.isFinite(x) ? Number(x.toFixed(digits)) : 0);
-const loadAverage = (): string =>
-  loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
-
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
@@ -106,35 +96,16 @@ function isLoopback(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** CPU milliseconds (user + system) of a process, with its reaped children; undefined if gone. */
-function processCpuMs(pid: number, withReaped = false): number | undefined {
+/** CPU milliseconds (user + system) of a process; undefined if gone. */
+function processCpuMs(pid: number): number | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // after ")": state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14); USER_HZ is 100
-    const ticks = Number(f[11]) + Number(f[12]) + (withReaped ? Number(f[13]) + Number(f[14]) : 0);
-    return ticks * 10;
+    // after ")": state(0) ppid(1) … utime(11) stime(12); USER_HZ is 100
+    return (Number(f[11]) + Number(f[12])) * 10;
   } catch {
     return undefined;
   }
-}
-
-/** A PostgreSQL server's CPU: the postmaster (with reaped children) and its live children. */
-function postgresCpuMs(postmaster: number): number | undefined {
-  const own = processCpuMs(postmaster, true);
-  if (own === undefined) return undefined;
-  let total = own;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) === postmaster) total += (Number(f[11]) + Number(f[12])) * 10;
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return total;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -309,24 +280,6 @@ async function freePort(): Promise<number> {
   });
 }
 
-function postmasterPid(dataDir: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const log = (msg: string) => console.log(msg);
 
 async function startService(images: number, logLevel: string): Promise<Target> {
@@ -384,13 +337,13 @@ async function startService(images: number, logLevel: string): Promise<Target> {
     stop: () =>
       (stopping ??= (async () => {
         if (gone) return;
-        const pg = postmasterPid(dataDir);
+        const pg = postmasterPid(join(dataDir, 'postgres'));
         child.kill('SIGTERM');
         const result = await Promise.race([exited, sleep(60_000).then(() => null)]);
         if (result === null) {
           child.kill('SIGKILL');
           await exited;
-          if (pg && alive(pg)) process.kill(pg, 'SIGINT');
+          if (pg && isAlive(pg)) process.kill(pg, 'SIGINT');
           log('the service did not stop within 60 s: killed it and stopped its PostgreSQL');
         } else if (result.code !== 0) {
           log(`the service exited with ${result.signal ?? result.code}:\n${tail()}`);
@@ -578,29 +531,6 @@ async function probe(origin: string, paths: string[], groupOf: number[], perGrou
 }
 
 // ---------------------------------------------------------------------------------------------
-// The ceiling
-
-function startCeiling(): Promise<{ origin: string; close(): Promise<void> }> {
-  const app = new Hono();
-  app.get('/', (c) => c.json({ images: [], interactions: [], total: 0 }));
-  return new Promise((resolve, reject) => {
-    let server: ServerType | undefined = undefined;
-    server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
-      const s = server!;
-      resolve({
-        origin: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            if ('closeAllConnections' in s) s.closeAllConnections();
-            s.close(() => done());
-          }),
-      });
-    });
-    server.once('error', reject);
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // Main
 
 function options() {
@@ -669,12 +599,12 @@ async function main(): Promise<void> {
     const problems = await probe(target.origin, mix.paths, mix.groupOf);
     if (problems.length > 0) log(`paths that do not answer 2xx (kept in the mix; counted as errors):\n  ${problems.slice(0, 20).join('\n  ')}`);
 
-    const pg = target.dataDir ? postmasterPid(target.dataDir) : undefined;
+    const pg = target.dataDir ? postmasterPid(join(target.dataDir, 'postgres')) : undefined;
     const startLoad = loadAverage();
     log(`driving the service (load ${startLoad})`);
     // CPU clocks of the service and its PostgreSQL over the measured window (Linux /proc)
     const svcPid = target.pid;
-    const clocks = () => ({ at: performance.now(), svc: svcPid ? processCpuMs(svcPid) : undefined, pg: pg ? postgresCpuMs(pg) : undefined });
+    const clocks = () => ({ at: performance.now(), svc: svcPid ? processCpuMs(svcPid) : undefined, pg: pg ? serverCpuMs(pg) : undefined });
     let windowStart: ReturnType<typeof clocks> | undefined;
     let windowEnd: ReturnType<typeof clocks> | undefined;
     const service = await drive(
@@ -704,7 +634,7 @@ async function main(): Promise<void> {
     await target.stop();
     target = undefined;
 
-    const ceilingServer = await startCeiling();
+    const ceilingServer = await startHonoCeiling();
     const ceilingLoad = loadAverage();
     log(`driving the bare Hono ceiling (load ${ceilingLoad})`);
     // The ceiling server lives in this process, which does nothing else meanwhile: its CPU clock.

@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { compileQuery, type CompileOptions, type Query } from '../grammar/index.js';
 import { Indexer } from '../indexer/index.js';
+import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
 import { findDefaultFilter } from '../src/http/middleware/filter.js';
 import { EmbeddedEngine } from '../src/search/embedded/index.js';
@@ -39,7 +40,7 @@ import { openBoard } from './search/board.js';
 import type { DriverResult } from './search/driver.js';
 import { drive, startApp, startHonoCeiling, type Server } from './search/http.js';
 import { allMatchesSql, baselineSql, buildMix, PER_PAGE, type MixQuery } from './search/mix.js';
-import { ascending, cpuMs, loadAverage, mean, ms, percentile, postmasterPid, serverCpuMs, table } from './search/stats.js';
+import { ascending, cpuMs, loadAverage, mean, ms, percentile, serverCpuMs, table } from './search/stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(here, '.cache');
@@ -81,6 +82,19 @@ function options() {
 }
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
+
+/** One row of the HTTP table. */
+const httpRow = (target: string, r: DriverResult, cpuPerReq: number | undefined, pgCpuPerReq: number | undefined): string[] => [
+  target,
+  String(r.requests),
+  r.rps.toFixed(0),
+  ms(r.p50),
+  ms(r.p90),
+  ms(r.p99),
+  String(r.errors),
+  ms(cpuPerReq),
+  ms(pgCpuPerReq),
+];
 const gc = (globalThis as { gc?: () => void }).gc;
 function fullGc(): void {
   for (let i = 0; i < 3; i++) gc?.();
@@ -426,28 +440,8 @@ async function main(): Promise<void> {
         table(
           ['target', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'non-2xx', 'server cpu/req ms', 'PG cpu/req ms'],
           [
-            [
-              'GET /api/v1/json/search/images (mix)',
-              String(http.app.requests),
-              http.app.rps.toFixed(0),
-              ms(http.app.p50),
-              ms(http.app.p90),
-              ms(http.app.p99),
-              String(http.app.errors),
-              ms(http.appCpuPerReq),
-              ms(http.appPgCpuPerReq),
-            ],
-            [
-              'bare Hono JSON (ceiling)',
-              String(http.ceiling.requests),
-              http.ceiling.rps.toFixed(0),
-              ms(http.ceiling.p50),
-              ms(http.ceiling.p90),
-              ms(http.ceiling.p99),
-              String(http.ceiling.errors),
-              ms(http.ceilingCpuPerReq),
-              '-',
-            ],
+            httpRow('GET /api/v1/json/search/images (mix)', http.app, http.appCpuPerReq, http.appPgCpuPerReq),
+            httpRow('bare Hono JSON (ceiling)', http.ceiling, http.ceilingCpuPerReq, undefined),
           ],
         ),
       );

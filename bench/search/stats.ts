@@ -58,15 +58,6 @@ export function serverCpuMs(postmasterPid: number): number | undefined {
 }
 
 /** The postmaster's pid of a cluster directory (first line of postmaster.pid). */
-export function postmasterPid(clusterDir: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(`${clusterDir}/postmaster.pid`, 'utf8').split('\n')[0]);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export const ms = (x: number | null | undefined, digits = 2): string =>
   x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits);
 

@@ -80,12 +80,23 @@ async function freePort(): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process exists (one of another user counts: signalling it is refused, not missing). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid of the server of the cluster in `clusterDir` from its postmaster.pid (alive or not), if any. */
+export function postmasterPid(clusterDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -25,7 +25,7 @@
  *   that they do not hide the crash checks).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,7 +34,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
+import { isAlive, postmasterPid, startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
 
@@ -120,21 +120,8 @@ async function startService(dataDir: string, env: Record<string, string>): Promi
   };
 }
 
-function postgresPid(dataDir: string): number | undefined {
-  const file = join(dataDir, 'postgres', 'postmaster.pid');
-  if (!existsSync(file)) return undefined;
-  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
-  return pid > 0 ? pid : undefined;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** The pid in the service's embedded cluster's postmaster.pid. */
+const postgresPid = (dataDir: string) => postmasterPid(join(dataDir, 'postgres'));
 
 /** Run a command-line tool of the project (`node --import tsx FILE ARGS`) to its end. */
 function runTool(file: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -375,10 +362,10 @@ afterAll(async () => {
   if (dataDir) {
     // a PostgreSQL left behind by a failed test: stop it before removing its files
     const pid = postgresPid(dataDir);
-    if (pid && alive(pid)) {
+    if (pid && isAlive(pid)) {
       process.kill(pid, 'SIGINT');
-      for (let i = 0; i < 100 && alive(pid); i++) await sleep(100);
-      if (alive(pid)) process.kill(pid, 'SIGQUIT');
+      for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+      if (isAlive(pid)) process.kill(pid, 'SIGQUIT');
     }
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -618,11 +605,11 @@ describe('SIGKILL in the middle of uploads, processing and indexing, then restar
     const exit = await svc.exited;
     const stoppedMs = Date.now() - signalled;
     service = undefined;
-    const atExit = { postmasterPidFile: existsSync(pidFile), postgresRunning: alive(pgPid) };
+    const atExit = { postmasterPidFile: existsSync(pidFile), postgresRunning: isAlive(pgPid) };
     if (atExit.postmasterPidFile || atExit.postgresRunning) {
       // how long the server outlived the service that said it stopped it
       const since = Date.now();
-      while ((existsSync(pidFile) || alive(pgPid)) && Date.now() - since < 20_000) await sleep(50);
+      while ((existsSync(pidFile) || isAlive(pgPid)) && Date.now() - since < 20_000) await sleep(50);
       note(`the service exited ${exit.code} after ${stoppedMs} ms with its PostgreSQL still running; the server was gone ${Date.now() - since} ms later`);
     }
     expect(exit, svc.output().slice(-3000)).toEqual({ code: 0, signal: null });

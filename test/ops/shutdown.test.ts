@@ -6,12 +6,13 @@
  * signal during start-up shuts down cleanly too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
 
 interface Service {
   child: ChildProcess;
@@ -117,17 +118,11 @@ function open(port: number): Promise<Socket> {
 
 const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
+/** The pid in the service's embedded cluster's postmaster.pid. */
 function postgresPid(dataDir: string): number {
-  return Number(readFileSync(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const pid = postmasterPid(join(dataDir, 'postgres'));
+  if (pid === undefined) throw new Error(`no postmaster.pid under ${dataDir}`);
+  return pid;
 }
 
 const dirs: string[] = [];
@@ -139,7 +134,7 @@ afterAll(async () => {
     // a PostgreSQL left behind by a failed test: stop it before removing its files
     if (existsSync(join(dir, 'postgres', 'postmaster.pid'))) {
       const pid = postgresPid(dir);
-      if (pid && alive(pid)) process.kill(pid, 'SIGQUIT');
+      if (pid && isAlive(pid)) process.kill(pid, 'SIGQUIT');
     }
     rmSync(dir, { recursive: true, force: true });
   }
@@ -158,7 +153,7 @@ describe('graceful shutdown of the service', () => {
     const base = `http://127.0.0.1:${svc.port}`;
     expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', database: 'up', engine: 'up', indexer: 'up' });
     const pgPid = postgresPid(dataDir);
-    expect(alive(pgPid)).toBe(true);
+    expect(isAlive(pgPid)).toBe(true);
 
     // an idle keep-alive connection
     const idle = await open(svc.port);
@@ -199,7 +194,7 @@ describe('graceful shutdown of the service', () => {
     expect(requestLine).toMatchObject({ method: 'POST', route: '/api/v1/json/search/reverse', status: 200 });
 
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
-    expect(alive(pgPid)).toBe(false);
+    expect(isAlive(pgPid)).toBe(false);
     expect(readdirSync(join(dataDir, 'index')).some((f) => /^images_v\d+\.snap$/.test(f))).toBe(true);
   }, 240_000);
 
@@ -223,7 +218,7 @@ describe('graceful shutdown of the service', () => {
     expect(elapsed).toBeGreaterThanOrEqual(2_900);
     expect(elapsed).toBeLessThan(15_000);
     expect(svc.lines.some((l) => String(l.msg).startsWith('shutdown deadline passed'))).toBe(true);
-    expect(alive(pgPid)).toBe(false);
+    expect(isAlive(pgPid)).toBe(false);
     stuck.destroy();
   }, 240_000);
 });
@@ -244,7 +239,7 @@ describe('a signal during start-up', () => {
     expect(svc.lines.some((l) => l.msg === 'demo board created')).toBe(true);
     expect(svc.lines.some((l) => l.msg === 'indexer following the outbox')).toBe(false);
     expect(svc.lines.some((l) => l.msg === 'failed to start')).toBe(false);
-    expect(alive(pgPid)).toBe(false);
+    expect(isAlive(pgPid)).toBe(false);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   }, 240_000);
 });
