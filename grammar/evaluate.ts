@@ -13,7 +13,7 @@
 import type { Query } from './dsl.js';
 import type { FieldMapping, IndexMapping } from '../src/search/mapping.js';
 import { analyzerFor, type AnalyzedText } from './text.js';
-import { compileWildcard, fuzzyMaxEdits, withinEditDistance } from './patterns.js';
+import { compareStrings, compileWildcard, fuzzyMaxEdits, withinEditDistance } from './patterns.js';
 
 export type Doc = Record<string, unknown>;
 export type DocPredicate = (doc: Doc) => boolean;
@@ -315,22 +315,6 @@ function queryBoolean(v: unknown, field: string): boolean {
   if (v === true || v === 'true') return true;
   if (v === false || v === 'false') return false;
   throw new Error(`[${field}] Can't parse boolean value [${String(v)}], expected [true] or [false]`);
-}
-
-/** Code point order, as Lucene compares terms (UTF-8 byte order). */
-function compareStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x !== y) {
-      // surrogates (astral code points) sort after every BMP code point
-      if (x >= 0xd800 && x <= 0xdfff) x += 0x10000;
-      if (y >= 0xd800 && y <= 0xdfff) y += 0x10000;
-      return x - y;
-    }
-  }
-  return a.length - b.length;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 /**
  * Keyword matching primitives with OpenSearch (Lucene) semantics, shared by the DSL evaluator and
- * the embedded engine: wildcard patterns, fuzziness and bounded edit distance. Pure code.
+ * the embedded engine: term order, wildcard patterns, fuzziness and bounded edit distance. Pure
+ * code.
  */
 
 export type WildcardMatcher = (value: string) => boolean;
@@ -139,6 +140,22 @@ export function hasWildcard(pattern: string): boolean {
     else if (ch === '*' || ch === '?') return true;
   }
   return false;
+}
+
+/** Code point order, as Lucene compares terms (UTF-8 byte order). */
+export function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x !== y) {
+      // surrogates (astral code points) sort after every BMP code point
+      if (x >= 0xd800 && x <= 0xdfff) x += 0x10000;
+      if (y >= 0xd800 && y <= 0xdfff) y += 0x10000;
+      return x - y;
+    }
+  }
+  return a.length - b.length;
 }
 
 /** Number of code points of a string. */

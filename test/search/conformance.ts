@@ -34,6 +34,7 @@ export const conformanceMapping: IndexMapping = {
     favourited_by_user_ids: { type: 'keyword' },
     mime_type: { type: 'keyword' },
     file_name: { type: 'keyword' },
+    sha512_hash: { type: 'keyword' },
     ip: { type: 'ip' },
     description: { type: 'text', analyzer: 'snowball' },
     galleries: { type: 'nested', properties: { id: { type: 'integer' }, position: { type: 'integer' } } },
@@ -75,6 +76,8 @@ export function makeCorpus(n: number, seed = 42): IndexDocument[] {
   const int = (k: number) => Math.floor(r() * k);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   const docs: IndexDocument[] = [];
+  // hashes draw from their own sequence, so the other fields stay what they were
+  const hashRandom = prng(seed + 1);
   for (let id = 1; id <= n; id++) {
     const tagCount = 1 + int(8);
     const tagIds = new Set<number>();
@@ -106,6 +109,11 @@ export function makeCorpus(n: number, seed = 42): IndexDocument[] {
       ip: r() < 0.7 ? `10.${int(4)}.${int(256)}.${int(256)}` : `2001:db8::${int(65536).toString(16)}`,
     };
     if (animated) doc.duration = Math.round(r() * 600) / 10;
+    // a content hash, as the images index has; a few images share one or hold another shape
+    const hash = Array.from({ length: 16 }, () => Math.floor(hashRandom() * 0x100000000).toString(16).padStart(8, '0')).join('');
+    if (id % 97 === 3) doc.sha512_hash = docs[docs.length - 1]!.sha512_hash ?? hash;
+    else if (id % 37 === 5) doc.sha512_hash = ['PENDING', 'not-a-hash', hash.toUpperCase()][id % 3];
+    else if (id % 53 !== 7) doc.sha512_hash = hash;
     if (r() < 0.7) {
       const words = Array.from({ length: 3 + int(10) }, () => pick(WORDS));
       doc.description = words.join(' ');
@@ -258,6 +266,17 @@ export function queryCatalogue(docs: IndexDocument[]): [string, Query][] {
     ['exists object', q({ exists: { field: 'image' } })],
     ['exists unmapped', q({ exists: { field: 'nothing' } })],
     ['ids', q({ ids: { values: [1, '5', 17, 99999, 'x'] } })],
+    ['term hash', q({ term: { sha512_hash: docs[7]!.sha512_hash } })],
+    ['term hash held by two', q({ term: { sha512_hash: docs[2]!.sha512_hash } })],
+    ['term hash of another shape', q({ term: { sha512_hash: 'not-a-hash' } })],
+    ['term hash case_insensitive', q({ term: { sha512_hash: { value: String(docs[8]!.sha512_hash).toUpperCase(), case_insensitive: true } } })],
+    ['terms hashes', q({ terms: { sha512_hash: [docs[7]!.sha512_hash, docs[20]!.sha512_hash, 'PENDING', 'f'.repeat(128)] } })],
+    ['prefix hash', q({ prefix: { sha512_hash: String(docs[7]!.sha512_hash).slice(0, 2) } })],
+    ['wildcard hash infix', q({ wildcard: { sha512_hash: `*${String(docs[9]!.sha512_hash).slice(40, 43)}*` } })],
+    ['wildcard hash case_insensitive', q({ wildcard: { sha512_hash: { value: `${String(docs[9]!.sha512_hash).slice(0, 2).toUpperCase()}*`, case_insensitive: true } } })],
+    ['fuzzy hash', q({ fuzzy: { sha512_hash: { value: `x${String(docs[7]!.sha512_hash).slice(1)}`, fuzziness: 1 } } })],
+    ['range hash', q({ range: { sha512_hash: { gte: 'a', lt: 'c' } } })],
+    ['exists hash', q({ exists: { field: 'sha512_hash' } })],
     ['wildcard prefix', q({ wildcard: { tags: 'artist:*' } })],
     ['wildcard infix', q({ wildcard: { tags: '*sh*' } })],
     ['wildcard question mark', q({ wildcard: { tags: 'tr?o' } })],
@@ -412,6 +431,8 @@ export function runEngineConformance(name: string, makeEngine: () => Promise<Sea
         ['keyword multi-valued asc (min)', [{ tags: 'asc' }, { id: 'asc' }]],
         ['keyword multi-valued desc (max)', [{ tags: 'desc' }, { id: 'asc' }]],
         ['keyword with nulls', [{ uploader: 'asc' }, { id: 'desc' }]],
+        ['hash asc', [{ sha512_hash: 'asc' }, { id: 'asc' }]],
+        ['hash desc', [{ sha512_hash: 'desc' }, { id: 'asc' }]],
         ['boolean then integer', [{ animated: 'desc' }, { comment_count: 'asc' }, { id: 'asc' }]],
         ['id only', [{ id: 'desc' }]],
         ['string shorthand', ['width', { id: 'asc' }] as SortClause[]],

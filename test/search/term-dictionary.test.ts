@@ -3,22 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { compileWildcard } from '../../grammar/patterns.js';
 import { TermDictionary } from '../../src/search/embedded/keyword-index.js';
 import { SortedTermText } from '../../src/search/embedded/term-text.js';
+import { dictionaryOf, termsOf } from './dictionaries.js';
 
 /** Tag-like terms over a small alphabet, so that patterns often match. */
 const termArb = fc.stringMatching(/^[a-c:\- é]{0,8}$/);
 const patternArb = fc.stringMatching(/^[a-c*?\\é]{0,6}$/);
 
-/** A dictionary of `terms`, sorted once and then grown by `late` (left pending, unsorted). */
-function dictionaryOf(terms: string[], late: string[] = []): TermDictionary {
-  const dict = new TermDictionary();
-  let doc = 0;
-  for (const t of terms) dict.addOne(doc++, dict.intern(t));
-  dict.sortedOrds();
-  for (const t of late) dict.addOne(doc++, dict.intern(t));
-  return dict;
-}
-
-const termsOf = (dict: TermDictionary, ords: number[]) => ords.map((o) => dict.terms[o]!).sort();
 
 describe('TermDictionary expansions', () => {
   it('wildcard and prefix find exactly the terms a scan of every term finds', () => {
@@ -74,7 +64,7 @@ describe('TermDictionary postings', () => {
         });
         const check = (d: TermDictionary) => {
           for (const [term, set] of expected) {
-            const ord = d.ords.get(term)!;
+            const ord = d.ordOf(term)!;
             const want = [...set].sort((a, b) => a - b);
             expect([...d.docsOf(ord)]).toEqual(want);
             expect(d.docCount(ord)).toBe(want.length);
@@ -83,18 +73,18 @@ describe('TermDictionary postings', () => {
             expect(seen).toEqual(want);
             expect([...d.lookup(term).toArray()]).toEqual(want);
           }
-          const all = [...expected.keys()].map((t) => d.ords.get(t)!);
+          const all = [...expected.keys()].map((t) => d.ordOf(t)!);
           const union = [...new Set([...expected.values()].flatMap((x) => [...x]))].sort((a, b) => a - b);
           expect([...d.union(all, docs.length).toArray()]).toEqual(union);
         };
         check(dict);
         const restored = new TermDictionary();
-        const lists = dict.terms.map((_, o) => dict.docsOf(o));
+        const lists = Array.from({ length: dict.size }, (_, o) => dict.docsOf(o));
         const offsets = new Uint32Array(lists.length + 1);
         lists.forEach((l, i) => (offsets[i + 1] = offsets[i]! + l.length));
         const flat = new Uint32Array(offsets[lists.length]!);
         lists.forEach((l, i) => flat.set(l, offsets[i]!));
-        restored.restore([...dict.terms], offsets, flat, dict.docs, dict.sortedOrds());
+        restored.restore(Array.from({ length: dict.size }, (_, o) => dict.termAt(o)), offsets, flat, dict.docs, dict.sortedOrds());
         check(restored);
       }),
       { numRuns: 150 },

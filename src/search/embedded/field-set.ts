@@ -513,7 +513,7 @@ export class FieldSet {
   private decodeItem(f: TermField, item: number): unknown {
     const kind = item % 4;
     if (kind === 3) return null;
-    const term = f.dict.terms[Math.floor(item / 4)]!;
+    const term = f.dict.termAt(Math.floor(item / 4));
     return kind === 0 ? term : kind === 1 ? Number(term) : term === 'true';
   }
 

@@ -1,7 +1,9 @@
-import { compileWildcard, wildcardLiteralPrefix, wildcardLiterals, withinEditDistance } from '../../../grammar/patterns.js';
+import { compareStrings, compileWildcard, wildcardLiteralPrefix, wildcardLiterals, withinEditDistance } from '../../../grammar/patterns.js';
 import { Bitmap } from './bitmap.js';
+import { storeFor, storeOf } from './hex-terms.js';
 import { PostingList, unionPostings } from './postings.js';
 import { SortedTermText } from './term-text.js';
+import { StringTerms, type TermStore } from './term-store.js';
 
 /** New terms are kept unsorted until there are this many, then merged into the sorted array. */
 const PENDING_MAX = 2048;
@@ -12,22 +14,6 @@ const PENDING_MAX = 2048;
  * every term. The most recently used are kept.
  */
 const CACHED_UNIONS_MAX = 64;
-
-/** Code point order, as Lucene compares terms (UTF-8 byte order). */
-export function compareStrings(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x !== y) {
-      // surrogates (astral code points) sort after every BMP code point
-      if (x >= 0xd800 && x <= 0xdfff) x += 0x10000;
-      if (y >= 0xd800 && y <= 0xdfff) y += 0x10000;
-      return x - y;
-    }
-  }
-  return a.length - b.length;
-}
 
 /** The numbers ascending, each once. */
 function sortedDistinct(xs: number[]): Uint32Array {
@@ -46,8 +32,8 @@ function sortedDistinct(xs: number[]): Uint32Array {
  * use a prefix length; terms added since the last sort wait in a short unsorted list.
  */
 export class TermDictionary {
-  terms: string[] = [];
-  ords = new Map<string, number>();
+  /** The text of the terms by ordinal (packed for content hashes, see `hex-terms.ts`). */
+  private store: TermStore = new StringTerms();
   /**
    * Posting lists by ordinal, for terms held by two documents or more. A term held by one
    * document (hashes, file names, source URLs: several per image) keeps that document in `solo`
@@ -77,21 +63,39 @@ export class TermDictionary {
   private unions = new Map<string, { version: number; bits: Bitmap }>();
 
   get size(): number {
-    return this.terms.length;
+    return this.store.size;
+  }
+
+  /** The term of ordinal `ord`. */
+  termAt(ord: number): string {
+    return this.store.at(ord);
+  }
+
+  /** The ordinal of `term`, undefined when no document holds it. */
+  ordOf(term: string): number | undefined {
+    const ord = this.store.find(term);
+    return ord < 0 ? undefined : ord;
+  }
+
+  /** The term store, for snapshots (read-only). */
+  get termStore(): TermStore {
+    return this.store;
   }
 
   /**
-   * Fill an empty dictionary from a snapshot: the documents of ordinal i are
-   * `postings[offsets[i], offsets[i + 1])`; `sorted` holds the ordinals in term order.
+   * Fill an empty dictionary from a snapshot: `terms` are the terms in ordinal order (or a store
+   * holding them), the documents of ordinal i are `postings[offsets[i], offsets[i + 1])`;
+   * `sorted` holds the ordinals in term order.
    */
-  restore(terms: string[], offsets: Uint32Array, postings: Uint32Array, docs: Bitmap, sorted: Uint32Array): void {
-    this.terms = terms;
-    this.ords = new Map(terms.map((t, i) => [t, i]));
+  restore(terms: readonly string[] | TermStore, offsets: Uint32Array, postings: Uint32Array, docs: Bitmap, sorted: Uint32Array): void {
+    const store = Array.isArray(terms) ? storeOf(terms) : (terms as TermStore);
+    this.store = store;
+    const size = store.size;
     this.numOrds = new Map();
     this.smallNumOrds = new Int32Array(0);
-    this.lists = new Array<PostingList | undefined>(terms.length).fill(undefined);
-    this.solo = new Int32Array(terms.length).fill(-1);
-    for (let i = 0; i < terms.length; i++) {
+    this.lists = new Array<PostingList | undefined>(size).fill(undefined);
+    this.solo = new Int32Array(size).fill(-1);
+    for (let i = 0; i < size; i++) {
       const a = offsets[i]!;
       const b = offsets[i + 1]!;
       if (b - a === 1) this.solo[i] = postings[a]!;
@@ -222,11 +226,10 @@ export class TermDictionary {
 
   /** Ordinal of `term`, created if new. */
   intern(term: string): number {
-    let ord = this.ords.get(term);
-    if (ord === undefined) {
-      ord = this.terms.length;
-      this.terms.push(term);
-      this.ords.set(term, ord);
+    let ord = this.store.find(term);
+    if (ord < 0) {
+      this.store = storeFor(this.store, term);
+      ord = this.store.add(term);
       this.lists.push(undefined);
       if (ord >= this.solo.length) {
         const solo = new Int32Array(Math.max(1024, this.solo.length * 2)).fill(-1);
@@ -289,8 +292,8 @@ export class TermDictionary {
   }
 
   postingsOf(term: string): PostingList | undefined {
-    const ord = this.ords.get(term);
-    return ord === undefined ? undefined : this.postingAt(ord);
+    const ord = this.store.find(term);
+    return ord < 0 ? undefined : this.postingAt(ord);
   }
 
   /** Documents holding `term`. Read-only: it may be the index's own storage. */
@@ -332,14 +335,15 @@ export class TermDictionary {
   /** Ordinals sorted by term. */
   sortedOrds(): Uint32Array {
     if (this.pending.length > 0) {
-      const add = this.pending.sort((a, b) => compareStrings(this.terms[a]!, this.terms[b]!));
+      const store = this.store;
+      const add = this.pending.sort((a, b) => store.compare(a, b));
       const old = this.sorted;
       const merged = new Uint32Array(old.length + add.length);
       let i = 0;
       let j = 0;
       let k = 0;
       while (i < old.length && j < add.length) {
-        if (compareStrings(this.terms[old[i]!]!, this.terms[add[j]!]!) <= 0) merged[k++] = old[i++]!;
+        if (store.compare(old[i]!, add[j]!) <= 0) merged[k++] = old[i++]!;
         else merged[k++] = add[j++]!;
       }
       while (i < old.length) merged[k++] = old[i++]!;
@@ -355,7 +359,7 @@ export class TermDictionary {
   rankOf(): Int32Array {
     if (!this.ranks) {
       const sorted = this.sortedOrds();
-      const ranks = new Int32Array(this.terms.length);
+      const ranks = new Int32Array(this.store.size);
       for (let i = 0; i < sorted.length; i++) ranks[sorted[i]!] = i;
       this.ranks = ranks;
     }
@@ -368,7 +372,7 @@ export class TermDictionary {
     let hi = sorted.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const c = compareStrings(this.terms[sorted[mid]!]!, s);
+      const c = compareStrings(this.store.at(sorted[mid]!), s);
       if (c < 0 || (after && c === 0)) lo = mid + 1;
       else hi = mid;
     }
@@ -376,15 +380,12 @@ export class TermDictionary {
   }
 
   /** Calls `fn` for each ordinal whose term starts with `prefix` (all terms for ""). */
-  private forPrefix(prefix: string, fn: (ord: number, term: string) => void): void {
+  private forPrefix(prefix: string, fn: (ord: number) => void): void {
     if (this.pending.length > PENDING_MAX) this.sortedOrds();
     const sorted = this.sorted;
     const [lo, hi] = this.prefixRange(prefix);
-    for (let i = lo; i < hi; i++) fn(sorted[i]!, this.terms[sorted[i]!]!);
-    for (const ord of this.pending) {
-      const t = this.terms[ord]!;
-      if (t.startsWith(prefix)) fn(ord, t);
-    }
+    for (let i = lo; i < hi; i++) fn(sorted[i]!);
+    for (const ord of this.pending) if (this.store.at(ord).startsWith(prefix)) fn(ord);
   }
 
   /**
@@ -399,7 +400,7 @@ export class TermDictionary {
     let b = sorted.length;
     while (a < b) {
       const mid = (a + b) >>> 1;
-      if (this.terms[sorted[mid]!]!.startsWith(prefix)) a = mid + 1;
+      if (this.store.at(sorted[mid]!).startsWith(prefix)) a = mid + 1;
       else b = mid;
     }
     return [lo, a];
@@ -422,17 +423,17 @@ export class TermDictionary {
     const longest = prefix === '' ? wildcardLiterals(pattern).reduce((a, b) => (b.length > a.length ? b : a), '') : '';
     const positions = longest === '' ? undefined : this.sortedText().positionsContaining(longest);
     if (positions === undefined) {
-      this.forPrefix(prefix, (o, t) => {
-        if (match(t)) out.push(o);
+      this.forPrefix(prefix, (o) => {
+        if (match(this.store.at(o))) out.push(o);
       });
       return out;
     }
     const sorted = this.sorted;
     for (const i of positions) {
       const ord = sorted[i]!;
-      if (match(this.terms[ord]!)) out.push(ord);
+      if (match(this.store.at(ord))) out.push(ord);
     }
-    for (const ord of this.pending) if (match(this.terms[ord]!)) out.push(ord);
+    for (const ord of this.pending) if (match(this.store.at(ord))) out.push(ord);
     return out;
   }
 
@@ -442,7 +443,7 @@ export class TermDictionary {
     if (this.text === null) {
       const sorted = this.sorted;
       const inOrder = new Array<string>(sorted.length);
-      for (let i = 0; i < sorted.length; i++) inOrder[i] = this.terms[sorted[i]!]!;
+      for (let i = 0; i < sorted.length; i++) inOrder[i] = this.store.at(sorted[i]!);
       this.text = SortedTermText.build(inOrder);
     }
     return this.text;
@@ -453,7 +454,8 @@ export class TermDictionary {
     const out: number[] = [];
     const prefix = prefixLength > 0 ? [...value].slice(0, prefixLength).join('') : '';
     const len = value.length;
-    this.forPrefix(prefix, (o, t) => {
+    this.forPrefix(prefix, (o) => {
+      const t = this.store.at(o);
       if (t === value) out.push(o);
       else if (Math.abs(t.length - len) <= maxEdits * 2 && withinEditDistance(t, value, maxEdits, transpositions)) {
         out.push(o);
@@ -468,10 +470,11 @@ export class TermDictionary {
    */
   keyRangeOrds(keyOf: (term: string) => string, lo: string | undefined, loInc: boolean, hi: string | undefined, hiInc: boolean): number[] {
     let k = this.keyed;
-    if (!k || this.terms.length - k.upto > PENDING_MAX) {
-      const keys = this.terms.map((t) => keyOf(t));
+    const size = this.store.size;
+    if (!k || size - k.upto > PENDING_MAX) {
+      const keys = Array.from({ length: size }, (_, o) => keyOf(this.store.at(o)));
       const sorted = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-      k = this.keyed = { keys, sorted, upto: this.terms.length };
+      k = this.keyed = { keys, sorted, upto: size };
     }
     const within = (key: string) =>
       (lo === undefined || (loInc ? key >= lo : key > lo)) && (hi === undefined || (hiInc ? key <= hi : key < hi));
@@ -491,7 +494,7 @@ export class TermDictionary {
       if (hi !== undefined && key > hi) break;
       if (within(key)) out.push(sorted[i]!);
     }
-    for (let o = k.upto; o < this.terms.length; o++) if (within(keyOf(this.terms[o]!))) out.push(o);
+    for (let o = k.upto; o < size; o++) if (within(keyOf(this.store.at(o)))) out.push(o);
     return out;
   }
 
@@ -503,7 +506,7 @@ export class TermDictionary {
     const out: number[] = [];
     const start = lo === undefined ? 0 : this.lowerBound(sorted, lo, !loInclusive);
     for (let i = start; i < sorted.length; i++) {
-      const t = this.terms[sorted[i]!]!;
+      const t = this.store.at(sorted[i]!);
       if (hi !== undefined) {
         const c = compareStrings(t, hi);
         if (hiInclusive ? c > 0 : c >= 0) break;
@@ -515,7 +518,7 @@ export class TermDictionary {
 
   matchingOrds(pred: (term: string) => boolean): number[] {
     const out: number[] = [];
-    for (let o = 0; o < this.terms.length; o++) if (pred(this.terms[o]!)) out.push(o);
+    for (let o = 0; o < this.store.size; o++) if (pred(this.store.at(o))) out.push(o);
     return out;
   }
 
@@ -525,6 +528,7 @@ export class TermDictionary {
     this.logOrd = new Uint32Array(1024);
     this.logDoc = new Uint32Array(1024);
     this.docs.trim();
+    this.store.trim();
   }
 
   byteSize(): number {
@@ -533,7 +537,6 @@ export class TermDictionary {
     n += this.solo.byteLength;
     if (this.logLen > 0) this.flush();
     for (const p of this.lists) if (p !== undefined) n += p.byteSize() + 48;
-    for (const t of this.terms) n += t.length + 40;
-    return n;
+    return n + this.store.byteSize();
   }
 }

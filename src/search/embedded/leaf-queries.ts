@@ -163,7 +163,7 @@ export function termsBits(f: Field, values: unknown, env: LeafEnv, cand?: Bitmap
       const dict = dictOf(f);
       const list: number[] = [];
       for (const r of raws) {
-        const o = dict.ords.get(keywordOf(r)!);
+        const o = dict.ordOf(keywordOf(r)!);
         if (o !== undefined) list.push(o);
       }
       if (cand && list.length > 1 && cand.size * 64 < env.space) {
@@ -276,7 +276,7 @@ export function rangeBits(f: Field, spec: Record<string, unknown>, env: LeafEnv,
       const within = (x: number) => (loInc ? x >= lo : x > lo) && (hiInc ? x <= hi : x < hi);
       const list: number[] = [];
       for (const [term, x] of [['false', 0], ['true', 1]] as const) {
-        const o = f.dict.ords.get(term);
+        const o = f.dict.ordOf(term);
         if (o !== undefined && within(x)) list.push(o);
       }
       return ords(f.dict, list, env);

@@ -4,9 +4,11 @@ import type { IndexDocument } from '../engine.js';
 import type { IndexMapping } from '../mapping.js';
 import { Bitmap } from './bitmap.js';
 import type { FieldSet } from './field-set.js';
+import { HexTerms } from './hex-terms.js';
 import { TermDictionary } from './keyword-index.js';
 import { PhysicalIndex } from './physical-index.js';
 import { RowStore } from './row-store.js';
+import type { TermStore } from './term-store.js';
 
 /*
  * Snapshots, under `<dataDir>/index/`:
@@ -32,7 +34,8 @@ import { RowStore } from './row-store.js';
  * Sections name the internal structures, not documents, so a load copies arrays instead of
  * re-indexing: per FieldSet (prefix `` for the root, `f<i>.` under nested field i) the stored
  * records (`rows.data`, `rows.offsets`), per numeric field its values, presence bits and
- * multi-values, per keyword-like field its terms (JSON), term order, documents with a term and
+ * multi-values, per keyword-like field its terms (JSON; packed content hashes as bytes in
+ * `terms.hex` with `terms.others` beside them), term order, documents with a term and
  * postings in CSR form (`post.offsets` per term, `post.docs`), per text field the same over its
  * tokens plus position streams (`pos.offsets`, `pos.data`), per nested field the parent/child
  * links. At the root: ids by document number and the live documents.
@@ -117,8 +120,26 @@ class Sections {
 
 // ------------------------------------------------------------------ capture
 
+/** The terms as JSON, or, when packed, their bytes and the terms of other shapes. */
+function captureTerms(store: TermStore, q: string, w: Capture): void {
+  if (store instanceof HexTerms) {
+    const { bytes, others } = store.packed();
+    w.meta[q + 'terms.hexLength'] = store.length;
+    w.add(q + 'terms.hex', 'u8', bytes);
+    w.json(q + 'terms.others', others);
+  } else {
+    w.json(q + 'terms', Array.from({ length: store.size }, (_, o) => store.at(o)));
+  }
+}
+
+function restoreTerms(q: string, count: number, r: Sections): TermStore | string[] {
+  if (r.type(q + 'terms.hex') === undefined) return r.json<string[]>(q + 'terms');
+  const length = r.meta[q + 'terms.hexLength'] as number;
+  return HexTerms.fromPacked(length, count, r.u8(q + 'terms.hex'), r.json<[number, string][]>(q + 'terms.others'));
+}
+
 function captureDict(dict: TermDictionary, q: string, w: Capture): void {
-  w.json(q + 'terms', dict.terms);
+  captureTerms(dict.termStore, q, w);
   w.add(q + 'sorted', 'u32', dict.sortedOrds().slice());
   w.add(q + 'docs', 'u32', dict.docs.toArray());
   const offsets = new Uint32Array(dict.size + 1);
@@ -159,7 +180,7 @@ function captureSet(set: FieldSet, p: string, w: Capture): void {
       case 'text': {
         captureDict(f.text.dict, q, w);
         w.add(q + 'present', 'u32', f.present.toArray());
-        const streams = f.text.dict.terms.map((_, ord) => f.text.positionData(ord));
+        const streams = Array.from({ length: f.text.dict.size }, (_, ord) => f.text.positionData(ord));
         const offsets = new Uint32Array(streams.length + 1);
         let total = 0;
         streams.forEach((s, i) => {
@@ -198,10 +219,9 @@ function capture(index: PhysicalIndex): Capture {
 // ------------------------------------------------------------------ restore
 
 function restoreDict(dict: TermDictionary, q: string, r: Sections): void {
-  const terms = r.json<string[]>(q + 'terms');
   const offsets = r.u32(q + 'post.offsets');
   const docs = r.u32(q + 'post.docs');
-  dict.restore(terms, offsets, docs, Bitmap.fromSorted(r.u32(q + 'docs')), r.u32(q + 'sorted'));
+  dict.restore(restoreTerms(q, offsets.length - 1, r), offsets, docs, Bitmap.fromSorted(r.u32(q + 'docs')), r.u32(q + 'sorted'));
 }
 
 function grown(a: Uint32Array, min: number): Uint32Array {

@@ -40,9 +40,9 @@ function termRanks(f: TermField, version: number, space: number): { min: Int32Ar
   if (c && c.version === version && c.min.length >= space) return c;
   const order =
     f.kind === 'ip'
-      ? Uint32Array.from(f.dict.terms.keys()).sort((a, b) => {
-          const ka = ipKey(f.dict.terms[a]!) ?? '';
-          const kb = ipKey(f.dict.terms[b]!) ?? '';
+      ? Uint32Array.from({ length: f.dict.size }, (_, o) => o).sort((a, b) => {
+          const ka = ipKey(f.dict.termAt(a)) ?? '';
+          const kb = ipKey(f.dict.termAt(b)) ?? '';
           return ka < kb ? -1 : ka > kb ? 1 : 0;
         })
       : f.dict.sortedOrds();

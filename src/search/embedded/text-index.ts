@@ -94,7 +94,7 @@ export class TextField {
       return out;
     }
     if (minimumShouldMatch <= 1) {
-      const ords = terms.map((t) => this.dict.ords.get(t)).filter((o): o is number => o !== undefined);
+      const ords = terms.map((t) => this.dict.ordOf(t)).filter((o): o is number => o !== undefined);
       return this.dict.union(ords, space);
     }
     return atLeast(lists, minimumShouldMatch);
@@ -108,7 +108,7 @@ export class TextField {
     const { terms, positions } = q;
     const ords: number[] = [];
     for (const t of terms) {
-      const o = this.dict.ords.get(t);
+      const o = this.dict.ordOf(t);
       if (o === undefined) return new Bitmap();
       ords.push(o);
     }
