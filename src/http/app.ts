@@ -27,6 +27,7 @@ import { oembedRoutes } from './routes/oembed.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
+import { createReadCaches } from './read-caches.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
 import { tagRoutes } from './routes/tags.js';
@@ -58,7 +59,7 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
-  const appDeps: AppDeps = { ...deps, metrics };
+  const appDeps: AppDeps = { ...deps, metrics, caches: deps.caches ?? createReadCaches(deps.db) };
   const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits)) : null;
   const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : new BanCache(deps.db), trustProxy: deps.config.trustProxy, metrics };
   const app = new Hono<AppEnv>();

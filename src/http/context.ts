@@ -10,6 +10,7 @@ import type { filters } from '../db/schema/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
 import type { KeyUser } from '../users/api-keys.js';
+import type { ReadCaches } from './read-caches.js';
 
 /**
  * Where errors are reported; a pino logger fits. Given a pino logger, the app also writes one
@@ -43,6 +44,8 @@ export interface AppDeps {
    * leaves out changes applied but waiting for the engine's flush); default: the whole outbox.
    */
   indexerLag?: () => Promise<IndexerLag>;
+  /** Caches of image JSON and filters; `createApp` makes them when absent. */
+  caches?: ReadCaches;
 }
 
 export interface IndexerLag {

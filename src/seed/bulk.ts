@@ -19,7 +19,7 @@ import type { Database } from '../db/client.js';
 import type { FileStore } from '../media/storage.js';
 import { RATING_TAGS, categoryFor } from '../tags/categories.js';
 import type { Transaction } from '../tags/db.js';
-import { fileStoresBeside, fileStoresFor, isBoardEmpty, mapLimit, resetSequences, truncateBoard } from './common.js';
+import { fileStoresBeside, fileStoresFor, isBoardEmpty, mapLimit, resetSequences, skipOutbox, truncateBoard } from './common.js';
 import { copyInto, copyLine, copyRows } from './copy.js';
 import { SYSTEM_FILTERS } from './demo-plan.js';
 import { makeImageFiles, type ImageFileFacts } from './files.js';
@@ -246,7 +246,7 @@ export async function seedBulkBoard(db: Database, options: BulkOptions): Promise
 
   await db.transaction(async (tx) => {
     const sql = transactionClient(tx);
-    await tx.execute(drizzleSql`select set_config('tagwise.skip_outbox', 'on', true)`);
+    await skipOutbox(tx);
     await tx.execute(drizzleSql`select set_config('maintenance_work_mem', '512MB', true)`);
     await tx.execute(drizzleSql`select set_config('synchronous_commit', 'off', true)`);
     if (options.force) await truncateBoard(tx);

@@ -65,9 +65,13 @@ export async function insertChunked<T extends PgTable>(
   }
 }
 
-/** Turn off the outbox triggers for the rest of the transaction (the caller reindexes everything). */
+/**
+ * Turn off the outbox triggers for the rest of the transaction (the caller reindexes everything),
+ * and announce at its commit that anything may have changed: caches of rendered records start
+ * again (see `src/db/change-feed.ts`).
+ */
 export async function skipOutbox(tx: Executor): Promise<void> {
-  await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true)`);
+  await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true), pg_notify('record_changes', '*')`);
 }
 
 /** Where the files of a board go: image files and the avatar, badge and tag-image assets. */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/admin.js';
 import * as s from '../../src/db/schema/index.js';
 import { insertFilter, insertImage, insertKey, insertTag, insertUser } from '../http/harness.js';
-import { idsOf, qs, startSearchHarness, type SearchHarness } from './harness.js';
+import { idsOf, qs, startSearchHarness, untilSearchShows, type SearchHarness } from './harness.js';
 
 let h: SearchHarness;
 let safe: typeof s.tags.$inferSelect;
@@ -32,17 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-/** Poll `check` (a search) until it holds; resolves to the milliseconds it took. */
-async function untilSearchShows(check: () => Promise<boolean>): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    // measured to the end of the answer that shows the change: an upper bound
-    if (await check()) return performance.now() - started;
-    if (performance.now() - started > 5 * LIMIT_MS) throw new Error('the change never reached the index');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const imageIds = async (q: string) => idsOf((await h.ok(`/search/images${qs({ q, per_page: 50 })}`)).images);
 

@@ -11,6 +11,7 @@ import { Indexer } from '../../indexer/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
+import { createReadCaches, type ReadCaches } from '../../src/http/read-caches.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { BASE_URL, CDN_URL, SALT, serveApp, SITE_NAME } from '../http/harness.js';
 import { createTestDatabase } from '../support/db.js';
@@ -21,6 +22,8 @@ export interface SearchHarness {
   url: string;
   engine: EmbeddedEngine;
   indexer: Indexer;
+  /** The app's caches of image JSON and filters. */
+  caches: ReadCaches;
   /** What the app logged (errors and warnings). */
   logged: { level: 'error' | 'warn'; obj: unknown; msg: string | undefined }[];
   /** Rebuild every index from the database. */
@@ -49,10 +52,12 @@ export async function startSearchHarness(): Promise<SearchHarness> {
   const indexer = new Indexer({ db: testDb.db, engine });
   await indexer.ensureIndexes();
   const logged: SearchHarness['logged'] = [];
+  const caches = createReadCaches(testDb.db);
   const app = createApp({
     config,
     db: testDb.db,
     engine,
+    caches,
     logger: {
       error: (obj, msg) => logged.push({ level: 'error', obj, msg }),
       warn: (obj, msg) => logged.push({ level: 'warn', obj, msg }),
@@ -76,6 +81,7 @@ export async function startSearchHarness(): Promise<SearchHarness> {
     url: served.url,
     engine,
     indexer,
+    caches,
     logged,
     api,
     async reindex() {
@@ -104,4 +110,18 @@ export const idsOf = (list: readonly { id: number }[]): number[] => list.map((x)
 export function qs(params: Record<string, string | number | undefined>): string {
   const parts = Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [`${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`]));
   return parts.length === 0 ? '' : `?${parts.join('&')}`;
+}
+
+/**
+ * Poll `check` (a search) every 10 ms until it holds; resolves to the milliseconds it took,
+ * measured to the end of the answer that shows the change (an upper bound). Gives up after
+ * `giveUpMs`.
+ */
+export async function untilSearchShows(check: () => Promise<boolean>, giveUpMs = 5000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    if (await check()) return performance.now() - started;
+    if (performance.now() - started > giveUpMs) throw new Error('the change never showed in search');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }

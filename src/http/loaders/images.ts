@@ -2,15 +2,19 @@
  * Loading images for the API: rows by id plus everything the image view needs (tags in display
  * order, sources, intensities, uploader names), then the `spoilered` flag against the current
  * filter. Two round trips per batch, whatever the batch size (raw SQL, see `image-rows.ts`).
- * Search routes call `renderImages` with their hit ids.
+ * Single images and short lists are rendered as objects by `renderImages`; search pages as JSON
+ * text by `renderImageListJson`, through the app's cache of rendered images.
  */
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { displayOrder } from '../../tags/display-order.js';
+import type { Config } from '../../config.js';
 import type { AppDeps, FilterRow, UserRow } from '../context.js';
+import { liveCaches } from '../read-caches.js';
 import { spoileredImageIds } from '../spoiler.js';
 import { imageView, type ImageJson, type ImageRow, type ImageTag, type Intensities } from '../views/image.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
 import { selectImageRows, selectTags } from './image-rows.js';
+import { imageJsonText, splitImageJson, type CachedImage } from './image-json-cache.js';
 
 /** An image row with what its views need besides the filter. */
 export interface ImageData {
@@ -65,6 +69,36 @@ export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: R
     out.push(imageView(deps.config, { ...d, spoilered: spoilered.has(id) }));
   }
   return out;
+}
+
+/** An image's JSON text, split around `spoilered` (see `image-json-cache.ts`). */
+function cachedImageOf(config: Pick<Config, 'cdnUrl'>, d: ImageData): CachedImage {
+  const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
+  return splitImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
+}
+
+/**
+ * The JSON text of each id that exists, in the order of `ids` (search hit order); missing and
+ * repeated ids are dropped. The same images as `renderImages`, byte for byte, but images rendered
+ * by an earlier request are taken from the app's cache.
+ */
+export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<string[]> {
+  const cache = liveCaches(deps.caches)?.images ?? null;
+  const unique = [...new Set(ids)];
+  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: unique };
+  if (missing.length > 0) {
+    const mark = cache?.mark() ?? 0;
+    const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d));
+    cache?.keep(mark, loaded);
+    for (const image of loaded) found.set(image.id, image);
+  }
+  const listed: CachedImage[] = [];
+  for (const id of unique) {
+    const image = found.get(id);
+    if (image !== undefined) listed.push(image);
+  }
+  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
+  return listed.map((image) => imageJsonText(image, spoilered.has(image.id)));
 }
 
 /** One image's JSON, or undefined when there is no such image. */

@@ -27,6 +27,16 @@ export function cacheFor(c: AppContext, maxAge: number, options: CacheOptions = 
 
 const CORS_METHODS = 'GET, HEAD, OPTIONS';
 
+/**
+ * A 200 JSON answer from text the route already has, with its ETag: `cacheHeaders` would
+ * otherwise clone the response to read the body back (for search pages, a large share of the
+ * answer's cost).
+ */
+export function jsonText(c: AppContext, body: string): Response {
+  c.header('ETag', bodyEtag(body));
+  return c.body(body, 200, { 'Content-Type': 'application/json' });
+}
+
 /** Answers CORS preflights; must run before routing. */
 export function corsPreflight(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

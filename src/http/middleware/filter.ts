@@ -10,8 +10,9 @@ import { and, eq } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { Database } from '../../db/client.js';
 import { filters } from '../../db/schema/index.js';
-import type { AppEnv, FilterRow, UserRow } from '../context.js';
+import type { AppDeps, AppEnv, FilterRow, UserRow } from '../context.js';
 import { parseId } from '../params.js';
+import { liveCaches } from '../read-caches.js';
 
 export const DEFAULT_FILTER_NAME = 'Default';
 
@@ -39,22 +40,26 @@ export async function findDefaultFilter(db: Database): Promise<FilterRow | undef
   return rows[0];
 }
 
-/** The filter a request is seen through. */
+/** The filter a request is seen through; rows come from the app's filter cache while it is live. */
 export async function resolveCurrentFilter(
-  db: Database,
+  deps: Pick<AppDeps, 'db' | 'caches'>,
   user: UserRow | null,
   filterIdParam: string | undefined,
 ): Promise<FilterRow | null> {
+  const { db } = deps;
+  const cache = liveCaches(deps.caches)?.filters;
+  const byId = async (id: number) => (cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null));
   const requested = parseId(filterIdParam);
   if (requested !== undefined) {
-    const filter = await findFilter(db, requested);
+    const filter = await byId(requested);
     if (filter && canViewFilter(user, filter)) return filter;
   }
   if (user?.currentFilterId != null) {
-    const own = await findFilter(db, user.currentFilterId);
+    const own = await byId(user.currentFilterId);
     // A filter that became private to someone else is no longer usable.
     if (own && canViewFilter(user, own)) return own;
   }
+  if (cache) return cache.defaultFilter(() => findDefaultFilter(db));
   return (await findDefaultFilter(db)) ?? null;
 }
 
@@ -62,7 +67,7 @@ export function currentFilter(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     let pending: Promise<FilterRow | null> | undefined;
     c.set('currentFilter', () => {
-      pending ??= resolveCurrentFilter(c.get('deps').db, c.get('user'), c.req.query('filter_id'));
+      pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), c.req.query('filter_id'));
       return pending;
     });
     await next();

@@ -58,10 +58,10 @@ import { ApiError } from '../errors.js';
 import { compileComplexFilter } from '../filter-query.js';
 import { renderComments } from '../loaders/comments.js';
 import { renderGalleries } from '../loaders/galleries.js';
-import { loadInteractions, renderImages } from '../loaders/images.js';
+import { loadInteractions, renderImageListJson } from '../loaders/images.js';
 import { renderPosts } from '../loaders/posts.js';
 import { renderTags } from '../loaders/tags.js';
-import { cacheFor } from '../middleware/cache.js';
+import { cacheFor, jsonText } from '../middleware/cache.js';
 import { canViewFilter, isStaffModerator } from '../middleware/filter.js';
 import { DEFAULT_PER_PAGE, parsePaging, type Paging } from '../middleware/paging.js';
 import { filterView } from '../views/filter.js';
@@ -222,11 +222,12 @@ async function searchImages(c: AppContext): Promise<Response> {
   });
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, interactions] = await Promise.all([
-    renderImages(deps, ids, { filter, user }),
+    renderImageListJson(deps, ids, { filter, user }),
     loadInteractions(deps.db, user, ids),
   ]);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
-  return c.json({ images, interactions, total });
+  // The same keys and order as the other lists; the images are JSON text already.
+  return jsonText(c, `{"images":[${images.join(',')}],"interactions":${JSON.stringify(interactions)},"total":${total}}`);
 }
 
 const withDeleted = (deleted: 'include' | 'only' | 'deleted' | undefined) => (deleted === undefined ? {} : { deleted });
@@ -295,7 +296,7 @@ function simpleSearch(index: SimpleIndex) {
     const { ids, total } = await runSearch(deps, index, request);
     const list = await render(deps, index, ids);
     cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
-    return c.json({ [index]: list, total, interactions: [] });
+    return jsonText(c, JSON.stringify({ [index]: list, total, interactions: [] }));
   };
 }
 

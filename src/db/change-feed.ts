@@ -1,0 +1,89 @@
+/**
+ * Changes to indexed records as PostgreSQL announces them on `record_changes` (migration 0002):
+ * `kind:id` for every outbox row (the kinds of the outbox: `images`, `tags`, `user`, `filters`,
+ * …), and `*` from bulk loaders that bypass the outbox. Caches of rendered records subscribe here
+ * and drop what changed, in whichever process they live.
+ *
+ * A notification sent while no connection listens is lost, so a cache may only keep entries
+ * while the feed is `live`: from the first LISTEN on, and after every reconnect the feed tells its
+ * subscribers that everything may have changed.
+ */
+import type { Sql } from 'postgres';
+import { sqlClientOf, type Database } from './client.js';
+
+export const RECORD_CHANGES_CHANNEL = 'record_changes';
+
+/** One announced change; `kind: '*'` means anything may have changed. */
+export type RecordChange = { kind: string; id: number } | { kind: '*' };
+
+export type ChangeListener = (change: RecordChange) => void;
+
+/** After a failed LISTEN, the next attempt waits this long. */
+const RETRY_MS = 5_000;
+
+/** Parse a notification payload; anything unexpected counts as "everything changed". */
+export function parseChange(payload: string): RecordChange {
+  const match = /^([a-z_]+):(\d+)$/.exec(payload);
+  if (match) return { kind: match[1]!, id: Number(match[2]) };
+  return { kind: '*' };
+}
+
+export class ChangeFeed {
+  private readonly sql: Sql;
+  private readonly listeners = new Set<ChangeListener>();
+  private listening = false;
+  private starting = false;
+  private retryAt = 0;
+
+  constructor(sql: Sql) {
+    this.sql = sql;
+  }
+
+  /** Whether changes are being received now (so entries kept from here on will be dropped in time). */
+  get live(): boolean {
+    if (!this.listening) this.start();
+    return this.listening;
+  }
+
+  /** Begin listening (idempotent; a failure is retried on a later call). */
+  start(): void {
+    if (this.listening || this.starting || Date.now() < this.retryAt) return;
+    this.starting = true;
+    this.sql
+      .listen(
+        RECORD_CHANGES_CHANNEL,
+        (payload) => this.emit(parseChange(payload)),
+        // First LISTEN and every reconnect: what changed in between was not heard.
+        () => {
+          this.emit({ kind: '*' });
+          this.listening = true;
+        },
+      )
+      .catch(() => {
+        this.listening = false;
+        this.retryAt = Date.now() + RETRY_MS;
+      })
+      .finally(() => {
+        this.starting = false;
+      });
+  }
+
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(change: RecordChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+}
+
+/** One feed per connection pool, shared by every app and cache over it. */
+const feeds = new WeakMap<Sql, ChangeFeed>();
+
+export function changeFeedOf(db: Database): ChangeFeed {
+  const sql = sqlClientOf(db);
+  let feed = feeds.get(sql);
+  if (feed === undefined) feeds.set(sql, (feed = new ChangeFeed(sql)));
+  return feed;
+}

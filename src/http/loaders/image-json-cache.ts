@@ -1,0 +1,148 @@
+/**
+ * Rendered image JSON kept between requests, for image lists (search pages).
+ *
+ * Why: an image list is the API's hottest answer, and building it from PostgreSQL (rows, tags,
+ * sources, uploader names, display order, the view) cost several times what the search itself
+ * does. The same images are listed again and again (first pages, popular tags), so each is kept
+ * as its JSON text, split around the one field that depends on the caller's filter: `spoilered`.
+ *
+ * Freshness: an entry is dropped when PostgreSQL announces a change to anything it was built
+ * from (see `src/db/change-feed.ts`): the image row and its taggings, sources, counts and
+ * intensities (`images:id`), a tag it carries (`tags:id`: name, category and slug decide the
+ * tag list and its order), its uploader's name (`user:id`). Announcements arrive a moment after
+ * the commit; search answers are allowed a second of lag, so lists may use this cache, while
+ * single-image routes read PostgreSQL. Entries also expire after `maxAgeMs`, which bounds any
+ * announcement lost while the listening connection reconnected.
+ */
+import type { RecordChange } from '../../db/change-feed.js';
+
+/** One image's JSON, minus the value of `spoilered`. */
+export interface CachedImage {
+  id: number;
+  /** The JSON text up to and including `"spoilered":`. */
+  head: string;
+  /** The JSON text after the `spoilered` value, to the closing brace. */
+  tail: string;
+  /** For the filter's spoiler and hide checks, and to drop the entry when a tag changes. */
+  tagIds: readonly number[];
+  /** The uploading user, whose rename changes `uploader`. */
+  uploaderId: number | null;
+}
+
+interface Entry {
+  image: CachedImage;
+  at: number;
+}
+
+export interface ImageJsonCacheOptions {
+  /** Entries kept, least recently used dropped first (default 20,000: some 30 MB). */
+  maxEntries?: number;
+  /** Oldest entry served, in ms (default 60 s). */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+const SPOILERED = '"spoilered":false';
+
+/**
+ * Split an image's JSON (rendered with `spoilered: false`) around that value. The key cannot occur
+ * inside a string value, where every quote is escaped, so the first match is the field itself.
+ */
+export function splitImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null): CachedImage {
+  const at = json.indexOf(SPOILERED);
+  if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
+  const valueAt = at + SPOILERED.length - 'false'.length;
+  return { id, head: json.slice(0, valueAt), tail: json.slice(at + SPOILERED.length), tagIds, uploaderId };
+}
+
+/** The JSON text of a cached image for a caller whose filter does or does not spoiler it. */
+export function imageJsonText(image: CachedImage, spoilered: boolean): string {
+  return image.head + (spoilered ? 'true' : 'false') + image.tail;
+}
+
+export class ImageJsonCache {
+  private readonly entries = new Map<number, Entry>();
+  private readonly maxEntries: number;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+  /** Bumped by every change heard: a load that overlapped one must not be kept (it may be older). */
+  private changeCount = 0;
+  /** Tags and users changed since the last sweep (dropping their images needs a pass over all). */
+  private readonly changedTags = new Set<number>();
+  private readonly changedUsers = new Set<number>();
+
+  constructor(options: ImageJsonCacheOptions = {}) {
+    this.maxEntries = options.maxEntries ?? 20_000;
+    this.maxAgeMs = options.maxAgeMs ?? 60_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** A mark to hand back to `keep`: taken before loading from PostgreSQL. */
+  mark(): number {
+    return this.changeCount;
+  }
+
+  /** The cached images among `ids`, and the ids to load. */
+  lookup(ids: readonly number[]): { found: Map<number, CachedImage>; missing: number[] } {
+    this.sweep();
+    const found = new Map<number, CachedImage>();
+    const missing: number[] = [];
+    const oldest = this.now() - this.maxAgeMs;
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (entry === undefined || entry.at < oldest) {
+        if (entry !== undefined) this.entries.delete(id);
+        missing.push(id);
+        continue;
+      }
+      // Re-inserting moves the entry to the young end of the map's order.
+      this.entries.delete(id);
+      this.entries.set(id, entry);
+      found.set(id, entry.image);
+    }
+    return { found, missing };
+  }
+
+  /** Keep images loaded since `mark`, unless a change was heard meanwhile. */
+  keep(mark: number, images: readonly CachedImage[]): void {
+    if (mark !== this.changeCount) return;
+    const at = this.now();
+    for (const image of images) {
+      this.entries.delete(image.id);
+      this.entries.set(image.id, { image, at });
+    }
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** Drop whatever `change` may have made stale. */
+  onChange(change: RecordChange): void {
+    this.changeCount++;
+    if (change.kind === '*') {
+      this.entries.clear();
+      this.changedTags.clear();
+      this.changedUsers.clear();
+    } else if (change.kind === 'images') this.entries.delete(change.id);
+    else if (change.kind === 'tags') this.changedTags.add(change.id);
+    else if (change.kind === 'user') this.changedUsers.add(change.id);
+  }
+
+  clear(): void {
+    this.onChange({ kind: '*' });
+  }
+
+  /** Drop the images that carry a changed tag or were uploaded by a renamed user. */
+  private sweep(): void {
+    if (this.changedTags.size === 0 && this.changedUsers.size === 0) return;
+    const tags = this.changedTags;
+    const users = this.changedUsers;
+    for (const [id, { image }] of this.entries) {
+      if ((image.uploaderId !== null && users.has(image.uploaderId)) || image.tagIds.some((t) => tags.has(t))) this.entries.delete(id);
+    }
+    tags.clear();
+    users.clear();
+  }
+}

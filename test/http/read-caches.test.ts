@@ -1,0 +1,146 @@
+/**
+ * The caches behind image lists and the current filter, on their own: what an announced change
+ * drops, the guard against keeping a load that overlapped a change, expiry and the size bound.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseChange } from '../../src/db/change-feed.js';
+import type { FilterRow } from '../../src/http/context.js';
+import { FilterCache } from '../../src/http/loaders/filter-cache.js';
+import { ImageJsonCache, imageJsonText, splitImageJson, type CachedImage } from '../../src/http/loaders/image-json-cache.js';
+
+function image(id: number, tagIds: number[] = [], uploaderId: number | null = null): CachedImage {
+  const json = JSON.stringify({ id, description: '"spoilered":false', spoilered: false, processed: true });
+  return splitImageJson(id, json, tagIds, uploaderId);
+}
+
+const ids = (found: Map<number, CachedImage>) => [...found.keys()].sort((a, b) => a - b);
+
+describe('parseChange', () => {
+  it('reads kind and id, and takes anything else as "everything changed"', () => {
+    expect(parseChange('images:12')).toEqual({ kind: 'images', id: 12 });
+    expect(parseChange('tag_images:3')).toEqual({ kind: 'tag_images', id: 3 });
+    expect(parseChange('*')).toEqual({ kind: '*' });
+    expect(parseChange('images:')).toEqual({ kind: '*' });
+    expect(parseChange(':5')).toEqual({ kind: '*' });
+    expect(parseChange('images:1.5')).toEqual({ kind: '*' });
+  });
+});
+
+describe('image JSON split around spoilered', () => {
+  it('puts the caller’s value back in place, even when a string holds the same text', () => {
+    const view = { id: 7, description: 'say "spoilered":false here', spoilered: false, after: [1, 2] };
+    const cached = splitImageJson(7, JSON.stringify(view), [], null);
+    expect(JSON.parse(imageJsonText(cached, true))).toEqual({ ...view, spoilered: true });
+    expect(imageJsonText(cached, false)).toBe(JSON.stringify(view));
+  });
+
+  it('refuses JSON without the field', () => {
+    expect(() => splitImageJson(1, '{"id":1}', [], null)).toThrow(/spoilered/);
+  });
+});
+
+describe('ImageJsonCache', () => {
+  it('serves what it keeps and names the rest', () => {
+    const cache = new ImageJsonCache();
+    cache.keep(cache.mark(), [image(1), image(2)]);
+    const { found, missing } = cache.lookup([2, 3, 1]);
+    expect(ids(found)).toEqual([1, 2]);
+    expect(missing).toEqual([3]);
+  });
+
+  it('drops an image when its row changes, and everything on `*`', () => {
+    const cache = new ImageJsonCache();
+    cache.keep(cache.mark(), [image(1), image(2), image(3)]);
+    cache.onChange({ kind: 'images', id: 2 });
+    expect(cache.lookup([1, 2, 3]).missing).toEqual([2]);
+    cache.onChange({ kind: '*' });
+    expect(cache.size).toBe(0);
+  });
+
+  it('drops the images carrying a changed tag, or uploaded by a renamed user', () => {
+    const cache = new ImageJsonCache();
+    cache.keep(cache.mark(), [image(1, [10, 11]), image(2, [11]), image(3, [12], 5), image(4, [], 6)]);
+    cache.onChange({ kind: 'tags', id: 10 });
+    cache.onChange({ kind: 'user', id: 5 });
+    cache.onChange({ kind: 'comments', id: 1 });
+    expect(cache.lookup([1, 2, 3, 4]).missing).toEqual([1, 3]);
+  });
+
+  it('does not keep a load that a change overlapped', () => {
+    const cache = new ImageJsonCache();
+    const mark = cache.mark();
+    cache.onChange({ kind: 'images', id: 99 });
+    cache.keep(mark, [image(1)]);
+    expect(cache.size).toBe(0);
+    cache.keep(cache.mark(), [image(1)]);
+    expect(cache.size).toBe(1);
+  });
+
+  it('expires entries after maxAgeMs', () => {
+    let now = 1_000;
+    const cache = new ImageJsonCache({ maxAgeMs: 100, now: () => now });
+    cache.keep(cache.mark(), [image(1)]);
+    now += 100;
+    expect(cache.lookup([1]).missing).toEqual([]);
+    now += 1;
+    expect(cache.lookup([1]).missing).toEqual([1]);
+    expect(cache.size).toBe(0);
+  });
+
+  it('keeps at most maxEntries, dropping the least recently used', () => {
+    const cache = new ImageJsonCache({ maxEntries: 2 });
+    cache.keep(cache.mark(), [image(1), image(2)]);
+    cache.lookup([1]);
+    cache.keep(cache.mark(), [image(3)]);
+    expect(ids(cache.lookup([1, 2, 3]).found)).toEqual([1, 3]);
+  });
+});
+
+describe('FilterCache', () => {
+  const row = (id: number, name = 'Default') => ({ id, name }) as unknown as FilterRow;
+
+  it('reads a filter once until a filter changes', async () => {
+    const cache = new FilterCache();
+    let reads = 0;
+    const load = async (id: number) => (reads++, row(id));
+    expect((await cache.byId(3, load))?.id).toBe(3);
+    expect((await cache.byId(3, load))?.id).toBe(3);
+    expect(reads).toBe(1);
+    cache.onChange({ kind: 'images', id: 3 });
+    await cache.byId(3, load);
+    expect(reads).toBe(1);
+    cache.onChange({ kind: 'filters', id: 8 });
+    await cache.byId(3, load);
+    expect(reads).toBe(2);
+  });
+
+  it('remembers that a filter does not exist, and the Default filter', async () => {
+    const cache = new FilterCache();
+    let reads = 0;
+    const none = async () => (reads++, undefined);
+    expect(await cache.byId(5, none)).toBeNull();
+    expect(await cache.byId(5, none)).toBeNull();
+    expect(await cache.defaultFilter(none)).toBeNull();
+    expect(await cache.defaultFilter(none)).toBeNull();
+    expect(reads).toBe(2);
+  });
+
+  it('does not keep a read that a change overlapped, and starts again after a minute', async () => {
+    let now = 0;
+    const cache = new FilterCache(() => now);
+    let reads = 0;
+    const racing = async () => {
+      reads++;
+      cache.onChange({ kind: 'filters', id: 1 });
+      return row(1);
+    };
+    await cache.defaultFilter(racing);
+    await cache.defaultFilter(async () => (reads++, row(1)));
+    expect(reads).toBe(2);
+    await cache.defaultFilter(async () => (reads++, row(1)));
+    expect(reads).toBe(2);
+    now += 60_001;
+    await cache.defaultFilter(async () => (reads++, row(1)));
+    expect(reads).toBe(3);
+  });
+});
