@@ -52,12 +52,13 @@ describe('TermDictionary postings', () => {
   /** Documents in order, each with some terms; enough of them to take the bulk flush path too. */
   const docsArb = fc.array(fc.array(fc.integer({ min: 0, max: 40 }), { maxLength: 4 }), { maxLength: 700 });
 
-  it('single-document terms and lists answer like a map of sets, also after a restore', () => {
+  it('single-document terms and lists answer like a map of sets, also after a trim midway and a restore', () => {
     fc.assert(
-      fc.property(docsArb, (docs) => {
+      fc.property(docsArb, fc.nat(), (docs, trimAt) => {
         const dict = new TermDictionary();
         const expected = new Map<string, Set<number>>();
         docs.forEach((terms, doc) => {
+          if (doc === trimAt % (docs.length + 1)) dict.trim();
           const ords = terms.map((t) => dict.intern(`t${t}`));
           if (ords.length > 0) dict.addDoc(doc, ords);
           for (const t of terms) expected.set(`t${t}`, (expected.get(`t${t}`) ?? new Set()).add(doc));

@@ -35,14 +35,18 @@ export class TermDictionary {
   /** The text of the terms by ordinal (packed for content hashes, see `hex-terms.ts`). */
   private store: TermStore = new StringTerms();
   /**
-   * Posting lists by ordinal, for terms held by two documents or more. A term held by one
-   * document (hashes, file names, source URLs: several per image) keeps that document in `solo`
-   * instead: a list object with its array costs some 200 bytes and three heap objects, and a
-   * million images hold millions of such terms, which made every full garbage collection slow.
+   * What each term holds, by ordinal: its one document (≥ 0), none (-1), or, for a term held by
+   * two documents or more, `-2 - i` for its posting list `lists[i]`. A term held by one document
+   * (hashes, file names, source URLs: several per image) has no list: a list object with its
+   * array costs some 200 bytes and three heap objects, and a million images hold millions of
+   * such terms, which made every full garbage collection slow; nor a slot in `lists`.
    */
-  private lists: (PostingList | undefined)[] = [];
-  /** The one document of each term without a list; -1 when the term has none or a list. */
-  private solo: Int32Array = new Int32Array(0);
+  private held: Int32Array = new Int32Array(0);
+  /** Posting lists of the terms held by two documents or more, in order of their second document. */
+  private lists: PostingList[] = [];
+  /** Ordinals added since the last sort, in `pending[0, pendingCount)`. */
+  private pending = new Uint32Array(64);
+  private pendingCount = 0;
   /**
    * Postings not yet in their lists: (ordinal, document) pairs in document order. Appending to
    * 200,000 lists one posting at a time is a cache miss per posting; a batch is distributed with
@@ -54,7 +58,6 @@ export class TermDictionary {
   /** Documents with at least one term. */
   docs = new Bitmap();
   private sorted: Uint32Array = new Uint32Array(0);
-  private pending: number[] = [];
   private ranks: Int32Array | null = null;
   /** The sorted terms as one string, built on the first substring search after a change. */
   private text: SortedTermText | null = null;
@@ -93,18 +96,21 @@ export class TermDictionary {
     const size = store.size;
     this.numOrds = new Map();
     this.smallNumOrds = new Int32Array(0);
-    this.lists = new Array<PostingList | undefined>(size).fill(undefined);
-    this.solo = new Int32Array(size).fill(-1);
+    this.lists = [];
+    this.held = new Int32Array(size).fill(-1);
     for (let i = 0; i < size; i++) {
       const a = offsets[i]!;
       const b = offsets[i + 1]!;
-      if (b - a === 1) this.solo[i] = postings[a]!;
-      else if (b - a > 1) this.lists[i] = PostingList.fromSorted(postings.slice(a, b));
+      if (b - a === 1) this.held[i] = postings[a]!;
+      else if (b - a > 1) {
+        this.held[i] = -2 - this.lists.length;
+        this.lists.push(PostingList.fromSorted(postings.slice(a, b)));
+      }
     }
     this.logLen = 0;
     this.docs = docs;
     this.sorted = sorted;
-    this.pending = [];
+    this.pendingCount = 0;
     this.ranks = null;
     this.keyed = null;
     this.text = null;
@@ -141,52 +147,54 @@ export class TermDictionary {
     return ord;
   }
 
+  /** The posting list of term `ord`, undefined when it is held by one document or none. */
+  private listOf(ord: number): PostingList | undefined {
+    const h = this.held[ord]!;
+    return h <= -2 ? this.lists[-2 - h] : undefined;
+  }
+
   /** The documents of term `ord` as a list (built for the call when the term has one or none). */
   postingAt(ord: number): PostingList {
     if (this.logLen > 0) this.flush();
-    const list = this.lists[ord];
+    const list = this.listOf(ord);
     if (list !== undefined) return list;
-    const doc = this.solo[ord]!;
+    const doc = this.held[ord]!;
     return PostingList.fromSorted(doc === -1 ? new Uint32Array(0) : Uint32Array.of(doc));
   }
 
   /** How many documents hold term `ord`. */
   docCount(ord: number): number {
     if (this.logLen > 0) this.flush();
-    return this.lists[ord]?.size ?? (this.solo[ord] === -1 ? 0 : 1);
+    return this.listOf(ord)?.size ?? (this.held[ord] === -1 ? 0 : 1);
   }
 
   /** Calls `fn` with each document holding term `ord`, ascending. */
   forEachDoc(ord: number, fn: (doc: number) => void): void {
     if (this.logLen > 0) this.flush();
-    const list = this.lists[ord];
+    const list = this.listOf(ord);
     if (list !== undefined) list.forEach(fn);
-    else if (this.solo[ord] !== -1) fn(this.solo[ord]!);
+    else if (this.held[ord] !== -1) fn(this.held[ord]!);
   }
 
   /** The documents holding term `ord`, ascending (a copy). */
   docsOf(ord: number): Uint32Array {
     if (this.logLen > 0) this.flush();
-    const list = this.lists[ord];
+    const list = this.listOf(ord);
     if (list !== undefined) return list.docs();
-    return this.solo[ord] === -1 ? new Uint32Array(0) : Uint32Array.of(this.solo[ord]!);
+    return this.held[ord] === -1 ? new Uint32Array(0) : Uint32Array.of(this.held[ord]!);
   }
 
   /** Add `doc` to the postings of `ord` (after every document it holds; a repeat is dropped). */
   private appendTo(ord: number, doc: number): void {
-    const list = this.lists[ord];
-    if (list !== undefined) {
-      list.append(doc);
-      return;
-    }
-    const one = this.solo[ord]!;
-    if (one === -1) this.solo[ord] = doc;
-    else if (one !== doc) {
+    const h = this.held[ord]!;
+    if (h <= -2) this.lists[-2 - h]!.append(doc);
+    else if (h === -1) this.held[ord] = doc;
+    else if (h !== doc) {
       const grown = new PostingList();
-      grown.append(one);
+      grown.append(h);
       grown.append(doc);
-      this.lists[ord] = grown;
-      this.solo[ord] = -1;
+      this.held[ord] = -2 - this.lists.length;
+      this.lists.push(grown);
     }
   }
 
@@ -201,8 +209,7 @@ export class TermDictionary {
       for (let i = 0; i < n; i++) this.appendTo(lo[i]!, ld[i]!);
       return;
     }
-    const lists = this.lists;
-    const terms = lists.length;
+    const terms = this.store.size;
     const starts = new Uint32Array(terms + 1);
     for (let i = 0; i < n; i++) starts[lo[i]! + 1]!++;
     for (let o = 0; o < terms; o++) starts[o + 1]! += starts[o]!;
@@ -213,7 +220,7 @@ export class TermDictionary {
       const a = starts[o]!;
       const b = starts[o + 1]!;
       if (a === b) continue;
-      const list = lists[o];
+      const list = this.listOf(o);
       if (list !== undefined) list.appendMany(sorted, a, b);
       else for (let i = a; i < b; i++) this.appendTo(o, sorted[i]!);
     }
@@ -230,13 +237,17 @@ export class TermDictionary {
     if (ord < 0) {
       this.store = storeFor(this.store, term);
       ord = this.store.add(term);
-      this.lists.push(undefined);
-      if (ord >= this.solo.length) {
-        const solo = new Int32Array(Math.max(1024, this.solo.length * 2)).fill(-1);
-        solo.set(this.solo);
-        this.solo = solo;
+      if (ord >= this.held.length) {
+        const held = new Int32Array(Math.max(1024, this.held.length * 2)).fill(-1);
+        held.set(this.held);
+        this.held = held;
       }
-      this.pending.push(ord);
+      if (this.pendingCount === this.pending.length) {
+        const pending = new Uint32Array(this.pending.length * 2);
+        pending.set(this.pending);
+        this.pending = pending;
+      }
+      this.pending[this.pendingCount++] = ord;
       this.ranks = null;
       this.version++;
     }
@@ -307,9 +318,9 @@ export class TermDictionary {
     const lists: PostingList[] = [];
     const solos: number[] = [];
     for (const o of ords) {
-      const list = this.lists[o];
-      if (list !== undefined) lists.push(list);
-      else if (this.solo[o] !== -1) solos.push(this.solo[o]!);
+      const h = this.held[o]!;
+      if (h <= -2) lists.push(this.lists[-2 - h]!);
+      else if (h !== -1) solos.push(h);
     }
     if (solos.length > 0) lists.push(PostingList.fromSorted(sortedDistinct(solos)));
     return unionPostings(lists, space);
@@ -332,11 +343,16 @@ export class TermDictionary {
     return bits;
   }
 
+  /** Ordinals added since the last sort. */
+  private pendingOrds(): Uint32Array {
+    return this.pending.subarray(0, this.pendingCount);
+  }
+
   /** Ordinals sorted by term. */
   sortedOrds(): Uint32Array {
-    if (this.pending.length > 0) {
+    if (this.pendingCount > 0) {
       const store = this.store;
-      const add = this.pending.sort((a, b) => store.compare(a, b));
+      const add = this.pending.slice(0, this.pendingCount).sort((a, b) => store.compare(a, b));
       const old = this.sorted;
       const merged = new Uint32Array(old.length + add.length);
       let i = 0;
@@ -349,7 +365,8 @@ export class TermDictionary {
       while (i < old.length) merged[k++] = old[i++]!;
       while (j < add.length) merged[k++] = add[j++]!;
       this.sorted = merged;
-      this.pending = [];
+      this.pendingCount = 0;
+      if (this.pending.length > 1024) this.pending = new Uint32Array(64);
       this.text = null;
     }
     return this.sorted;
@@ -381,11 +398,11 @@ export class TermDictionary {
 
   /** Calls `fn` for each ordinal whose term starts with `prefix` (all terms for ""). */
   private forPrefix(prefix: string, fn: (ord: number) => void): void {
-    if (this.pending.length > PENDING_MAX) this.sortedOrds();
+    if (this.pendingCount > PENDING_MAX) this.sortedOrds();
     const sorted = this.sorted;
     const [lo, hi] = this.prefixRange(prefix);
     for (let i = lo; i < hi; i++) fn(sorted[i]!);
-    for (const ord of this.pending) if (this.store.at(ord).startsWith(prefix)) fn(ord);
+    for (const ord of this.pendingOrds()) if (this.store.at(ord).startsWith(prefix)) fn(ord);
   }
 
   /**
@@ -433,13 +450,13 @@ export class TermDictionary {
       const ord = sorted[i]!;
       if (match(this.store.at(ord))) out.push(ord);
     }
-    for (const ord of this.pending) if (match(this.store.at(ord))) out.push(ord);
+    for (const ord of this.pendingOrds()) if (match(this.store.at(ord))) out.push(ord);
     return out;
   }
 
   /** The sorted terms as one string (pending terms merged first when there are many). */
   private sortedText(): SortedTermText {
-    if (this.pending.length > PENDING_MAX) this.sortedOrds();
+    if (this.pendingCount > PENDING_MAX) this.sortedOrds();
     if (this.text === null) {
       const sorted = this.sorted;
       const inOrder = new Array<string>(sorted.length);
@@ -524,7 +541,10 @@ export class TermDictionary {
 
   trim(): void {
     if (this.logLen > 0) this.flush();
-    for (const p of this.lists) p?.trim();
+    for (const p of this.lists) p.trim();
+    const size = this.store.size;
+    if (this.held.length > size) this.held = this.held.slice(0, size);
+    if (this.pending.length > this.pendingCount + 64) this.pending = this.pending.slice(0, this.pendingCount + 64);
     this.logOrd = new Uint32Array(1024);
     this.logDoc = new Uint32Array(1024);
     this.docs.trim();
@@ -534,9 +554,9 @@ export class TermDictionary {
   byteSize(): number {
     let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2 + (this.text?.byteSize() ?? 0);
     for (const u of this.unions.values()) n += u.bits.byteSize();
-    n += this.solo.byteLength;
+    n += this.held.byteLength + this.pending.byteLength;
     if (this.logLen > 0) this.flush();
-    for (const p of this.lists) if (p !== undefined) n += p.byteSize() + 48;
+    for (const p of this.lists) n += p.byteSize() + 48;
     return n + this.store.byteSize();
   }
 }
