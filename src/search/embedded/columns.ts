@@ -13,6 +13,12 @@ export function inRange(v: number, r: NumericRange): boolean {
   return (r.loInclusive ? v >= r.lo : v > r.lo) && (r.hiInclusive ? v <= r.hi : v < r.hi);
 }
 
+/**
+ * Columns at least this long answer ranges from their sort index (built on first use, like for
+ * sorting); below, a scan of every value is as fast.
+ */
+const SORTED_RANGE_MIN = 65_536;
+
 /** Sorted permutation of the documents that have a value, covering documents below `upto`. */
 export interface SortIndex {
   perm: Uint32Array;
@@ -199,29 +205,46 @@ export class NumericColumn {
 
   /**
    * Documents with a value in the range. With `candidates`, only those are tested (the result
-   * is then a subset of them), which is much cheaper when they are few.
+   * is then a subset of them), which is much cheaper when they are few. A narrow range of a large
+   * column is read off the sort index instead: two binary searches, then one bit per match.
    */
   range(r: NumericRange, candidates?: Bitmap): Bitmap {
+    const span = this.length >= SORTED_RANGE_MIN ? this.sortedSpan(r) : null;
+    const narrow = span !== null && (span.end - span.start) * 8 < this.length;
+    if (candidates && candidates.size * 2 < this.length && !(narrow && span.end - span.start < candidates.size)) {
+      return this.rangeOf(candidates.toArray(), r);
+    }
+    if (narrow) return this.rangeFromSpan(span, r);
+    return this.rangeScan(r);
+  }
+
+  /** The documents among `docs` (ascending) with a value in the range. */
+  private rangeOf(docs: Uint32Array | number[], r: NumericRange): Bitmap {
     const vals = this.values;
     const pres = this.present;
     const { lo, hi, loInclusive, hiInclusive } = r;
     const f32 = this.float32;
-    if (candidates && candidates.size * 2 < this.length) {
-      const docs = candidates.toArray();
-      const out = new Uint32Array(docs.length);
-      let k = 0;
-      for (let i = 0; i < docs.length; i++) {
-        const d = docs[i]!;
-        if (d >= this.length || (pres[d >>> 5]! & (1 << (d & 31))) === 0) continue;
-        if (this.multi.size > 0 && this.multi.has(d)) {
-          if (this.multi.get(d)!.some((v) => inRange(f32 ? Math.fround(v) : v, r))) out[k++] = d;
-          continue;
-        }
-        const v = f32 ? Math.fround(vals[d]!) : vals[d]!;
-        if ((loInclusive ? v >= lo : v > lo) && (hiInclusive ? v <= hi : v < hi)) out[k++] = d;
+    const out = new Uint32Array(docs.length);
+    let k = 0;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      if (d >= this.length || (pres[d >>> 5]! & (1 << (d & 31))) === 0) continue;
+      if (this.multi.size > 0 && this.multi.has(d)) {
+        if (this.multi.get(d)!.some((v) => inRange(f32 ? Math.fround(v) : v, r))) out[k++] = d;
+        continue;
       }
-      return Bitmap.fromSorted(out, k);
+      const v = f32 ? Math.fround(vals[d]!) : vals[d]!;
+      if ((loInclusive ? v >= lo : v > lo) && (hiInclusive ? v <= hi : v < hi)) out[k++] = d;
     }
+    return Bitmap.fromSorted(out, k);
+  }
+
+  /** Every document tested. */
+  private rangeScan(r: NumericRange): Bitmap {
+    const vals = this.values;
+    const pres = this.present;
+    const { lo, hi, loInclusive, hiInclusive } = r;
+    const f32 = this.float32;
     const n = this.length;
     const words = new Uint32Array((n + 31) >>> 5);
     for (let w = 0; w < words.length; w++) {
@@ -238,12 +261,59 @@ export class NumericColumn {
       }
       words[w] = out;
     }
+    this.decideMulti(words, r);
+    return Bitmap.fromWords(words);
+  }
+
+  /**
+   * Where the range lies in the sort index: [start, end) of its permutation. Documents written
+   * since the index was built, and multi-valued ones (the index orders them by their smallest
+   * value), are decided apart.
+   */
+  private sortedSpan(r: NumericRange): { index: SortIndex; start: number; end: number } {
+    const index = this.sorted();
+    const { perm } = index;
+    const vals = this.values;
+    const f32 = this.float32;
+    const valueAt = (i: number) => (f32 ? Math.fround(vals[perm[i]!]!) : vals[perm[i]!]!);
+    const firstWhere = (from: number, beyond: (v: number) => boolean) => {
+      let a = from;
+      let b = perm.length;
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (beyond(valueAt(mid))) b = mid;
+        else a = mid + 1;
+      }
+      return a;
+    };
+    const start = firstWhere(0, (v) => (r.loInclusive ? v >= r.lo : v > r.lo));
+    const end = firstWhere(start, (v) => (r.hiInclusive ? v > r.hi : v >= r.hi));
+    return { index, start, end };
+  }
+
+  private rangeFromSpan(span: { index: SortIndex; start: number; end: number }, r: NumericRange): Bitmap {
+    const { perm, upto } = span.index;
+    const words = new Uint32Array((this.length + 31) >>> 5);
+    for (let i = span.start; i < span.end; i++) {
+      const d = perm[i]!;
+      words[d >>> 5]! |= 1 << (d & 31);
+    }
+    const f32 = this.float32;
+    for (let d = upto; d < this.length; d++) {
+      if (this.has(d) && inRange(f32 ? Math.fround(this.values[d]!) : this.values[d]!, r)) words[d >>> 5]! |= 1 << (d & 31);
+    }
+    this.decideMulti(words, r);
+    return Bitmap.fromWords(words);
+  }
+
+  /** Multi-valued documents match when any of their values is in the range. */
+  private decideMulti(words: Uint32Array, r: NumericRange): void {
+    const f32 = this.float32;
     for (const [d, all] of this.multi) {
       const hit = all.some((v) => inRange(f32 ? Math.fround(v) : v, r));
       if (hit) words[d >>> 5]! |= 1 << (d & 31);
       else words[d >>> 5]! &= ~(1 << (d & 31));
     }
-    return Bitmap.fromWords(words);
   }
 
   /**
