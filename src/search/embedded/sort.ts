@@ -266,19 +266,45 @@ function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: num
   return out;
 }
 
-/** Keep the k best entries of the buffer (in place), best first; returns how many are kept. */
-function cut(bd: Uint32Array, bv: Float64Array, count: number, k: number, cmp: (a: number, b: number) => number): number {
-  const idx = Array.from({ length: count }, (_, i) => i).sort((a, b) => bv[a]! - bv[b]! || cmp(bd[a]!, bd[b]!));
-  const keep = Math.min(k, count);
-  const kd = new Uint32Array(keep);
-  const kv = new Float64Array(keep);
-  for (let i = 0; i < keep; i++) {
-    kd[i] = bd[idx[i]!]!;
-    kv[i] = bv[idx[i]!]!;
+/** Reused by `cut` (searches run one at a time). */
+let cutValues = new Float64Array(0);
+
+/**
+ * Keep the k best entries of the buffer (in place, in no order): how many are kept (k, or all
+ * when there are fewer) and the k-th best value, the new admission threshold. That value comes
+ * from a native sort of a copy of the values, without a comparator call; only the entries tied
+ * with it go through the full comparator.
+ */
+function cut(bd: Uint32Array, bv: Float64Array, count: number, k: number, cmp: (a: number, b: number) => number): { kept: number; threshold: number } {
+  if (count <= k) return { kept: count, threshold: Infinity };
+  if (cutValues.length < count) cutValues = new Float64Array(bv.length);
+  const sorted = cutValues.subarray(0, count);
+  sorted.set(bv.subarray(0, count));
+  sorted.sort();
+  const t = sorted[k - 1]!;
+  let below = 0;
+  while (sorted[below]! < t) below++;
+  let n = 0;
+  const ties: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const v = bv[i]!;
+    if (v < t) {
+      bd[n] = bd[i]!;
+      bv[n++] = v;
+    } else if (v === t) ties.push(bd[i]!);
   }
-  bd.set(kd);
-  bv.set(kv);
-  return keep;
+  ties.sort(cmp);
+  for (let j = 0; j < k - below; j++) {
+    bd[n] = ties[j]!;
+    bv[n++] = t;
+  }
+  return { kept: n, threshold: t };
+}
+
+/** The entries of the buffer in order, best first. */
+function ordered(bd: Uint32Array, bv: Float64Array, count: number, cmp: (a: number, b: number) => number): number[] {
+  const idx = Array.from({ length: count }, (_, i) => i).sort((a, b) => bv[a]! - bv[b]! || cmp(bd[a]!, bd[b]!));
+  return idx.map((i) => bd[i]!);
 }
 
 /**
@@ -328,10 +354,7 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
       if (v <= threshold) {
         bd[n] = d;
         bv[n] = v;
-        if (++n === cap) {
-          n = cut(bd, bv, n, k, cmp);
-          if (n === k) threshold = bv[k - 1]!;
-        }
+        if (++n === cap) ({ kept: n, threshold } = cut(bd, bv, n, k, cmp));
       }
     }
   } else if (first.column) {
@@ -346,10 +369,7 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
       if (v <= threshold) {
         bd[n] = d;
         bv[n] = v;
-        if (++n === cap) {
-          n = cut(bd, bv, n, k, cmp);
-          if (n === k) threshold = bv[k - 1]!;
-        }
+        if (++n === cap) ({ kept: n, threshold } = cut(bd, bv, n, k, cmp));
       }
     }
   } else {
@@ -361,13 +381,10 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
       if (v <= threshold) {
         bd[n] = d;
         bv[n] = v;
-        if (++n === cap) {
-          n = cut(bd, bv, n, k, cmp);
-          if (n === k) threshold = bv[k - 1]!;
-        }
+        if (++n === cap) ({ kept: n, threshold } = cut(bd, bv, n, k, cmp));
       }
     }
   }
-  n = cut(bd, bv, n, k, cmp);
-  return Array.from(bd.subarray(0, n));
+  n = cut(bd, bv, n, k, cmp).kept;
+  return ordered(bd, bv, n, cmp);
 }
