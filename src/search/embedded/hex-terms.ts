@@ -54,8 +54,13 @@ export class HexTerms implements TermStore {
   /** Terms of other shapes, by ordinal and back. */
   private readonly others = new Map<number, string>();
   private readonly otherOrds = new Map<string, number>();
-  /** The packed form of the term being looked up or added. */
+  /**
+   * The packed form of the term last looked up or added, and its hash: a new term is looked up
+   * and then added, and is packed once for both.
+   */
   private readonly key: Uint8Array;
+  private keyTerm: string | null = null;
+  private keyHash = 0;
 
   constructor(
     /** Characters of each packed term. */
@@ -115,8 +120,7 @@ export class HexTerms implements TermStore {
 
   find(term: string): number {
     if (!this.pack(term)) return this.otherOrds.get(term) ?? -1;
-    const ord = this.slots[this.slotOf(hashBytes(this.key, 0, this.width))]! - 1;
-    return ord;
+    return this.slots[this.slotOf(this.keyHash)]! - 1;
   }
 
   add(term: string): number {
@@ -129,7 +133,7 @@ export class HexTerms implements TermStore {
     if ((ord + 1) * this.width > this.bytes.length) this.growBytes(ord + 1);
     this.bytes.set(this.key, ord * this.width);
     if (2 * (this.packedCount + 1) > this.slots.length) this.rehash(this.packedCount + 1);
-    this.slots[this.slotOf(hashBytes(this.key, 0, this.width))] = ord + 1;
+    this.slots[this.slotOf(this.keyHash)] = ord + 1;
     this.packedCount++;
     return ord;
   }
@@ -161,16 +165,23 @@ export class HexTerms implements TermStore {
     return n;
   }
 
-  /** Writes the packed form of `term` to `key`; false when the term is not of this store's shape. */
+  /**
+   * Writes the packed form of `term` to `key` and its hash to `keyHash`; false when the term is
+   * not of this store's shape.
+   */
   private pack(term: string): boolean {
+    if (term === this.keyTerm) return true;
     if (term.length !== this.length) return false;
     const key = this.key;
+    this.keyTerm = null;
     for (let i = 0; i < this.width; i++) {
       const hi = nibble(term.charCodeAt(2 * i));
       const lo = nibble(term.charCodeAt(2 * i + 1));
       if (hi < 0 || lo < 0) return false;
       key[i] = (hi << 4) | lo;
     }
+    this.keyTerm = term;
+    this.keyHash = hashBytes(key, 0, this.width);
     return true;
   }
 
@@ -234,7 +245,7 @@ export class HexTerms implements TermStore {
  */
 export function storeFor(store: TermStore, term: string): TermStore {
   if (store.size === 0 && store instanceof StringTerms && HexTerms.fits(term)) return new HexTerms(term.length);
-  if (store instanceof HexTerms && !store.packs(term) && store.othersOutgrowPacked()) {
+  if (store instanceof HexTerms && store.othersOutgrowPacked() && !store.packs(term)) {
     const strings = new StringTerms();
     for (let o = 0; o < store.size; o++) strings.add(store.at(o));
     return strings;
