@@ -104,9 +104,11 @@ export class TermDictionary {
       if (b - a === 1) this.held[i] = postings[a]!;
       else if (b - a > 1) {
         this.held[i] = -2 - this.lists.length;
-        this.lists.push(PostingList.fromSorted(postings.slice(a, b)));
+        this.lists.push(PostingList.fromSorted(postings.subarray(a, b)));
       }
     }
+    // the lists are views of the snapshot's array until they get one of their own
+    PostingList.compact(this.lists);
     this.logLen = 0;
     this.docs = docs;
     this.sorted = sorted;
@@ -541,7 +543,7 @@ export class TermDictionary {
 
   trim(): void {
     if (this.logLen > 0) this.flush();
-    for (const p of this.lists) p.trim();
+    PostingList.compact(this.lists);
     const size = this.store.size;
     if (this.held.length > size) this.held = this.held.slice(0, size);
     if (this.pending.length > this.pendingCount + 64) this.pending = this.pending.slice(0, this.pendingCount + 64);

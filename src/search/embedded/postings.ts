@@ -5,11 +5,18 @@ const FLAT_MAX = 2048;
 
 /**
  * The documents holding one term. Documents are appended in increasing order. Short lists
- * (the long Zipf tail of a tag dictionary) are a flat sorted Uint32Array, which costs far less
+ * (the long Zipf tail of a tag dictionary) are a flat sorted array, which costs far less
  * than a set of roaring containers; long ones are a `Bitmap`.
+ *
+ * A flat list either owns its array or, after `compact`, is a range of one array shared by
+ * every short list of a dictionary: an array of its own costs some 180 bytes of heap objects
+ * besides its documents, several times the documents of a typical tail tag.
  */
 export class PostingList {
+  /** The documents are flat[start, start + n); there is room for cap of them. */
   private flat: Uint32Array | null = new Uint32Array(2);
+  private start = 0;
+  private cap = 2;
   private n = 0;
   private bits: Bitmap | null = null;
 
@@ -25,14 +32,51 @@ export class PostingList {
       p.flat = null;
     } else {
       p.flat = docs.length > 0 ? docs : new Uint32Array(2);
+      p.cap = p.flat.length;
       p.n = docs.length;
     }
     return p;
   }
 
+  /**
+   * Move the flat lists among `lists` into one shared array with no room left (an append then
+   * copies that list out to an array of its own), and trim the bitmaps.
+   */
+  static compact(lists: readonly PostingList[]): void {
+    let total = 0;
+    for (const p of lists) if (!p.bits) total += p.n;
+    const shared = new Uint32Array(total);
+    let at = 0;
+    for (const p of lists) {
+      if (p.bits) {
+        p.bits.trim();
+        continue;
+      }
+      shared.set(p.sorted(), at);
+      p.flat = shared;
+      p.start = at;
+      p.cap = p.n;
+      at += p.n;
+    }
+  }
+
+  /** The flat documents (a view). */
+  private sorted(): Uint32Array {
+    return this.flat!.subarray(this.start, this.start + this.n);
+  }
+
   /** The documents, ascending (a copy). */
   docs(): Uint32Array {
-    return this.bits ? this.bits.toArray() : this.flat!.slice(0, this.n);
+    return this.bits ? this.bits.toArray() : this.flat!.slice(this.start, this.start + this.n);
+  }
+
+  /** Room for `need` documents in an array of this list's own. */
+  private grow(need: number): void {
+    const grown = new Uint32Array(need);
+    grown.set(this.sorted());
+    this.flat = grown;
+    this.start = 0;
+    this.cap = need;
   }
 
   append(doc: number): void {
@@ -40,54 +84,48 @@ export class PostingList {
       this.bits.append(doc);
       return;
     }
-    let flat = this.flat!;
-    if (this.n > 0 && flat[this.n - 1]! >= doc) {
-      if (flat[this.n - 1] === doc) return;
-      throw new Error(`postings must be appended in order (${doc} after ${flat[this.n - 1]})`);
+    const last = this.n > 0 ? this.flat![this.start + this.n - 1]! : -1;
+    if (last >= doc) {
+      if (last === doc) return;
+      throw new Error(`postings must be appended in order (${doc} after ${last})`);
     }
-    if (this.n === flat.length) {
+    if (this.n === this.cap) {
       if (this.n >= FLAT_MAX) {
-        this.bits = Bitmap.fromSorted(flat, this.n);
+        this.bits = Bitmap.fromSorted(this.sorted());
         this.flat = null;
         this.bits.append(doc);
         return;
       }
-      const grown = new Uint32Array(flat.length * 2);
-      grown.set(flat);
-      this.flat = flat = grown;
+      this.grow(Math.max(2, this.cap * 2));
     }
-    flat[this.n++] = doc;
+    this.flat![this.start + this.n++] = doc;
   }
 
   /** Append src[start, end) (non-decreasing, after every document present; repeats are dropped). */
   appendMany(src: Uint32Array, start: number, end: number): void {
     const count = end - start;
-    let flat = this.flat;
-    if (this.bits || !flat || this.n + count > FLAT_MAX || (this.n > 0 && flat[this.n - 1]! >= src[start]!)) {
+    if (this.bits || this.n + count > FLAT_MAX || (this.n > 0 && this.flat![this.start + this.n - 1]! >= src[start]!)) {
       for (let i = start; i < end; i++) this.append(src[i]!);
       return;
     }
     const need = this.n + count;
-    if (need > flat.length) {
-      // batches arrive with their exact size: a little slack is enough
-      const grown = new Uint32Array(Math.min(FLAT_MAX, need + (need >> 3) + 2));
-      grown.set(flat.subarray(0, this.n));
-      this.flat = flat = grown;
-    }
-    let n = this.n;
+    // batches arrive with their exact size: a little slack is enough
+    if (need > this.cap) this.grow(Math.min(FLAT_MAX, need + (need >> 3) + 2));
+    const flat = this.flat!;
+    let k = this.start + this.n;
     let last = -1;
     for (let i = start; i < end; i++) {
       const d = src[i]!;
-      if (d !== last) flat[n++] = last = d;
+      if (d !== last) flat[k++] = last = d;
     }
-    this.n = n;
+    this.n = k - this.start;
   }
 
   has(doc: number): boolean {
     if (this.bits) return this.bits.has(doc);
     const a = this.flat!;
-    let lo = 0;
-    let hi = this.n - 1;
+    let lo = this.start;
+    let hi = this.start + this.n - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const v = a[mid]!;
@@ -100,26 +138,26 @@ export class PostingList {
 
   /** The list as a bitmap. It may be the list's own storage: treat it as read-only. */
   toBitmap(): Bitmap {
-    return this.bits ?? Bitmap.fromSorted(this.flat!, this.n);
+    return this.bits ?? Bitmap.fromSorted(this.sorted());
   }
 
   addTo(acc: DenseAccumulator): void {
     if (this.bits) acc.addBitmap(this.bits);
-    else acc.addSorted(this.flat!, this.n);
+    else acc.addSorted(this.sorted());
   }
 
   forEach(fn: (doc: number) => void): void {
     if (this.bits) this.bits.forEach(fn);
-    else for (let i = 0; i < this.n; i++) fn(this.flat![i]!);
+    else for (let i = this.start, end = this.start + this.n; i < end; i++) fn(this.flat![i]!);
   }
 
   trim(): void {
     if (this.bits) this.bits.trim();
-    else if (this.flat!.length > this.n) this.flat = this.flat!.slice(0, Math.max(1, this.n));
+    else if (this.cap > this.n) this.grow(Math.max(1, this.n));
   }
 
   byteSize(): number {
-    return this.bits ? this.bits.byteSize() : this.flat!.byteLength;
+    return this.bits ? this.bits.byteSize() : this.cap * 4;
   }
 }
 
