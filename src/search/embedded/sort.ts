@@ -329,10 +329,17 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
   let threshold = Infinity; // normalized keys ascend: keep the k smallest
   const missing = first.missingFirst ? -Infinity : Infinity;
   const sign = first.desc ? -1 : 1;
+  // Newer documents have larger numbers and mostly larger dates and ids: read in the direction
+  // of the order, the best come first and the rest fail the threshold, where the other way every
+  // document would beat the buffer and force a cut every few thousand. Results do not depend on
+  // the direction (ties are settled by the comparator).
+  const last = docs.length - 1;
+  const step = first.desc ? -1 : 1;
+  const start = first.desc ? last : 0;
   if (first.random) {
     // scores are randomBits / 2^24 · boost (boost > 0): the bits order the same way
     const { h0, ids } = first.random;
-    for (let i = 0; i < docs.length; i++) {
+    for (let j = 0, i = start; j <= last; j++, i += step) {
       const d = docs[i]!;
       const id = ids[d]!;
       let v: number;
@@ -363,7 +370,7 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
     const pres = col.present;
     const f32 = col.float32;
     const len = col.length;
-    for (let i = 0; i < docs.length; i++) {
+    for (let j = 0, i = start; j <= last; j++, i += step) {
       const d = docs[i]!;
       const v = d >= len || (pres[d >>> 5]! & (1 << (d & 31))) === 0 ? missing : sign * (f32 ? Math.fround(vals[d]!) : vals[d]!);
       if (v <= threshold) {
@@ -374,7 +381,7 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
     }
   } else {
     const fn = first.key;
-    for (let i = 0; i < docs.length; i++) {
+    for (let j = 0, i = start; j <= last; j++, i += step) {
       const d = docs[i]!;
       const raw = fn(d);
       const v = raw === undefined || raw !== raw ? missing : sign * raw;
