@@ -1,5 +1,5 @@
 import { compareStrings } from '../../../grammar/patterns.js';
-import { StringTerms, type TermStore } from './term-store.js';
+import { finalizeHash, FNV_OFFSET, fnvStep, StringTerms, type TermStore } from './term-store.js';
 
 /*
  * Content hashes (`sha512_hash`, `orig_sha512_hash`: 128 lowercase hex digits) are a term per
@@ -25,15 +25,10 @@ function isLowerHex(s: string): boolean {
   return true;
 }
 
-/** FNV-1a over the bytes, then murmur3's finalizer: the table uses the low bits. */
 function hashBytes(b: Uint8Array, start: number, n: number): number {
-  let h = 0x811c9dc5;
-  for (let i = start; i < start + n; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  let h = FNV_OFFSET;
+  for (let i = start; i < start + n; i++) h = fnvStep(h, b[i]!);
+  return finalizeHash(h);
 }
 
 /** Lowercase hex terms of one even length, packed; terms of other shapes are kept as strings. */

@@ -52,7 +52,9 @@ export class PostingList {
         p.bits.trim();
         continue;
       }
-      shared.set(p.sorted(), at);
+      // element by element: most lists are a few documents, less than a view of them costs
+      const flat = p.flat!;
+      for (let i = 0; i < p.n; i++) shared[at + i] = flat[p.start + i]!;
       p.flat = shared;
       p.start = at;
       p.cap = p.n;
@@ -60,9 +62,10 @@ export class PostingList {
     }
   }
 
-  /** The flat documents (a view). */
+  /** The flat documents: the array itself when it holds exactly them, else a view. */
   private sorted(): Uint32Array {
-    return this.flat!.subarray(this.start, this.start + this.n);
+    const flat = this.flat!;
+    return this.start === 0 && flat.length === this.n ? flat : flat.subarray(this.start, this.start + this.n);
   }
 
   /** The documents, ascending (a copy). */

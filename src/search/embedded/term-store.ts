@@ -20,10 +20,37 @@ export interface TermStore {
   byteSize(): number;
 }
 
-/** Any terms, as JS strings with a map back to their ordinals. */
+/** FNV-1a's offset basis and one step, over bytes or UTF-16 code units. */
+export const FNV_OFFSET = 0x811c9dc5;
+export function fnvStep(h: number, unit: number): number {
+  return Math.imul(h ^ unit, 0x01000193);
+}
+
+/** Murmur3's finalizer: spreads every bit of `h` over the low bits an open-addressing table uses. */
+export function finalizeHash(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+function hashString(s: string): number {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < s.length; i++) h = fnvStep(h, s.charCodeAt(i));
+  return finalizeHash(h);
+}
+
+/**
+ * Any terms, as JS strings, with an open-addressing table of ordinals to find them. A `Map`
+ * would cost some 30 to 50 bytes of heap per term more than the table's 8 to 16, and its
+ * backing array is a million tagged slots for every garbage collection to walk on a large
+ * board.
+ */
 export class StringTerms implements TermStore {
   private readonly terms: string[] = [];
-  private readonly ords = new Map<string, number>();
+  /** Linear probing: ordinal + 1 of each term, 0 when empty; at most half full. */
+  private slots = new Int32Array(16);
 
   get size(): number {
     return this.terms.length;
@@ -34,13 +61,14 @@ export class StringTerms implements TermStore {
   }
 
   find(term: string): number {
-    return this.ords.get(term) ?? -1;
+    return this.slots[this.slotOf(term, hashString(term))]! - 1;
   }
 
   add(term: string): number {
     const ord = this.terms.length;
     this.terms.push(term);
-    this.ords.set(term, ord);
+    if (2 * this.terms.length > this.slots.length) this.rehash();
+    else this.slots[this.slotOf(term, hashString(term))] = ord + 1;
     return ord;
   }
 
@@ -48,19 +76,37 @@ export class StringTerms implements TermStore {
     return compareStrings(this.terms[a]!, this.terms[b]!);
   }
 
-  /** Every term in ordinal order (the store's own array: read-only). */
-  all(): readonly string[] {
-    return this.terms;
-  }
-
   trim(): void {
     // nothing is grown ahead
   }
 
   byteSize(): number {
-    // string header and characters, array slot, map entry
-    let n = 0;
-    for (const t of this.terms) n += t.length + 40;
+    // string header and characters, array slot
+    let n = this.slots.byteLength;
+    for (const t of this.terms) n += t.length + 24;
     return n;
+  }
+
+  /** The slot holding `term`, or the empty slot where it belongs. */
+  private slotOf(term: string, hash: number): number {
+    const { slots, terms } = this;
+    const mask = slots.length - 1;
+    for (let s = hash & mask; ; s = (s + 1) & mask) {
+      const entry = slots[s]!;
+      if (entry === 0 || terms[entry - 1] === term) return s;
+    }
+  }
+
+  /** A table twice as large, holding every term. */
+  private rehash(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    const terms = this.terms;
+    for (let ord = 0; ord < terms.length; ord++) {
+      let s = hashString(terms[ord]!) & mask;
+      while (slots[s] !== 0) s = (s + 1) & mask;
+      slots[s] = ord + 1;
+    }
+    this.slots = slots;
   }
 }
