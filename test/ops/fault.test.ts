@@ -519,12 +519,14 @@ describe('SIGKILL in the middle of uploads, processing and indexing, then restar
       await sql!`update jobs set locked_at = now() - ${`${STALE_LOCK_SECONDS + 60} seconds`}::interval where id in ${sql!(orphaned.map((o) => o.id))}`;
       await sql!`select pg_notify('jobs', 'process-image')`;
     }
+    // A job writes its image, then marks itself done in a later statement: wait for both.
     await waitUntil(
-      'every upload processed',
+      'every upload processed and its job done',
       async () => {
-        const [row] = await sql!<{ n: number }[]>`
-          select count(*)::int as n from images where user_id = ${uploader!.id} and not (processed and thumbnails_generated)`;
-        return row!.n === 0;
+        const [row] = await sql!<{ n: number; open: number }[]>`
+          select (select count(*)::int from images where user_id = ${uploader!.id} and not (processed and thumbnails_generated)) as n,
+                 (select count(*)::int from jobs where state = 'running') as open`;
+        return row!.n === 0 && row!.open === 0;
       },
       150_000,
       500,
