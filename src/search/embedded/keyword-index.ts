@@ -37,9 +37,9 @@ export class TermDictionary {
   /**
    * What each term holds, by ordinal: its one document (≥ 0), none (-1), or, for a term held by
    * two documents or more, `-2 - i` for its posting list `lists[i]`. A term held by one document
-   * (hashes, file names, source URLs: several per image) has no list: a list object with its
-   * array costs some 200 bytes and three heap objects, and a million images hold millions of
-   * such terms, which made every full garbage collection slow; nor a slot in `lists`.
+   * (hashes, file names, source URLs: several per image) has neither a list nor a slot in
+   * `lists`: a list object costs heap objects of its own, and a million images hold millions of
+   * such terms, which made every full garbage collection slow.
    */
   private held: Int32Array = new Int32Array(0);
   /** Posting lists of the terms held by two documents or more, in order of their second document. */
