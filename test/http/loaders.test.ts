@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
 import { renderComments } from '../../src/http/loaders/comments.js';
 import { renderGalleries } from '../../src/http/loaders/galleries.js';
-import { renderImages } from '../../src/http/loaders/images.js';
+import { renderImageListJson, renderImages } from '../../src/http/loaders/images.js';
 import { renderPosts } from '../../src/http/loaders/posts.js';
 import { renderTags } from '../../src/http/loaders/tags.js';
 import type { AppDeps } from '../../src/http/context.js';
@@ -37,6 +37,9 @@ describe('batch renderers', () => {
     ]);
     for (const i of list) assertShape(i, IMAGE);
     expect(await renderImages(deps, [], { filter: null, user: null })).toEqual([]);
+    // without caches (as while changes cannot be heard), the list text is rendered afresh: the same
+    const texts = await renderImageListJson(deps, [b.id, 999999, a.id, b.id], { filter, user: null });
+    expect(texts).toEqual(list.map((i) => JSON.stringify(i)));
   });
 
   it('renders galleries with both user/user_id and creator/creator_id', async () => {
