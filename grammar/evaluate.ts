@@ -13,6 +13,7 @@
 import type { Query } from './dsl.js';
 import type { FieldMapping, IndexMapping } from '../src/search/mapping.js';
 import { analyzerFor, type AnalyzedText } from './text.js';
+import { compileDateBound, parseTimeZone, toEpochMillis } from './dates.js';
 import { compareStrings, compileWildcard, fuzzyMaxEdits, withinEditDistance } from './patterns.js';
 
 export type Doc = Record<string, unknown>;
@@ -321,156 +322,6 @@ function queryBoolean(v: unknown, field: string): boolean {
 // Dates: strict_date_optional_time || epoch_millis, and date math
 // ---------------------------------------------------------------------------------------------
 
-const DAY = 86_400_000;
-
-/** Days since the epoch of a proleptic Gregorian date (month 1–12). */
-function daysFromCivil(y: number, m: number, d: number): number {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-function daysInMonth(y: number, m: number): number {
-  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
-  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-}
-
-function digitsAt(s: string, i: number, n: number): number {
-  let v = 0;
-  for (let k = 0; k < n; k++) {
-    const c = s.charCodeAt(i + k) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
-}
-
-/**
- * Parses an ISO 8601 date as `strict_date_optional_time` does (`yyyy[-MM[-dd[THH[:mm[:ss[.f]]]]]]`
- * with an optional `Z`/`±HH[:mm]` offset; a space is accepted for `T`), or returns NaN.
- * Without an offset the string is read at `tzOffset` (minutes east of UTC). With `roundUp`,
- * missing fields default the way OpenSearch's round-up parser does (month and day 1, time
- * 23:59:59.999), which makes `lte`/`gt` on a bare date cover the whole day.
- */
-function parseIsoDate(s: string, roundUp = false, tzOffset = 0): number {
-  const n = s.length;
-  let i = 0;
-  let sign = 1;
-  if (s.charCodeAt(0) === 45 /* - */ || s.charCodeAt(0) === 43 /* + */) {
-    sign = s.charCodeAt(0) === 45 ? -1 : 1;
-    i = 1;
-  }
-  const year = digitsAt(s, i, 4);
-  if (year < 0) return NaN;
-  i += 4;
-  let month = 1;
-  let day = 1;
-  let hour = roundUp ? 23 : 0;
-  let minute = roundUp ? 59 : 0;
-  let second = roundUp ? 59 : 0;
-  let ms = roundUp ? 999 : 0;
-  let offsetMin = tzOffset;
-  parse: {
-    if (i === n) break parse;
-    if (s[i] !== '-') return NaN;
-    month = digitsAt(s, i + 1, 2);
-    if (month < 1 || month > 12) return NaN;
-    i += 3;
-    if (i === n) break parse;
-    if (s[i] !== '-') return NaN;
-    day = digitsAt(s, i + 1, 2);
-    if (day < 1 || day > daysInMonth(sign * year, month)) return NaN;
-    i += 3;
-    if (i === n) break parse;
-    const t = s[i];
-    if (t !== 'T' && t !== 't' && t !== ' ') return NaN;
-    hour = digitsAt(s, i + 1, 2);
-    if (hour < 0 || hour > 23) return NaN;
-    i += 3;
-    if (i < n && s[i] === ':') {
-      minute = digitsAt(s, i + 1, 2);
-      if (minute < 0 || minute > 59) return NaN;
-      i += 3;
-      if (i < n && s[i] === ':') {
-        second = digitsAt(s, i + 1, 2);
-        if (second < 0 || second > 59) return NaN;
-        i += 3;
-        if (i < n && (s[i] === '.' || s[i] === ',')) {
-          i++;
-          let digits = 0;
-          ms = 0;
-          while (i < n) {
-            const c = s.charCodeAt(i) - 48;
-            if (c < 0 || c > 9) break;
-            if (digits < 3) ms = ms * 10 + c;
-            digits++;
-            i++;
-          }
-          if (digits === 0 || digits > 9) return NaN;
-          for (let k = digits; k < 3; k++) ms *= 10;
-        } else if (!roundUp) {
-          ms = 0;
-        }
-      } else if (!roundUp) {
-        second = 0;
-      }
-    }
-    if (i === n) break parse;
-    const z = s[i];
-    if (z === 'Z' || z === 'z') {
-      offsetMin = 0;
-      i++;
-    } else if (z === '+' || z === '-') {
-      const oh = digitsAt(s, i + 1, 2);
-      if (oh < 0 || oh > 18) return NaN;
-      i += 3;
-      let om = 0;
-      if (i < n && s[i] === ':') {
-        om = digitsAt(s, i + 1, 2);
-        i += 3;
-      } else if (i + 2 <= n && digitsAt(s, i, 2) >= 0) {
-        om = digitsAt(s, i, 2);
-        i += 2;
-      }
-      if (om < 0 || om > 59) return NaN;
-      offsetMin = (z === '-' ? -1 : 1) * (oh * 60 + om);
-    } else {
-      return NaN;
-    }
-    if (i !== n) return NaN;
-  }
-  const days = daysFromCivil(sign * year, month, day);
-  return days * DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms - offsetMin * 60_000;
-}
-
-const EPOCH_MILLIS_RE = /^-?\d+(\.\d+)?$/;
-
-/** A date value in a document: Date, epoch millis (number or digits), or an ISO string. */
-function docDate(v: unknown): number {
-  if (typeof v === 'string') {
-    const t = parseIsoDate(v);
-    if (t === t) return t;
-    if (EPOCH_MILLIS_RE.test(v)) return Math.trunc(Number(v));
-    return NaN;
-  }
-  if (typeof v === 'number') return Math.trunc(v);
-  if (v instanceof Date) return v.getTime();
-  return NaN;
-}
-
-/** Time zone parameter as minutes east of UTC (fixed offsets and UTC only). */
-function parseTimeZone(tz: unknown): number {
-  if (tz === undefined || tz === null) return 0;
-  if (typeof tz !== 'string') throw new Error(`Invalid time_zone: ${String(tz)}`);
-  if (tz === 'UTC' || tz === 'Z' || tz === 'GMT' || tz === 'Etc/UTC') return 0;
-  const m = /^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$/.exec(tz);
-  if (!m) throw new Error(`Unsupported time_zone: ${tz} (use UTC or a fixed offset such as +01:00)`);
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0));
-}
-
 interface DateFormat {
   epochSecond: boolean;
 }
@@ -480,131 +331,6 @@ function parseFormat(format: unknown): DateFormat {
   if (typeof format !== 'string') throw new Error(`Invalid date format: ${String(format)}`);
   const names = format.split('||');
   return { epochSecond: names.includes('epoch_second') && !names.includes('epoch_millis') };
-}
-
-const MATH_RE = /([+-])(\d+)([yMwdhHms])|\/([yMwdhHms])/y;
-
-/** Adds `n` units to a UTC-shifted instant with Java-style month arithmetic (day clamped). */
-function addUnit(t: number, n: number, unit: string): number {
-  switch (unit) {
-    case 's':
-      return t + n * 1000;
-    case 'm':
-      return t + n * 60_000;
-    case 'h':
-    case 'H':
-      return t + n * 3_600_000;
-    case 'd':
-      return t + n * DAY;
-    case 'w':
-      return t + n * 7 * DAY;
-    case 'M':
-    case 'y': {
-      const d = new Date(t);
-      let y = d.getUTCFullYear();
-      let m = d.getUTCMonth() + (unit === 'M' ? n : 12 * n);
-      y += Math.floor(m / 12);
-      m = ((m % 12) + 12) % 12;
-      const day = Math.min(d.getUTCDate(), daysInMonth(y, m + 1));
-      const timeOfDay = ((t % DAY) + DAY) % DAY;
-      return daysFromCivil(y, m + 1, day) * DAY + timeOfDay;
-    }
-    default:
-      throw new Error(`Unknown date math unit: ${unit}`);
-  }
-}
-
-/** Start of the unit containing `t` (t already shifted to local time). */
-function floorUnit(t: number, unit: string): number {
-  switch (unit) {
-    case 's':
-      return Math.floor(t / 1000) * 1000;
-    case 'm':
-      return Math.floor(t / 60_000) * 60_000;
-    case 'h':
-    case 'H':
-      return Math.floor(t / 3_600_000) * 3_600_000;
-    case 'd':
-      return Math.floor(t / DAY) * DAY;
-    case 'w': {
-      const days = Math.floor(t / DAY);
-      const dow = (((days + 3) % 7) + 7) % 7; // 0 = Monday (1970-01-01 was a Thursday)
-      return (days - dow) * DAY;
-    }
-    case 'M': {
-      const d = new Date(t);
-      return daysFromCivil(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) * DAY;
-    }
-    case 'y': {
-      const d = new Date(t);
-      return daysFromCivil(d.getUTCFullYear(), 1, 1) * DAY;
-    }
-    default:
-      throw new Error(`Unknown date math unit: ${unit}`);
-  }
-}
-
-/**
- * A compiled date bound: a constant instant, or a function of `now` for date math on `now`.
- * `roundUp` is true for `gt`/`lte` (rounding goes to the last millisecond of the unit).
- */
-function compileDateValue(
-  value: unknown,
-  roundUp: boolean,
-  tzOffset: number,
-  format: DateFormat,
-  field: string,
-): number | ((now: number) => number) {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`[${field}] failed to parse date field [${value}]`);
-    return Math.trunc(format.epochSecond ? value * 1000 : value);
-  }
-  if (typeof value !== 'string') throw new Error(`[${field}] failed to parse date field [${String(value)}]`);
-  let anchor: string;
-  let math: string;
-  let isNow = false;
-  if (value.startsWith('now')) {
-    isNow = true;
-    anchor = 'now';
-    math = value.slice(3);
-  } else {
-    const sep = value.indexOf('||');
-    anchor = sep >= 0 ? value.slice(0, sep) : value;
-    math = sep >= 0 ? value.slice(sep + 2) : '';
-  }
-  // parse the math once
-  const ops: Array<{ kind: 'add'; n: number; unit: string } | { kind: 'round'; unit: string }> = [];
-  MATH_RE.lastIndex = 0;
-  let pos = 0;
-  while (pos < math.length) {
-    MATH_RE.lastIndex = pos;
-    const m = MATH_RE.exec(math);
-    if (!m) throw new Error(`[${field}] failed to parse date field [${value}]: invalid date math`);
-    if (m[4] !== undefined) ops.push({ kind: 'round', unit: m[4] });
-    else ops.push({ kind: 'add', n: (m[1] === '-' ? -1 : 1) * Number(m[2]), unit: m[3] as string });
-    pos = MATH_RE.lastIndex;
-  }
-  const apply = (base: number): number => {
-    // math works on local wall time, then converts back
-    let t = base + tzOffset * 60_000;
-    for (const op of ops) {
-      if (op.kind === 'add') t = addUnit(t, op.n, op.unit);
-      else t = roundUp ? addUnit(floorUnit(t, op.unit), 1, op.unit) - 1 : floorUnit(t, op.unit);
-    }
-    return t - tzOffset * 60_000;
-  };
-  if (isNow) return (now: number) => apply(now);
-  let base: number;
-  if (format.epochSecond && EPOCH_MILLIS_RE.test(anchor)) {
-    base = Math.trunc(Number(anchor) * 1000);
-  } else if (/^\d{4}$/.test(anchor) || !EPOCH_MILLIS_RE.test(anchor)) {
-    base = parseIsoDate(anchor, roundUp && ops.length === 0, tzOffset);
-  } else {
-    base = Math.trunc(Number(anchor));
-  }
-  if (base !== base) throw new Error(`[${field}] failed to parse date field [${value}]`);
-  return apply(base);
 }
 
 function looksLikeDate(s: string): boolean {
@@ -1022,8 +748,8 @@ function equalsPredicate(field: Field, raw: string | number | boolean, caseInsen
       let qDate: [number, number] | null = typeof raw === 'number' ? [Math.trunc(raw), Math.trunc(raw)] : null;
       if (typeof raw === 'string' && looksLikeDate(raw)) {
         try {
-          const lo = compileDateValue(raw, false, 0, { epochSecond: false }, name);
-          const hi = compileDateValue(raw, true, 0, { epochSecond: false }, name);
+          const lo = compileDateBound(raw, false, {}, name);
+          const hi = compileDateBound(raw, true, {}, name);
           if (typeof lo === 'number' && typeof hi === 'number') qDate = [lo, hi];
         } catch {
           qDate = null;
@@ -1038,7 +764,7 @@ function equalsPredicate(field: Field, raw: string | number | boolean, caseInsen
               return ip !== null && inNet(ip, qNet);
             }
             if (qDate !== null && looksLikeDate(v)) {
-              const t = docDate(v);
+              const t = toEpochMillis(v);
               return t >= qDate[0] && t <= qDate[1];
             }
             return false;
@@ -1075,11 +801,11 @@ function equalsPredicate(field: Field, raw: string | number | boolean, caseInsen
       return (v) => docNumber(v) === n;
     }
     case 'date': {
-      const lo = compileDateValue(raw, false, 0, { epochSecond: false }, name);
-      const hi = compileDateValue(raw, true, 0, { epochSecond: false }, name);
+      const lo = compileDateBound(raw, false, {}, name);
+      const hi = compileDateBound(raw, true, {}, name);
       if (typeof lo === 'number' && typeof hi === 'number') {
         return (v) => {
-          const t = docDate(v);
+          const t = toEpochMillis(v);
           return t >= lo && t <= hi;
         };
       }
@@ -1473,8 +1199,8 @@ function compileDateInterval(b: Bounds, spec: Record<string, unknown>, ctx: Ctx,
   const hiInc = b.lt === undefined;
   // gt rounds up then excludes; gte rounds down and includes; lt rounds down and excludes;
   // lte rounds up and includes
-  const lo = loRaw === undefined ? -Infinity : compileDateValue(loRaw, !loInc, tz, format, name);
-  const hi = hiRaw === undefined ? Infinity : compileDateValue(hiRaw, hiInc, tz, format, name);
+  const lo = loRaw === undefined ? -Infinity : compileDateBound(loRaw, !loInc, { tzOffset: tz, epochSecond: format.epochSecond }, name);
+  const hi = hiRaw === undefined ? Infinity : compileDateBound(hiRaw, hiInc, { tzOffset: tz, epochSecond: format.epochSecond }, name);
   if (typeof lo === 'number' && typeof hi === 'number') {
     const fixed = makeDateInterval(lo, loInc, hi, hiInc);
     return () => fixed;
@@ -1501,7 +1227,7 @@ function compileDateRange(field: Field, b: Bounds, spec: Record<string, unknown>
       const r = interval.testIso(v);
       if (r >= 0) return r === 1;
     }
-    const t = docDate(v);
+    const t = toEpochMillis(v);
     return t === t && interval.test(t);
   };
   return (d) => {
@@ -1568,7 +1294,7 @@ function compileInferredRange(field: Field, b: Bounds, spec: Record<string, unkn
     if (typeof v === 'string') {
       if (numeric !== null && isNumeric(v)) return numeric(Number(v));
       if (dateInterval !== null && looksLikeDate(v)) {
-        const t = docDate(v);
+        const t = toEpochMillis(v);
         return t === t && dateWithin(t);
       }
       return stringWithin(v);

@@ -3,7 +3,7 @@ import { analyzerFor } from '../../../grammar/text.js';
 import { fuzzyMaxEdits } from '../../../grammar/patterns.js';
 import { Bitmap } from './bitmap.js';
 import type { NumericRange } from './columns.js';
-import { parseDateBound, parseTimeZone } from './dates.js';
+import { parseDateBound, parseTimeZone } from '../../../grammar/dates.js';
 import type { Field, LeafField, TermField } from './field-set.js';
 import { ipKey, ipKeyRange } from './ip.js';
 import type { TermDictionary } from './keyword-index.js';

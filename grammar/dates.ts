@@ -1,8 +1,8 @@
 /**
- * Date values as the embedded engine stores and compares them: epoch milliseconds (UTC), with
- * OpenSearch's default date format (`strict_date_optional_time||epoch_millis`), its round-up
- * parser for `lte`/`gt` bounds, date math (`now-1d/d`, `2024-01-01||+1M`), `time_zone` as a
- * fixed offset and `format: epoch_second`.
+ * Date values as OpenSearch reads them, for the evaluator and the embedded engine alike: epoch
+ * milliseconds (UTC), with the default date format (`strict_date_optional_time||epoch_millis`),
+ * the round-up parser for `lte`/`gt` bounds, date math (`now-1d/d`, `2024-01-01||+1M`),
+ * `time_zone` as a fixed offset and `format: epoch_second`.
  */
 
 const DAY = 86_400_000;
@@ -215,40 +215,52 @@ export interface DateBoundOptions {
 }
 
 /**
- * A date bound as epoch milliseconds. `roundUp` is true for `gt` and `lte`: rounding (`/d`) and
- * a bare date go to the last millisecond of their unit.
+ * A date bound: a constant instant, or a function of `now` when it is date math on `now` (so a
+ * compiled predicate moves with the clock). `roundUp` is true for `gt` and `lte`: rounding
+ * (`/d`) and a bare date go to the last millisecond of their unit. Errors name `field` if given.
  */
-export function parseDateBound(value: unknown, roundUp: boolean, now: number, opts: DateBoundOptions = {}): number {
+export function compileDateBound(value: unknown, roundUp: boolean, opts: DateBoundOptions = {}, field?: string): number | ((now: number) => number) {
   const tz = opts.tzOffset ?? 0;
+  const fail = (detail = '') => new Error(`${field === undefined ? '' : `[${field}] `}failed to parse date field [${String(value)}]${detail}`);
   if (value instanceof Date) return value.getTime();
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`failed to parse date field [${value}]`);
+    if (!Number.isFinite(value)) throw fail();
     return Math.trunc(opts.epochSecond ? value * 1000 : value);
   }
-  if (typeof value !== 'string') throw new Error(`failed to parse date field [${String(value)}]`);
-  let math: string;
-  let base: number;
-  if (value.startsWith('now')) {
-    math = value.slice(3);
-    base = now;
-  } else {
-    const sep = value.indexOf('||');
-    const anchor = sep >= 0 ? value.slice(0, sep) : value;
-    math = sep >= 0 ? value.slice(sep + 2) : '';
-    if (opts.epochSecond && EPOCH_MILLIS_RE.test(anchor)) base = Math.trunc(Number(anchor) * 1000);
-    else if (/^\d{4}$/.test(anchor) || !EPOCH_MILLIS_RE.test(anchor)) base = parseIsoDate(anchor, roundUp && math === '', tz);
-    else base = Math.trunc(Number(anchor));
-  }
-  if (base !== base) throw new Error(`failed to parse date field [${value}]`);
-  let t = base + tz * 60_000;
+  if (typeof value !== 'string') throw fail();
+  const isNow = value.startsWith('now');
+  const sep = isNow ? -1 : value.indexOf('||');
+  const anchor = isNow ? 'now' : sep >= 0 ? value.slice(0, sep) : value;
+  const math = isNow ? value.slice(3) : sep >= 0 ? value.slice(sep + 2) : '';
+  const ops: ({ add: number; unit: string } | { round: string })[] = [];
   let pos = 0;
   while (pos < math.length) {
     MATH_RE.lastIndex = pos;
     const m = MATH_RE.exec(math);
-    if (!m) throw new Error(`failed to parse date field [${value}]: invalid date math`);
-    if (m[4] !== undefined) t = roundUp ? addUnit(floorUnit(t, m[4]), 1, m[4]) - 1 : floorUnit(t, m[4]);
-    else t = addUnit(t, (m[1] === '-' ? -1 : 1) * Number(m[2]), m[3]!);
+    if (!m) throw fail(': invalid date math');
+    ops.push(m[4] !== undefined ? { round: m[4] } : { add: (m[1] === '-' ? -1 : 1) * Number(m[2]), unit: m[3]! });
     pos = MATH_RE.lastIndex;
   }
-  return t - tz * 60_000;
+  // date math works on local wall time, then converts back
+  const apply = (base: number): number => {
+    let t = base + tz * 60_000;
+    for (const op of ops) {
+      if ('round' in op) t = roundUp ? addUnit(floorUnit(t, op.round), 1, op.round) - 1 : floorUnit(t, op.round);
+      else t = addUnit(t, op.add, op.unit);
+    }
+    return t - tz * 60_000;
+  };
+  if (isNow) return apply;
+  let base: number;
+  if (opts.epochSecond && EPOCH_MILLIS_RE.test(anchor)) base = Math.trunc(Number(anchor) * 1000);
+  else if (/^\d{4}$/.test(anchor) || !EPOCH_MILLIS_RE.test(anchor)) base = parseIsoDate(anchor, roundUp && ops.length === 0, tz);
+  else base = Math.trunc(Number(anchor));
+  if (base !== base) throw fail();
+  return apply(base);
+}
+
+/** A date bound as epoch milliseconds at `now` (see `compileDateBound`). */
+export function parseDateBound(value: unknown, roundUp: boolean, now: number, opts: DateBoundOptions = {}): number {
+  const bound = compileDateBound(value, roundUp, opts);
+  return typeof bound === 'number' ? bound : bound(now);
 }
