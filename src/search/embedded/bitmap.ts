@@ -71,12 +71,6 @@ function fromWords(w: Uint32Array, n: number): Container | undefined {
   return n <= ARRAY_MAX ? bitsToArray(w, n) : new BitsetContainer(w, n);
 }
 
-function countWords(w: Uint32Array): number {
-  let n = 0;
-  for (let i = 0; i < w.length; i++) n += popcount(w[i]!);
-  return n;
-}
-
 function copyContainer(c: Container): Container {
   return c.kind === 0 ? new ArrayContainer(c.a.slice(0, c.n), c.n) : new BitsetContainer(c.w.slice(), c.n);
 }
