@@ -38,7 +38,7 @@ function digitsAt(s: string, i: number, n: number): number {
  * UTC. With `roundUp`, missing fields default as OpenSearch's round-up parser does (month and
  * day 1, time 23:59:59.999), so `lte` / `gt` on a bare date cover that whole day.
  */
-export function parseIsoDate(s: string, roundUp = false, tzOffset = 0): number {
+function parseIsoDate(s: string, roundUp = false, tzOffset = 0): number {
   const n = s.length;
   let i = 0;
   let sign = 1;

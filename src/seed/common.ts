@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { RECORD_CHANGES_CHANNEL } from '../db/change-feed.js';
 import type { Database } from '../db/client.js';
 import { FileStore } from '../media/storage.js';
 import type { Executor } from '../tags/db.js';
@@ -71,7 +72,7 @@ export async function insertChunked<T extends PgTable>(
  * again (see `src/db/change-feed.ts`).
  */
 export async function skipOutbox(tx: Executor): Promise<void> {
-  await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true), pg_notify('record_changes', '*')`);
+  await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true), pg_notify(${RECORD_CHANGES_CHANNEL}, '*')`);
 }
 
 /** Where the files of a board go: image files and the avatar, badge and tag-image assets. */
