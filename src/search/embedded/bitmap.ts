@@ -6,7 +6,10 @@
  * Containers are indexed directly by chunk number (`c[x >>> 16]`): document numbers are dense,
  * so a million documents need 16 slots. Binary operations never mutate their operands and never
  * share containers with them, so a result can be changed without touching an index's postings.
+ * Inside a search their containers live in search memory (search-memory.ts).
  */
+
+import { u16, u32 } from './search-memory.js';
 
 export const ARRAY_MAX = 4096;
 const WORDS = 2048;
@@ -42,7 +45,7 @@ function ctz(x: number): number {
 }
 
 function bitsToArray(w: Uint32Array, n: number): ArrayContainer {
-  const a = new Uint16Array(n);
+  const a = u16(n);
   let k = 0;
   for (let i = 0; i < WORDS; i++) {
     let word = w[i]!;
@@ -56,7 +59,7 @@ function bitsToArray(w: Uint32Array, n: number): ArrayContainer {
 }
 
 function arrayToBits(c: ArrayContainer): BitsetContainer {
-  const w = new Uint32Array(WORDS);
+  const w = u32(WORDS);
   const a = c.a;
   for (let i = 0; i < c.n; i++) {
     const v = a[i]!;
@@ -72,7 +75,18 @@ function fromWords(w: Uint32Array, n: number): Container | undefined {
 }
 
 function copyContainer(c: Container): Container {
-  return c.kind === 0 ? new ArrayContainer(c.a.slice(0, c.n), c.n) : new BitsetContainer(c.w.slice(), c.n);
+  if (c.kind === 0) {
+    const a = u16(c.n);
+    a.set(c.a.subarray(0, c.n));
+    return new ArrayContainer(a, c.n);
+  }
+  return new BitsetContainer(copyWords(c.w), c.n);
+}
+
+function copyWords(w: Uint32Array): Uint32Array {
+  const out = u32(WORDS);
+  out.set(w);
+  return out;
 }
 
 function hasIn(c: Container, low: number): boolean {
@@ -122,7 +136,7 @@ function andC(x: Container, y: Container): Container | undefined {
   if (x.kind === 0 && y.kind === 0) return andAA(x, y);
   if (x.kind === 0) return andAB(x, y as BitsetContainer);
   if (y.kind === 0) return andAB(y, x);
-  const w = new Uint32Array(WORDS);
+  const w = u32(WORDS);
   const a = x.w;
   const b = y.w;
   let n = 0;
@@ -141,7 +155,7 @@ function andAA(x: ArrayContainer, y: ArrayContainer): ArrayContainer | undefined
     small = y;
     big = x;
   }
-  const out = new Uint16Array(small.n);
+  const out = u16(small.n);
   let k = 0;
   const a = small.a;
   const b = big.a;
@@ -173,7 +187,7 @@ function andAA(x: ArrayContainer, y: ArrayContainer): ArrayContainer | undefined
 }
 
 function andAB(x: ArrayContainer, y: BitsetContainer): ArrayContainer | undefined {
-  const out = new Uint16Array(x.n);
+  const out = u16(x.n);
   let k = 0;
   const a = x.a;
   const w = y.w;
@@ -193,7 +207,7 @@ function orC(x: Container, y: Container): Container {
   }
   if (x.kind === 0) return orAB(x, y as BitsetContainer);
   if (y.kind === 0) return orAB(y, x);
-  const w = new Uint32Array(WORDS);
+  const w = u32(WORDS);
   const a = x.w;
   const b = y.w;
   let n = 0;
@@ -210,7 +224,7 @@ function orAA(x: ArrayContainer, y: ArrayContainer): ArrayContainer {
   const b = y.a;
   const an = x.n;
   const bn = y.n;
-  const out = new Uint16Array(an + bn);
+  const out = u16(an + bn);
   let i = 0;
   let j = 0;
   let k = 0;
@@ -252,7 +266,7 @@ function orArrayInto(bits: BitsetContainer, x: ArrayContainer): void {
 }
 
 function orAB(x: ArrayContainer, y: BitsetContainer): BitsetContainer {
-  const bits = new BitsetContainer(y.w.slice(), y.n);
+  const bits = new BitsetContainer(copyWords(y.w), y.n);
   orArrayInto(bits, x);
   return bits;
 }
@@ -260,7 +274,7 @@ function orAB(x: ArrayContainer, y: BitsetContainer): BitsetContainer {
 function andNotC(x: Container, y: Container): Container | undefined {
   if (x.kind === 0) {
     const a = x.a;
-    const out = new Uint16Array(x.n);
+    const out = u16(x.n);
     let k = 0;
     if (y.kind === 1) {
       const w = y.w;
@@ -281,7 +295,7 @@ function andNotC(x: Container, y: Container): Container | undefined {
     }
     return k === 0 ? undefined : new ArrayContainer(out, k);
   }
-  const w = x.w.slice();
+  const w = copyWords(x.w);
   let n = x.n;
   if (y.kind === 0) {
     const b = y.a;
@@ -323,11 +337,11 @@ export class Bitmap {
     for (let key = 0; key * 65536 < n; key++) {
       const len = Math.min(65536, n - key * 65536);
       if (len <= ARRAY_MAX) {
-        const a = new Uint16Array(len);
+        const a = u16(len);
         for (let i = 0; i < len; i++) a[i] = i;
         out.c[key] = new ArrayContainer(a, len);
       } else {
-        const w = new Uint32Array(WORDS);
+        const w = u32(WORDS);
         const full = len >>> 5;
         w.fill(0xffffffff, 0, full);
         if (len & 31) w[full] = (1 << (len & 31)) - 1;
@@ -347,11 +361,11 @@ export class Bitmap {
       while (j < len && values[j]! >>> 16 === key) j++;
       const n = j - i;
       if (n <= ARRAY_MAX) {
-        const a = new Uint16Array(n);
+        const a = u16(n);
         for (let k = 0; k < n; k++) a[k] = values[i + k]! & 0xffff;
         out.c[key] = new ArrayContainer(a, n);
       } else {
-        const w = new Uint32Array(WORDS);
+        const w = u32(WORDS);
         for (let k = i; k < j; k++) {
           const v = values[k]! & 0xffff;
           w[v >>> 5]! |= 1 << (v & 31);
@@ -381,7 +395,7 @@ export class Bitmap {
         if (v !== 0) n += popcount(v);
       }
       if (n === 0) continue;
-      const w = new Uint32Array(WORDS);
+      const w = u32(WORDS);
       w.set(words.subarray(start, end));
       out.c[key] = fromWords(w, n);
     }
@@ -618,7 +632,7 @@ export class Bitmap {
   /** A plain bitset covering at least `nbits` values (bit x of word x>>>5). */
   toWords(nbits: number): Uint32Array {
     const len = Math.max(Math.ceil(nbits / 32), this.c.length * WORDS);
-    const out = new Uint32Array(len);
+    const out = u32(len);
     this.orInto(out);
     return out;
   }
@@ -686,7 +700,7 @@ export class DenseAccumulator {
   readonly words: Uint32Array;
 
   constructor(nbits: number) {
-    this.words = new Uint32Array(Math.max(1, Math.ceil(nbits / 32)));
+    this.words = u32(Math.max(1, Math.ceil(nbits / 32)));
   }
 
   addSorted(values: ArrayLike<number>, len = values.length): void {

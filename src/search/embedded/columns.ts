@@ -1,6 +1,7 @@
 import { Bitmap } from './bitmap.js';
 import { PostingList } from './postings.js';
 import { radixArgsort } from './radix.js';
+import { u32 } from './search-memory.js';
 
 export interface NumericRange {
   lo: number;
@@ -193,7 +194,7 @@ export class NumericColumn {
       if (m) return m.some((v) => set.has(f32 ? Math.fround(v) : v));
       return set.has(f32 ? Math.fround(this.values[d]!) : this.values[d]!);
     };
-    const docs = candidates && candidates.size * 8 < this.length ? candidates.toArray() : null;
+    const docs = candidates && candidates.size * 8 < this.length ? candidates.toArray(u32(candidates.size)) : null;
     const out: number[] = [];
     if (docs) {
       for (const d of docs) if (this.has(d) && hit(d)) out.push(d);
@@ -212,7 +213,7 @@ export class NumericColumn {
     const span = this.length >= SORTED_RANGE_MIN ? this.sortedSpan(r) : null;
     const narrow = span !== null && (span.end - span.start) * 8 < this.length;
     if (candidates && candidates.size * 2 < this.length && !(narrow && span.end - span.start < candidates.size)) {
-      return this.rangeOf(candidates.toArray(), r);
+      return this.rangeOf(candidates.toArray(u32(candidates.size)), r);
     }
     if (narrow) return this.rangeFromSpan(span, r);
     return this.rangeScan(r);
@@ -224,7 +225,7 @@ export class NumericColumn {
     const pres = this.present;
     const { lo, hi, loInclusive, hiInclusive } = r;
     const f32 = this.float32;
-    const out = new Uint32Array(docs.length);
+    const out = u32(docs.length);
     let k = 0;
     for (let i = 0; i < docs.length; i++) {
       const d = docs[i]!;
@@ -246,7 +247,7 @@ export class NumericColumn {
     const { lo, hi, loInclusive, hiInclusive } = r;
     const f32 = this.float32;
     const n = this.length;
-    const words = new Uint32Array((n + 31) >>> 5);
+    const words = u32((n + 31) >>> 5);
     for (let w = 0; w < words.length; w++) {
       let bits = pres[w]!;
       if (bits === 0) continue;
@@ -293,7 +294,7 @@ export class NumericColumn {
 
   private rangeFromSpan(span: { index: SortIndex; start: number; end: number }, r: NumericRange): Bitmap {
     const { perm, upto } = span.index;
-    const words = new Uint32Array((this.length + 31) >>> 5);
+    const words = u32((this.length + 31) >>> 5);
     for (let i = span.start; i < span.end; i++) {
       const d = perm[i]!;
       words[d >>> 5]! |= 1 << (d & 31);

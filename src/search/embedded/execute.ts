@@ -32,6 +32,7 @@ import {
   type ScoreMode,
   type Scorer,
 } from './score.js';
+import { outsideSearchMemory } from './search-memory.js';
 import { atLeast } from './text-index.js';
 
 /*
@@ -112,7 +113,7 @@ const childUniverse = new WeakMap<FieldSet, { length: number; bits: Bitmap }>();
 function allChildren(set: FieldSet): Bitmap {
   const c = childUniverse.get(set);
   if (c && c.length === set.length) return c.bits;
-  const bits = Bitmap.range(set.length);
+  const bits = outsideSearchMemory(() => Bitmap.range(set.length));
   childUniverse.set(set, { length: set.length, bits });
   return bits;
 }
@@ -160,9 +161,9 @@ export class Executor {
           const key = `${name}\u0000${JSON.stringify(values)}`;
           const hit = cachedFilter(scope.index, key);
           if (hit) return leaf(hit, boost);
-          const small = cand !== undefined && cand.size * 64 < env.space;
-          const bits = termsBits(f, values, env, small ? cand : undefined);
-          if (!small) rememberFilter(scope.index, key, bits);
+          if (cand !== undefined && cand.size * 64 < env.space) return leaf(termsBits(f, values, env, cand), boost);
+          const bits = outsideSearchMemory(() => termsBits(f, values, env));
+          rememberFilter(scope.index, key, bits);
           return leaf(bits, boost);
         }
         return leaf(termsBits(f, values, env, cand), boost);

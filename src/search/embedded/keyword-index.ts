@@ -2,6 +2,7 @@ import { compareStrings, compileWildcard, wildcardLiteralPrefix, wildcardLiteral
 import { Bitmap } from './bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
 import { PostingList, unionPostings } from './postings.js';
+import { outsideSearchMemory } from './search-memory.js';
 import { SortedTermText } from './term-text.js';
 import { StringTerms, type TermStore } from './term-store.js';
 
@@ -200,10 +201,13 @@ export class TermDictionary {
     }
   }
 
-  /** Move pending postings into their lists. */
+  /** Move pending postings into their lists (the index's own memory, even inside a search). */
   flush(): void {
+    if (this.logLen > 0) outsideSearchMemory(() => this.flushLog());
+  }
+
+  private flushLog(): void {
     const n = this.logLen;
-    if (n === 0) return;
     this.logLen = 0;
     const lo = this.logOrd;
     const ld = this.logDoc;
@@ -339,7 +343,7 @@ export class TermDictionary {
       this.unions.set(key, hit);
       return hit.bits;
     }
-    const bits = this.union(expand(), space);
+    const bits = outsideSearchMemory(() => this.union(expand(), space));
     if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
     this.unions.set(key, { version: this.version, bits });
     return bits;

@@ -1,6 +1,7 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
 import { Executor, type Scope } from './execute.js';
 import type { PhysicalIndex } from './physical-index.js';
+import { withSearchMemory } from './search-memory.js';
 import { buildSortKeys, sortNeedsScores, topK } from './sort.js';
 
 function pageParam(v: unknown, name: string, fallback: number): number {
@@ -11,6 +12,10 @@ function pageParam(v: unknown, name: string, fallback: number): number {
 
 /** One search on one physical index: matching bitmap, exact total, the page in sort order. */
 export function searchIndex(index: PhysicalIndex, request: SearchRequest, now = Date.now()): SearchResult {
+  return withSearchMemory(() => pageOf(index, request, now));
+}
+
+function pageOf(index: PhysicalIndex, request: SearchRequest, now: number): SearchResult {
   const from = pageParam(request.from, 'from', 0);
   const size = pageParam(request.size, 'size', 10);
   const executor = new Executor(now, sortNeedsScores(request.sort));

@@ -6,6 +6,7 @@ import { ipKey } from './ip.js';
 import { asObject, isPlainObject } from './leaf-queries.js';
 import type { PhysicalIndex } from './physical-index.js';
 import { randomBits, type RandomOrder, type Scorer } from './score.js';
+import { f64, u32 } from './search-memory.js';
 
 /*
  * Sorting: each sort clause becomes a key function (a number per document, undefined when the
@@ -323,8 +324,8 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
   const first = keys[0];
   if (!first) return Array.from(docs.subarray(0, k));
   const cap = Math.max(2 * k, 1024);
-  const bd = new Uint32Array(cap);
-  const bv = new Float64Array(cap);
+  const bd = u32(cap);
+  const bv = f64(cap);
   let n = 0;
   let threshold = Infinity; // normalized keys ascend: keep the k smallest
   const missing = first.missingFirst ? -Infinity : Infinity;

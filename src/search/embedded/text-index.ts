@@ -1,6 +1,7 @@
 import { analyzerFor, type AnalyzedText } from '../../../grammar/text.js';
 import { Bitmap } from './bitmap.js';
 import { TermDictionary } from './keyword-index.js';
+import { u32 } from './search-memory.js';
 
 /** Position gap between the values of a multi-valued text field (Lucene's default). */
 const POSITION_INCREMENT_GAP = 100;
@@ -122,7 +123,7 @@ export class TextField {
     const offsets = positions.map((p) => p - positions[0]!);
     const cursors = unique.map((o) => new Cursor(this.positions[o]!));
     const out: number[] = [];
-    const candidateDocs = docs!.toArray();
+    const candidateDocs = docs!.toArray(u32(docs!.size));
     const posOf = new Map<number, number[]>();
     for (let c = 0; c < candidateDocs.length; c++) {
       const doc = candidateDocs[c]!;
