@@ -34,7 +34,7 @@ import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
 import { findDefaultFilter } from '../src/http/middleware/filter.js';
 import { EmbeddedEngine } from '../src/search/embedded/index.js';
-import { randomScore } from '../src/search/embedded/score.js';
+import { idRangeBits, IdPermutation } from '../src/search/embedded/score.js';
 import type { SearchResult } from '../src/search/engine.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
@@ -272,10 +272,11 @@ async function main(): Promise<void> {
       if (qs[0]?.sf?.startsWith('random:')) {
         // md5 order in SQL is not the engine's random function: check the engine's page against
         // its own function applied to every match SQL finds
+        const [{ maxId } = { maxId: 0 }] = await base.unsafe<{ maxId: number }[]>('select coalesce(max(id), 0)::int as "maxId" from images');
         for (const q of qs) {
           const [row] = await base.unsafe<{ ids: number[] }[]>(allMatchesSql(q, hiddenTagIds));
-          const seed = Number(q.sf!.slice(7));
-          const scored = (row?.ids ?? []).map((id) => ({ id, s: randomScore(seed, id) }));
+          const perm = new IdPermutation(Number(q.sf!.slice(7)), idRangeBits(maxId));
+          const scored = (row?.ids ?? []).map((id) => ({ id, s: perm.rankOf(id) }));
           scored.sort((a, b) => b.s - a.s || b.id - a.id);
           const expected = scored.slice((q.page - 1) * PER_PAGE, q.page * PER_PAGE).map((x) => x.id);
           if (JSON.stringify(expected) === JSON.stringify(engineFirst.get(q)!.ids)) sameIds++;

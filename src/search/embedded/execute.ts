@@ -24,8 +24,9 @@ import {
   combineBoost,
   combineFunctions,
   constantScorer,
+  idRangeBits,
+  IdPermutation,
   randomScorer,
-  seedHash,
   seedOf,
   type BoostMode,
   type ScoreFunction,
@@ -440,19 +441,21 @@ export class Executor {
     const rs = asObject(c.random_score, 'random_score');
     const seed = seedOf(rs.seed);
     const field = rs.field;
+    const index = scope.index;
+    if (index && (field === undefined || field === 'id' || field === '_id' || field === '_seq_no')) {
+      const perm = new IdPermutation(seed, idRangeBits(index.maxId));
+      const ids = index.ids;
+      const value: Scorer = (d) => perm.rankOf(ids[d]!) / perm.size;
+      value.random = { perm, ids, docOf: index.irregularIds === 0 ? (id) => index.docOf(id) : null, boost: 1 };
+      return { applies, value, weight };
+    }
     let valueOf: (d: number) => number;
-    if (scope.index && (field === undefined || field === 'id' || field === '_id' || field === '_seq_no')) {
-      const ids = scope.index.ids;
-      valueOf = (d) => ids[d]!;
-    } else if (typeof field === 'string' && scope.set.byPath.get(field)?.kind === 'numeric') {
+    if (typeof field === 'string' && scope.set.byPath.get(field)?.kind === 'numeric') {
       const col = (scope.set.byPath.get(field) as Extract<Field, { kind: 'numeric' }>).col;
       valueOf = (d) => col.min(d) ?? 0;
     } else valueOf = (d) => d;
     const rnd = randomScorer(seed);
     const value: Scorer = (d) => rnd(valueOf(d));
-    if (scope.index && (field === undefined || field === 'id' || field === '_id' || field === '_seq_no')) {
-      value.random = { h0: seedHash(seed), ids: scope.index.ids, boost: 1 };
-    }
     return { applies, value, weight };
   }
 

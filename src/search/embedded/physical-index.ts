@@ -53,6 +53,9 @@ export class PhysicalIndex {
   readonly idMap = new IdMap();
   live = new Bitmap();
   liveCount = 0;
+  /** The largest id ever written, and how many ids were not whole numbers ≥ 0 (random order). */
+  maxId = 0;
+  irregularIds = 0;
   /** Incremented on every change (caches key on it). */
   version = 0;
   /** Changed since the last flush. */
@@ -133,6 +136,13 @@ export class PhysicalIndex {
       this.ids = next;
     }
     this.ids[doc] = id;
+    this.noteId(id);
+  }
+
+  /** Keep `maxId` and `irregularIds` (also for ids restored from a snapshot). */
+  noteId(id: number): void {
+    if (!(id >= 0 && Math.floor(id) === id)) this.irregularIds++;
+    else if (id > this.maxId) this.maxId = id;
   }
 
   remove(ids: number[]): void {

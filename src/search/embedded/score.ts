@@ -9,10 +9,15 @@ export type Scorer = ((doc: number) => number) & {
   random?: RandomOrder;
 };
 
-/** A random order the top-k can compute inline: score = randomValue(h0, ids[doc]) · boost. */
+/** A random order of documents by id: score = perm.rankOf(ids[doc]) / perm.size · boost. */
 export interface RandomOrder {
-  h0: number;
+  perm: IdPermutation;
   ids: Float64Array;
+  /**
+   * id → live document number (−1: none), when every id lies in the permuted range: the top-k
+   * can then read the order from its top (see `IdPermutation`).
+   */
+  docOf: ((id: number) => number) | null;
   boost: number;
 }
 
@@ -83,8 +88,68 @@ export function randomBits(h0: number, value: number): number {
   return fmix32(h ^ 8) >>> 8;
 }
 
-export function randomScore(seed: number, value: number): number {
-  return randomScorer(seed)(value);
+/** Bits of the range ids are permuted in: 24, or the even number that holds `maxId`. */
+export function idRangeBits(maxId: number): number {
+  let bits = 24;
+  while (bits < 32 && maxId >= 2 ** bits) bits += 2;
+  return bits;
+}
+
+/**
+ * `random_score` on document ids: a seeded permutation of the ids in [0, 2^bits), a four-round
+ * Feistel network, scored rank / 2^bits. Being a permutation that runs backwards too, the top
+ * of an order can be read by walking ranks down from the top and mapping each back to its id:
+ * a few lookups per result instead of a hash of every hit. The range is 2^24 ids, or as many
+ * even bits as the largest id needs, so an order stays the same while images are added until
+ * the largest id passes 2^24 (then 2^26…). Ids outside the range (not whole, negative) rank
+ * by a hash of the id instead.
+ */
+export class IdPermutation {
+  readonly size: number;
+  private readonly half: number;
+  private readonly mask: number;
+  private readonly keys: Int32Array;
+  private readonly h0: number;
+
+  constructor(seed: number, readonly bits: number) {
+    this.size = 2 ** bits;
+    this.half = bits >>> 1;
+    this.mask = (1 << this.half) - 1;
+    this.h0 = seedHash(seed);
+    this.keys = Int32Array.from({ length: 4 }, (_, i) => fmix32(this.h0 + Math.imul(i + 1, 0x9e3779b9)));
+  }
+
+  /** Whether `id` is one of the permuted ids. */
+  holds(id: number): boolean {
+    return id >= 0 && id < this.size && Math.floor(id) === id;
+  }
+
+  /** The rank of an id in [0, size): the permuted id, or for other ids a hash scaled to the range. */
+  rankOf(id: number): number {
+    if (!this.holds(id)) return (randomBits(this.h0, id) / 16777216) * this.size;
+    const { half, mask, keys } = this;
+    let l = id >>> half;
+    let r = id & mask;
+    for (let i = 0; i < 4; i++) {
+      const t = l ^ (fmix32(r ^ keys[i]!) & mask);
+      l = r;
+      r = t;
+    }
+    return l * (mask + 1) + r;
+  }
+
+  /** The id of a rank in [0, size) (the inverse of `rankOf` on the permuted ids). */
+  idAt(rank: number): number {
+    const { half, mask, keys } = this;
+    let l = rank >>> half;
+    let r = rank & mask;
+    for (let i = 3; i >= 0; i--) {
+      const t = r ^ (fmix32(l ^ keys[i]!) & mask);
+      r = l;
+      l = t;
+    }
+    return l * (mask + 1) + r;
+  }
 }
 
 export type ScoreMode = 'multiply' | 'sum' | 'avg' | 'first' | 'max' | 'min';

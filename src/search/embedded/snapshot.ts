@@ -296,6 +296,7 @@ function restore(r: Sections, name: string, mapping: IndexMapping, generation: s
   restoreSet(index.root, '', r);
   const ids = r.f64('ids');
   index.ids = grownF64(ids);
+  for (let i = 0; i < ids.length; i++) index.noteId(ids[i]!);
   const live = r.u32('live');
   index.live = Bitmap.fromSorted(live);
   index.liveCount = live.length;

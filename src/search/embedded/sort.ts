@@ -5,7 +5,7 @@ import type { Field, FieldSet, NestedField, TermField } from './field-set.js';
 import { ipKey } from './ip.js';
 import { asObject, isPlainObject } from './leaf-queries.js';
 import type { PhysicalIndex } from './physical-index.js';
-import { randomBits, type RandomOrder, type Scorer } from './score.js';
+import type { RandomOrder, Scorer } from './score.js';
 import { f64, u32 } from './search-memory.js';
 
 /*
@@ -224,6 +224,10 @@ export function topK(hits: Bitmap, total: number, keys: SortKey[], from: number,
   if (k <= from || total === 0) return [];
   const cmp = makeComparator(keys);
   const first = keys[0];
+  const random = first?.random;
+  // walking the order from its top looks at size/total ranks per result, each a few times the
+  // cost of ranking one hit: walk when that is well under ranking every hit
+  if (random?.docOf && 4 * k * random.perm.size < total * total) return walkRandom(hits, random, first!.desc, k).slice(from, k);
   if (first?.column && k * space < (total * total) / 4) {
     const page = walk(hits, first, k, space, cmp);
     if (page) return page.slice(from, k);
@@ -264,6 +268,23 @@ function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: num
     }
   }
   out.sort(cmp);
+  return out;
+}
+
+/**
+ * The first k hits of a random order, read off the permutation: ranks from the top (or the
+ * bottom), each mapped back to its id and kept when that id's live document is a hit. Ranks are
+ * distinct, so there are no ties for other keys to settle.
+ */
+function walkRandom(hits: Bitmap, random: RandomOrder, desc: boolean, k: number): number[] {
+  const { perm } = random;
+  const docOf = random.docOf!;
+  const out: number[] = [];
+  const top = perm.size - 1;
+  for (let i = 0; i <= top && out.length < k; i++) {
+    const d = docOf(perm.idAt(desc ? top - i : i));
+    if (d >= 0 && hits.has(d)) out.push(d);
+  }
   return out;
 }
 
@@ -338,27 +359,11 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
   const step = first.desc ? -1 : 1;
   const start = first.desc ? last : 0;
   if (first.random) {
-    // scores are randomBits / 2^24 · boost (boost > 0): the bits order the same way
-    const { h0, ids } = first.random;
+    // scores are rank / size · boost (boost > 0): the ranks order the same way
+    const { perm, ids } = first.random;
     for (let j = 0, i = start; j <= last; j++, i += step) {
       const d = docs[i]!;
-      const id = ids[d]!;
-      let v: number;
-      const lo = id >>> 0;
-      if (lo === id) {
-        let x = Math.imul(lo, 0xcc9e2d51);
-        x = (x << 15) | (x >>> 17);
-        x = Math.imul(x, 0x1b873593);
-        let h = h0 ^ x;
-        h = (h << 13) | (h >>> 19);
-        h = ((Math.imul(h, 5) + 0xe6546b64) | 0) ^ 8;
-        h ^= h >>> 16;
-        h = Math.imul(h, 0x85ebca6b);
-        h ^= h >>> 13;
-        h = Math.imul(h, 0xc2b2ae35);
-        h ^= h >>> 16;
-        v = sign * ((h >>> 0) >>> 8);
-      } else v = sign * randomBits(h0, id);
+      const v = sign * perm.rankOf(ids[d]!);
       if (v <= threshold) {
         bd[n] = d;
         bv[n] = v;
