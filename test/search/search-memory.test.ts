@@ -86,13 +86,15 @@ const range = (from: number, to: number, keep: (i: number) => boolean) =>
   Array.from({ length: to - from + 1 }, (_, k) => from + k).filter(keep);
 
 describe('what the embedded engine keeps past a search', () => {
-  it('a remembered filter of many values', async () => {
+  it("a remembered filter's hidden values", async () => {
     const engine = await engineWith(30_000);
-    const query = { bool: { must: { match_all: {} }, must_not: { terms: { tag_ids: ['a1', 'a2', 'a3', 'a4'] } } } };
-    const want = range(1, 30_000, (i) => i % 7 === 0 || i % 7 >= 5);
-    expect(await idsOf(engine, query)).toEqual(want);
-    await otherSearches(engine);
-    expect(await idsOf(engine, query)).toEqual(want);
+    for (const hidden of [['a1', 'a2'], ['a1', 'a2', 'a3', 'a4']]) {
+      const query = { bool: { must: { match_all: {} }, must_not: { terms: { tag_ids: hidden } } } };
+      const want = range(1, 30_000, (i) => !hidden.includes(`a${i % 7}`));
+      expect(await idsOf(engine, query)).toEqual(want);
+      await otherSearches(engine);
+      expect(await idsOf(engine, query)).toEqual(want);
+    }
   });
 
   it("a pattern's cached expansion", async () => {

@@ -157,8 +157,9 @@ export class Executor {
           if (!Array.isArray(values)) throw queryError(kind, `[${name}] terms lookup is not supported; give an array of values`);
           return leaf(new Bitmap(), boost);
         }
-        if (scope.index && Array.isArray(values) && values.length >= 4) {
-          // a filter's hidden tags: the same long list on every search, worth remembering
+        if (scope.index && Array.isArray(values) && values.length >= 2) {
+          // a filter's hidden tags: the same list on every search, worth remembering (one value
+          // is its posting list as it is)
           const key = `${name}\u0000${JSON.stringify(values)}`;
           const hit = cachedFilter(scope.index, key);
           if (hit) return leaf(hit, boost);
