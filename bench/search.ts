@@ -17,7 +17,8 @@
  *    connections (default 4 and 16) for S seconds (p50, p99, requests/s), and a bare Hono JSON
  *    answer as the ceiling of the stack at the same count. The headline HTTP figures, held to the
  *    engine's targets, are those of the first count: a closed loop of C clients on 2 cores queues
- *    C requests at once, so its latencies grow with C even when nothing gets slower.
+ *    C requests at once, so its latencies grow with C even when nothing gets slower. Then the
+ *    latency at half the first count's throughput, offered on a schedule (open loop).
  *
  * Wall times on a shared machine depend on its load: the load average is printed with every
  * phase, and CPU times of this process and of the PostgreSQL server are reported beside them.
@@ -317,7 +318,9 @@ async function main(): Promise<void> {
       appPgCpuPerReq?: number;
       ceilingCpuPerReq: number;
     }
-    let http: { runs: HttpRun[]; checked: number; agreed: number } | undefined;
+    let http:
+      | { runs: HttpRun[]; checked: number; agreed: number; halfLoad: { rate: number; connections: number; result: DriverResult } }
+      | undefined;
     if (o.http) {
       loads.http = loadAverage();
       const app = await startApp(board.dir, db, engine);
@@ -359,7 +362,14 @@ async function main(): Promise<void> {
           ceilingCpuPerReq: (cpuMs() - c0) / ceilingResult.allRequests,
         });
       }
-      http = { runs, checked, agreed };
+      // Latency at a load the server keeps up with: half the closed loop's throughput at the first
+      // count, offered on a schedule. In a closed loop every connection waits behind the others,
+      // so its p50 is about connections × service time whatever the endpoint costs.
+      const first = runs[0]!;
+      const rate = Math.max(1, Math.round(first.app.rps / 2));
+      log(`  HTTP: ${rate} requests/s over ${first.connections} connections, ${o.seconds} s on the app (load ${loadAverage()})`);
+      const halfLoad = await drive({ origin: app.origin, paths, connections: first.connections, seconds: o.seconds, warmupSeconds: 2, rate });
+      http = { runs, checked, agreed, halfLoad: { rate, connections: first.connections, result: halfLoad } };
       loads.httpEnd = loadAverage();
     }
 
@@ -471,6 +481,11 @@ async function main(): Promise<void> {
           ]),
         ),
       );
+      const half = http.halfLoad;
+      console.log(
+        `at half that load (${half.rate} requests/s offered over ${half.connections} connections, open loop, latency from each request's due time): ` +
+          `${half.result.rps.toFixed(0)} req/s answered, p50 ${ms(half.result.p50)} ms, p90 ${ms(half.result.p90)} ms, p99 ${ms(half.result.p99)} ms, non-2xx ${half.result.errors}`,
+      );
       const { p50: hp50, p99: hp99 } = headline.app;
       console.log(
         `endpoint at ${headline.connections} connections: p50 ${ms(hp50)} ms (target ≤ ${TARGETS.p50}: ${mark(hp50 <= TARGETS.p50)}), ` +
@@ -495,6 +510,9 @@ async function main(): Promise<void> {
         http_p99_ms: headline ? round(headline.app.p99) : null,
         http_rps: headline ? round(headline.app.rps, 0) : null,
         hono_ceiling_rps: headline ? round(headline.ceiling.rps, 0) : null,
+        http_half_load_rps: http ? round(http.halfLoad.result.rps, 0) : null,
+        http_half_load_p50_ms: http ? round(http.halfLoad.result.p50) : null,
+        http_half_load_p99_ms: http ? round(http.halfLoad.result.p99) : null,
       }),
     );
   } finally {

@@ -1,8 +1,9 @@
 /**
  * HTTP load driver, run as a child process (so that it does not share the server's event loop):
  * `connections` keep-alive connections, each sending the next path of the list as soon as its
- * previous answer is read, for `warmupSeconds` (not recorded) and then `seconds`.
- * Receives a DriverJob over IPC and answers a DriverResult.
+ * previous answer is read (closed loop), or with `rate`, on a fixed schedule that spreads `rate`
+ * requests a second over the connections (open loop), for `warmupSeconds` (not recorded) and
+ * then `seconds`. Receives a DriverJob over IPC and answers a DriverResult.
  */
 import { Pool } from 'undici';
 
@@ -12,6 +13,12 @@ export interface DriverJob {
   connections: number;
   seconds: number;
   warmupSeconds: number;
+  /**
+   * Requests a second in all (open loop). A request's latency counts from the time it was due,
+   * so an answer that comes late delays the next one's clock too; timer lateness (under a
+   * millisecond) is counted against the server.
+   */
+  rate?: number;
 }
 
 export interface DriverResult {
@@ -41,10 +48,17 @@ async function run(job: DriverJob): Promise<DriverResult> {
   const start = performance.now();
   const measureFrom = start + job.warmupSeconds * 1000;
   const end = measureFrom + job.seconds * 1000;
+  const interval = job.rate ? (1000 * job.connections) / job.rate : 0;
   const worker = async (w: number) => {
     let i = Math.floor((w * job.paths.length) / job.connections);
+    let due = start + (interval * w) / job.connections;
     for (;;) {
-      const t0 = performance.now();
+      if (interval > 0) {
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+      }
+      const t0 = interval > 0 ? due : performance.now();
+      due += interval;
       if (t0 >= end) return;
       const path = job.paths[i++ % job.paths.length]!;
       const res = await pool.request({ path, method: 'GET' });
