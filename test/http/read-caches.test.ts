@@ -76,15 +76,37 @@ describe('ImageJsonCache', () => {
     expect(cache.size).toBe(1);
   });
 
-  it('expires entries after maxAgeMs', () => {
+  it('expires each entry after its lifetime, at most maxAgeMs', () => {
     let now = 1_000;
     const cache = new ImageJsonCache({ maxAgeMs: 100, now: () => now });
     cache.keep(cache.mark(), [image(1)]);
-    now += 100;
+    now += cache.lifetime(1);
     expect(cache.lookup([1]).missing).toEqual([]);
     now += 1;
     expect(cache.lookup([1]).missing).toEqual([1]);
     expect(cache.size).toBe(0);
+  });
+
+  it('spreads the expiry of images loaded together over the second half of maxAgeMs', () => {
+    let now = 0;
+    const cache = new ImageJsonCache({ maxAgeMs: 60_000, now: () => now });
+    const all = Array.from({ length: 1000 }, (_, i) => i + 1);
+    cache.keep(cache.mark(), all.map((id) => image(id)));
+    const lifetimes = all.map((id) => cache.lifetime(id));
+    expect(Math.min(...lifetimes)).toBeGreaterThanOrEqual(30_000);
+    expect(Math.max(...lifetimes)).toBeLessThanOrEqual(60_000);
+    // no tenth of the window expires more than a fifth of them
+    for (let t = 30_000; t < 60_000; t += 3_000) {
+      expect(lifetimes.filter((l) => l >= t && l < t + 3_000).length).toBeLessThan(200);
+    }
+    now = 30_000;
+    expect(cache.lookup(all).missing).toEqual([]);
+    now = 45_000;
+    const half = cache.lookup(all).missing.length;
+    expect(half).toBeGreaterThan(300);
+    expect(half).toBeLessThan(700);
+    now = 60_001;
+    expect(cache.lookup(all).found.size).toBe(0);
   });
 
   it('keeps at most maxEntries, dropping the least recently used', () => {

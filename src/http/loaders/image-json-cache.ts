@@ -11,8 +11,10 @@
  * intensities (`images:id`), a tag it carries (`tags:id`: name, category and slug decide the
  * tag list and its order), its uploader's name (`user:id`). Announcements arrive a moment after
  * the commit; search answers are allowed a second of lag, so lists may use this cache, while
- * single-image routes read PostgreSQL. Entries also expire after `maxAgeMs`, which bounds any
- * announcement lost while the listening connection reconnected.
+ * single-image routes read PostgreSQL. Entries also expire, after `maxAgeMs` at most, which
+ * bounds any announcement lost while the listening connection reconnected. Each lives between
+ * half of that and all of it, spread by id: the images of a busy minute are loaded together, and
+ * expiring together they were all loaded again at once, stalling the answers of a second or so.
  */
 import type { RecordChange } from '../../db/change-feed.js';
 
@@ -31,13 +33,13 @@ export interface CachedImage {
 
 interface Entry {
   image: CachedImage;
-  at: number;
+  expires: number;
 }
 
 export interface ImageJsonCacheOptions {
   /** Entries kept, least recently used dropped first (default 20,000: some 30 MB). */
   maxEntries?: number;
-  /** Oldest entry served, in ms (default 60 s). */
+  /** Longest an entry is served, in ms (default 60 s; each entry from half of it, by id). */
   maxAgeMs?: number;
   now?: () => number;
 }
@@ -91,10 +93,10 @@ export class ImageJsonCache {
     this.sweep();
     const found = new Map<number, CachedImage>();
     const missing: number[] = [];
-    const oldest = this.now() - this.maxAgeMs;
+    const now = this.now();
     for (const id of ids) {
       const entry = this.entries.get(id);
-      if (entry === undefined || entry.at < oldest) {
+      if (entry === undefined || entry.expires < now) {
         if (entry !== undefined) this.entries.delete(id);
         missing.push(id);
         continue;
@@ -110,12 +112,18 @@ export class ImageJsonCache {
   /** Keep images loaded since `mark`, unless a change was heard meanwhile. */
   keep(mark: number, images: readonly CachedImage[]): void {
     if (mark !== this.changeCount) return;
-    const at = this.now();
+    const now = this.now();
     for (const image of images) {
       this.entries.delete(image.id);
-      this.entries.set(image.id, { image, at });
+      this.entries.set(image.id, { image, expires: now + this.lifetime(image.id) });
     }
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  /** How long an image's entry lives: from half of `maxAgeMs` to all of it, spread by id. */
+  lifetime(id: number): number {
+    const spread = (id * 0.6180339887498949) % 1;
+    return Math.floor(this.maxAgeMs * (0.5 + 0.5 * Math.abs(spread)));
   }
 
   /** Drop whatever `change` may have made stale. */
