@@ -1,5 +1,6 @@
 import { compareStrings } from '../../../grammar/patterns.js';
-import { finalizeHash, FNV_OFFSET, fnvStep, StringTerms, type TermStore } from './term-store.js';
+import { finalizeHash, FNV_OFFSET, fnvStep } from './hash.js';
+import { StringTerms, type TermStore } from './term-store.js';
 
 /*
  * Content hashes (`sha512_hash`, `orig_sha512_hash`: 128 lowercase hex digits) are a term per

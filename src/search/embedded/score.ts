@@ -3,6 +3,7 @@
  * times its boost (a constant-score approximation of OpenSearch's relevance), `bool` sums its
  * `must` and `should` clauses, `function_score` combines its query score with its functions.
  */
+import { finalizeHash } from './hash.js';
 
 export type Scorer = ((doc: number) => number) & {
   /** Set on a pure random order (random_score of the document id, boost_mode replace). */
@@ -23,15 +24,6 @@ export interface RandomOrder {
 
 export const constantScorer = (boost: number): Scorer => () => boost;
 
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
 function mix(h: number, k: number): number {
   k = Math.imul(k, 0xcc9e2d51);
   k = (k << 15) | (k >>> 17);
@@ -48,7 +40,7 @@ export function seedOf(seed: unknown): number {
     if (seed.trim() !== '' && Number.isFinite(n)) return n;
     let h = 0;
     for (let i = 0; i < seed.length; i++) h = mix(h, seed.charCodeAt(i));
-    return fmix32(h);
+    return finalizeHash(h);
   }
   if (seed === undefined) return 0;
   throw new Error(`[random_score] invalid seed ${JSON.stringify(seed)}`);
@@ -85,7 +77,7 @@ export function seedHash(seed: number): number {
 export function randomBits(h0: number, value: number): number {
   let h = mix(h0, value >>> 0);
   if (value > 4294967295 || value < 0 || !Number.isInteger(value)) h = mix(mix(h, lowBits(value)), highBits(value));
-  return fmix32(h ^ 8) >>> 8;
+  return finalizeHash(h ^ 8) >>> 8;
 }
 
 /** Bits of the range ids are permuted in: 24, or the even number that holds `maxId`. */
@@ -116,11 +108,11 @@ export class IdPermutation {
     this.half = bits >>> 1;
     this.mask = (1 << this.half) - 1;
     this.h0 = seedHash(seed);
-    this.keys = Int32Array.from({ length: 4 }, (_, i) => fmix32(this.h0 + Math.imul(i + 1, 0x9e3779b9)));
+    this.keys = Int32Array.from({ length: 4 }, (_, i) => finalizeHash(this.h0 + Math.imul(i + 1, 0x9e3779b9)));
   }
 
   /** Whether `id` is one of the permuted ids. */
-  holds(id: number): boolean {
+  private holds(id: number): boolean {
     return id >= 0 && id < this.size && Math.floor(id) === id;
   }
 
@@ -131,7 +123,7 @@ export class IdPermutation {
     let l = id >>> half;
     let r = id & mask;
     for (let i = 0; i < 4; i++) {
-      const t = l ^ (fmix32(r ^ keys[i]!) & mask);
+      const t = l ^ (finalizeHash(r ^ keys[i]!) & mask);
       l = r;
       r = t;
     }
@@ -144,7 +136,7 @@ export class IdPermutation {
     let l = rank >>> half;
     let r = rank & mask;
     for (let i = 3; i >= 0; i--) {
-      const t = r ^ (fmix32(l ^ keys[i]!) & mask);
+      const t = r ^ (finalizeHash(l ^ keys[i]!) & mask);
       r = l;
       l = t;
     }

@@ -26,17 +26,13 @@ let suspended = 0;
 function take(bytes: number): [ArrayBuffer, number] | null {
   if (depth === 0 || suspended > 0 || bytes > CHUNK_BYTES) return null;
   const size = (bytes + 7) & ~7;
-  if (chunks.length === 0) {
-    chunks.push(new ArrayBuffer(CHUNK_BYTES));
-    usedIn.push(0);
-  }
-  if (usedIn[current]! + size > CHUNK_BYTES) {
+  if (chunks.length > 0 && usedIn[current]! + size > CHUNK_BYTES) {
     if (current + 1 >= MAX_CHUNKS) return null;
     current++;
-    if (chunks.length === current) {
-      chunks.push(new ArrayBuffer(CHUNK_BYTES));
-      usedIn.push(0);
-    }
+  }
+  if (current === chunks.length) {
+    chunks.push(new ArrayBuffer(CHUNK_BYTES));
+    usedIn.push(0);
   }
   const at = usedIn[current]!;
   usedIn[current] = at + size;
@@ -79,7 +75,7 @@ export function outsideSearchMemory<T>(build: () => T): T {
 }
 
 function release(): void {
-  for (let i = 0; i <= current && i < chunks.length; i++) {
+  for (let i = 0; i < chunks.length && i <= current; i++) {
     if (usedIn[i]! > 0) new Uint8Array(chunks[i]!, 0, usedIn[i]).fill(0);
     usedIn[i] = 0;
   }

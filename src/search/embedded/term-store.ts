@@ -1,4 +1,5 @@
 import { compareStrings } from '../../../grammar/patterns.js';
+import { finalizeHash, FNV_OFFSET, fnvStep } from './hash.js';
 
 /**
  * The terms of a dictionary by ordinal (ordinals are dense, in order of first appearance), with
@@ -18,21 +19,6 @@ export interface TermStore {
   /** Give back the room grown ahead of appends (after a bulk load). */
   trim(): void;
   byteSize(): number;
-}
-
-/** FNV-1a's offset basis and one step, over bytes or UTF-16 code units. */
-export const FNV_OFFSET = 0x811c9dc5;
-export function fnvStep(h: number, unit: number): number {
-  return Math.imul(h ^ unit, 0x01000193);
-}
-
-/** Murmur3's finalizer: spreads every bit of `h` over the low bits an open-addressing table uses. */
-export function finalizeHash(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
 }
 
 function hashString(s: string): number {
