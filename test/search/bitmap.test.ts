@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Bitmap, DenseAccumulator } from '../../src/search/embedded/bitmap.js';
 import { PostingList, unionPostings } from '../../src/search/embedded/postings.js';
 import { radixArgsort } from '../../src/search/embedded/radix.js';
+import { withSearchMemory } from '../../src/search/embedded/search-memory.js';
 
 /** Values spread over a few chunks, dense enough in places to make bitset containers. */
 const valueArb = fc.oneof(
@@ -53,6 +54,33 @@ describe('Bitmap against Set semantics', () => {
         // operands are untouched
         expect(Array.from(a.toArray())).toEqual(sorted(xs));
         expect(Array.from(b.toArray())).toEqual(sorted(ys));
+      }),
+    );
+  });
+
+  it('chains operations on the temporaries of a search (bitsets kept down to a thousand values)', () => {
+    const every = (step: number, from: number, n: number) => Array.from({ length: n }, (_, i) => from + i * step);
+    // every 2nd ∩ every 3rd of 9,000 values: 1,500 values in one chunk, kept as a bitset
+    const pairs = fc.oneof(fc.tuple(setArb, setArb), fc.constant([every(2, 70_000, 9000), every(3, 70_000, 6000)] as [number[], number[]]));
+    fc.assert(
+      fc.property(pairs, setArb, ([xs, ys], zs) => {
+        const sb = new Set(ys);
+        const sz = new Set(zs);
+        const both = sorted(xs.filter((x) => sb.has(x)));
+        withSearchMemory(() => {
+          const ab = build(xs).and(build(ys));
+          const z = build(zs);
+          expect(Array.from(ab.toArray())).toEqual(both);
+          expect(ab.size).toBe(both.length);
+          expect(Array.from(ab.and(z).toArray())).toEqual(both.filter((x) => sz.has(x)));
+          expect(Array.from(ab.or(z).toArray())).toEqual(sorted([...both, ...zs]));
+          expect(Array.from(ab.andNot(z).toArray())).toEqual(both.filter((x) => !sz.has(x)));
+          expect(Array.from(z.andNot(ab).toArray())).toEqual(sorted(zs).filter((x) => !both.includes(x)));
+          expect(ab.andSize(z)).toBe(both.filter((x) => sz.has(x)).length);
+          expect(Array.from(Bitmap.fromWords(ab.toWords(300_000)).toArray())).toEqual(both);
+          for (const x of both.slice(0, 20)) expect(ab.has(x)).toBe(true);
+          if (both.length > 0) expect(ab.select(both.length - 1)).toBe(both[both.length - 1]);
+        });
       }),
     );
   });

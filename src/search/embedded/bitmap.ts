@@ -9,10 +9,11 @@
  * Inside a search their containers live in search memory (search-memory.ts).
  */
 
-import { u16, u32 } from './search-memory.js';
+import { andCount, andNotWords, andWords, CONTAINER_WORDS, countWords, orWords } from './bitset-kernels.js';
+import { inSearchMemory, u16, u32 } from './search-memory.js';
 
 export const ARRAY_MAX = 4096;
-const WORDS = 2048;
+const WORDS = CONTAINER_WORDS;
 
 export class ArrayContainer {
   readonly kind = 0 as const;
@@ -33,7 +34,7 @@ export class BitsetContainer {
 
 export type Container = ArrayContainer | BitsetContainer;
 
-export function popcount(x: number): number {
+function popcount(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
@@ -68,10 +69,16 @@ function arrayToBits(c: ArrayContainer): BitsetContainer {
   return new BitsetContainer(w, c.n);
 }
 
-/** A bitset with few values becomes an array, an array with many values becomes a bitset. */
+/**
+ * A temporary of a search stays a bitset down to this size: its next operation is most likely
+ * with a bitset, which the kernels do faster than a loop over a thousand values.
+ */
+const TEMPORARY_ARRAY_MAX = 1024;
+
+/** A bitset with few values becomes an array. */
 function fromWords(w: Uint32Array, n: number): Container | undefined {
   if (n === 0) return undefined;
-  return n <= ARRAY_MAX ? bitsToArray(w, n) : new BitsetContainer(w, n);
+  return n <= (inSearchMemory(w) ? TEMPORARY_ARRAY_MAX : ARRAY_MAX) ? bitsToArray(w, n) : new BitsetContainer(w, n);
 }
 
 function copyContainer(c: Container): Container {
@@ -137,15 +144,7 @@ function andC(x: Container, y: Container): Container | undefined {
   if (x.kind === 0) return andAB(x, y as BitsetContainer);
   if (y.kind === 0) return andAB(y, x);
   const w = u32(WORDS);
-  const a = x.w;
-  const b = y.w;
-  let n = 0;
-  for (let i = 0; i < WORDS; i++) {
-    const v = a[i]! & b[i]!;
-    w[i] = v;
-    if (v !== 0) n += popcount(v);
-  }
-  return fromWords(w, n);
+  return fromWords(w, andWords(x.w, y.w, w));
 }
 
 function andAA(x: ArrayContainer, y: ArrayContainer): ArrayContainer | undefined {
@@ -208,15 +207,7 @@ function orC(x: Container, y: Container): Container {
   if (x.kind === 0) return orAB(x, y as BitsetContainer);
   if (y.kind === 0) return orAB(y, x);
   const w = u32(WORDS);
-  const a = x.w;
-  const b = y.w;
-  let n = 0;
-  for (let i = 0; i < WORDS; i++) {
-    const v = a[i]! | b[i]!;
-    w[i] = v;
-    if (v !== 0) n += popcount(v);
-  }
-  return new BitsetContainer(w, n);
+  return new BitsetContainer(w, orWords(x.w, y.w, w));
 }
 
 function orAA(x: ArrayContainer, y: ArrayContainer): ArrayContainer {
@@ -295,30 +286,32 @@ function andNotC(x: Container, y: Container): Container | undefined {
     }
     return k === 0 ? undefined : new ArrayContainer(out, k);
   }
+  if (y.kind === 1) {
+    const w = u32(WORDS);
+    return fromWords(w, andNotWords(x.w, y.w, w));
+  }
   const w = copyWords(x.w);
   let n = x.n;
-  if (y.kind === 0) {
-    const b = y.a;
-    for (let i = 0; i < y.n; i++) {
-      const v = b[i]!;
-      const m = 1 << (v & 31);
-      const idx = v >>> 5;
-      const old = w[idx]!;
-      if ((old & m) !== 0) {
-        w[idx] = old & ~m;
-        n--;
-      }
-    }
-  } else {
-    const b = y.w;
-    n = 0;
-    for (let i = 0; i < WORDS; i++) {
-      const v = w[i]! & ~b[i]!;
-      w[i] = v;
-      if (v !== 0) n += popcount(v);
+  const b = y.a;
+  for (let i = 0; i < y.n; i++) {
+    const v = b[i]!;
+    const m = 1 << (v & 31);
+    const idx = v >>> 5;
+    const old = w[idx]!;
+    if ((old & m) !== 0) {
+      w[idx] = old & ~m;
+      n--;
     }
   }
   return fromWords(w, n);
+}
+
+function orArrayIntoWords(words: Uint32Array, base: number, x: ArrayContainer): void {
+  const a = x.a;
+  for (let i = 0; i < x.n; i++) {
+    const v = a[i]!;
+    words[base + (v >>> 5)]! |= 1 << (v & 31);
+  }
 }
 
 // ---------------------------------------------------------------- the bitmap
@@ -389,11 +382,7 @@ export class Bitmap {
     for (let key = 0; key * WORDS < words.length; key++) {
       const start = key * WORDS;
       const end = Math.min(words.length, start + WORDS);
-      let n = 0;
-      for (let i = start; i < end; i++) {
-        const v = words[i]!;
-        if (v !== 0) n += popcount(v);
-      }
+      const n = countWords(words.subarray(start, end));
       if (n === 0) continue;
       const w = u32(WORDS);
       w.set(words.subarray(start, end));
@@ -568,12 +557,8 @@ export class Bitmap {
       const x = this.c[k];
       const y = other.c[k];
       if (!x || !y) continue;
-      if (x.kind === 1 && y.kind === 1) {
-        for (let i = 0; i < WORDS; i++) {
-          const v = x.w[i]! & y.w[i]!;
-          if (v !== 0) total += popcount(v);
-        }
-      } else total += andC(x, y)?.n ?? 0;
+      if (x.kind === 1 && y.kind === 1) total += andCount(x.w, y.w);
+      else total += andC(x, y)?.n ?? 0;
     }
     return total;
   }
@@ -633,7 +618,13 @@ export class Bitmap {
   toWords(nbits: number): Uint32Array {
     const len = Math.max(Math.ceil(nbits / 32), this.c.length * WORDS);
     const out = u32(len);
-    this.orInto(out);
+    const c = this.c;
+    for (let key = 0; key < c.length; key++) {
+      const cont = c[key];
+      // a bitset is copied whole (the words are zero, so OR is a copy)
+      if (cont?.kind === 1) out.set(cont.w, key * WORDS);
+      else if (cont) orArrayIntoWords(out, key * WORDS, cont);
+    }
     return out;
   }
 
@@ -648,13 +639,7 @@ export class Bitmap {
         const w = cont.w;
         const end = Math.min(WORDS, words.length - base);
         for (let i = 0; i < end; i++) words[base + i]! |= w[i]!;
-      } else {
-        const a = cont.a;
-        for (let i = 0; i < cont.n; i++) {
-          const v = a[i]!;
-          words[base + (v >>> 5)]! |= 1 << (v & 31);
-        }
-      }
+      } else orArrayIntoWords(words, base, cont);
     }
   }
 
