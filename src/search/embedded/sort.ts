@@ -228,15 +228,17 @@ export function topK(hits: Bitmap, total: number, keys: SortKey[], from: number,
   // walking the order from its top looks at size/total ranks per result, each a few times the
   // cost of ranking one hit: walk when that is well under ranking every hit
   if (random?.docOf && 4 * k * random.perm.size < total * total) return walkRandom(hits, random, first!.desc, k).slice(from, k);
-  if (first?.column && k * space < (total * total) / 4) {
-    const page = walk(hits, first, k, space, cmp);
-    if (page) return page.slice(from, k);
+  // a column walk reads about k·space/total entries of the permutation (and copies the hits to a
+  // bitset, a few microseconds), the heap reads every hit and sorts its buffer as it fills
+  if (first?.column && k * space < total * total) {
+    const page = walk(hits, first, k, from, space, cmp);
+    if (page) return page;
   }
-  return heapTopK(hits, keys, k, cmp).slice(from, k);
+  return heapTopK(hits, keys, k, from, cmp);
 }
 
-/** Read the first k hits off the presorted permutation of the first key's column. */
-function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: number, b: number) => number): number[] | null {
+/** Read hits [from, k) off the presorted permutation of the first key's column. */
+function walk(hits: Bitmap, key: SortKey, k: number, from: number, space: number, cmp: (a: number, b: number) => number): number[] | null {
   const col = key.column!;
   const { perm, upto } = col.sorted();
   const words = hits.toWords(space);
@@ -257,6 +259,7 @@ function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: num
     if (out.length === k) boundary = v;
   }
   if (exhausted && out.length < k) return null; // documents without a value are needed: use the heap
+  const walked = out.length;
   // documents written since the permutation was built can be anywhere in the order
   for (let w = upto >>> 5; w < words.length; w++) {
     let bits = words[w]!;
@@ -267,8 +270,13 @@ function walk(hits: Bitmap, key: SortKey, k: number, space: number, cmp: (a: num
       if (d >= upto && col.has(d)) out.push(d);
     }
   }
-  out.sort(cmp);
-  return out;
+  if (out.length > walked) return out.sort(cmp).slice(from, k);
+  // in first-key order already: only the run of ties the page starts in, and the page, need the
+  // other keys (the walk took every document tied with the last one)
+  let lo = from;
+  const startValue = normalized(key, out[from]!);
+  while (lo > 0 && normalized(key, out[lo - 1]!) === startValue) lo--;
+  return out.slice(lo).sort(cmp).slice(from - lo, k - lo);
 }
 
 /**
@@ -323,10 +331,28 @@ function cut(bd: Uint32Array, bv: Float64Array, count: number, k: number, cmp: (
   return { kept: n, threshold: t };
 }
 
-/** The entries of the buffer in order, best first. */
-function ordered(bd: Uint32Array, bv: Float64Array, count: number, cmp: (a: number, b: number) => number): number[] {
-  const idx = Array.from({ length: count }, (_, i) => i).sort((a, b) => bv[a]! - bv[b]! || cmp(bd[a]!, bd[b]!));
-  return idx.map((i) => bd[i]!);
+/**
+ * Entries [from, count) of the buffer in order, best first. Entries below the value at rank
+ * `from` are on earlier pages: a native sort of the values finds it, and only the rest go
+ * through the comparator.
+ */
+function ordered(bd: Uint32Array, bv: Float64Array, count: number, from: number, cmp: (a: number, b: number) => number): number[] {
+  let lo = -Infinity;
+  if (from > 0) {
+    if (cutValues.length < count) cutValues = new Float64Array(bv.length);
+    const sorted = cutValues.subarray(0, count);
+    sorted.set(bv.subarray(0, count));
+    sorted.sort();
+    lo = sorted[from]!;
+  }
+  const idx: number[] = [];
+  let before = 0;
+  for (let i = 0; i < count; i++) {
+    if (bv[i]! >= lo) idx.push(i);
+    else before++;
+  }
+  idx.sort((a, b) => bv[a]! - bv[b]! || cmp(bd[a]!, bd[b]!));
+  return idx.slice(from - before).map((i) => bd[i]!);
 }
 
 /**
@@ -338,12 +364,12 @@ function ordered(bd: Uint32Array, bv: Float64Array, count: number, cmp: (a: numb
 /** Reused across searches (they run one at a time): large per-query arrays make V8 collect often. */
 let scratch = new Uint32Array(0);
 
-function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: number) => number): number[] {
+function heapTopK(hits: Bitmap, keys: SortKey[], k: number, from: number, cmp: (a: number, b: number) => number): number[] {
   const size = hits.size;
   if (scratch.length < size) scratch = new Uint32Array(Math.max(size, scratch.length * 2));
   const docs = hits.toArray(scratch);
   const first = keys[0];
-  if (!first) return Array.from(docs.subarray(0, k));
+  if (!first) return Array.from(docs.subarray(from, k));
   const cap = Math.max(2 * k, 1024);
   const bd = u32(cap);
   const bv = f64(cap);
@@ -399,5 +425,5 @@ function heapTopK(hits: Bitmap, keys: SortKey[], k: number, cmp: (a: number, b: 
     }
   }
   n = cut(bd, bv, n, k, cmp).kept;
-  return ordered(bd, bv, n, cmp);
+  return ordered(bd, bv, n, from, cmp);
 }
