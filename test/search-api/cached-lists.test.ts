@@ -86,6 +86,38 @@ describe('a cached page', () => {
   });
 });
 
+describe("a page's ETag", () => {
+  it('changes with its text: an image changed, spoilered or added, and stays with the same text', async () => {
+    const pink = await insertTag(h.db, 'pink');
+    const spoilers = await insertFilter(h.db, { name: 'pink spoilers', public: true, spoileredTagIds: [pink.id] });
+    const a = await insertImage(h.db, { tags: [safe, pink] });
+    const q = `id:${a.id} || description:"etag probe"`;
+    const page = async (extra: Record<string, string | number> = {}) => {
+      const res = await fetch(`${h.url}/api/v1/json/search/images${qs({ q, sf: 'id', sd: 'asc', ...extra })}`);
+      return { text: await res.text(), etag: res.headers.get('etag')! };
+    };
+    await until(async () => JSON.parse((await page()).text).total === 1);
+    const first = await page();
+    expect((await page()).etag).toBe(first.etag);
+
+    const spoiled = await page({ filter_id: spoilers.id });
+    expect(spoiled.text).not.toBe(first.text);
+    expect(spoiled.etag).not.toBe(first.etag);
+
+    await h.db.update(s.images).set({ description: 'changed' }).where(eq(s.images.id, a.id));
+    expect(await until(async () => JSON.parse((await page()).text).images[0].description === 'changed')).toBeLessThan(LIMIT_MS);
+    const edited = await page();
+    expect(edited.etag).not.toBe(first.etag);
+
+    await insertImage(h.db, { tags: [safe], values: { description: 'etag probe' } });
+    expect(await until(async () => JSON.parse((await page()).text).total === 2)).toBeLessThan(LIMIT_MS);
+    const grown = await page();
+    expect(new Set([first.etag, spoiled.etag, edited.etag, grown.etag]).size).toBe(4);
+    const revalidated = await fetch(`${h.url}/api/v1/json/search/images${qs({ q, sf: 'id', sd: 'asc' })}`, { headers: { 'If-None-Match': grown.etag } });
+    expect(revalidated.status).toBe(304);
+  });
+});
+
 describe('changes reach cached pages within a second', () => {
   it('a tag renamed, and its category changed (the display order)', async () => {
     const alpha = await insertTag(h.db, 'alpha');

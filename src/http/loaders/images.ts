@@ -77,12 +77,18 @@ function cachedImageOf(config: Pick<Config, 'cdnUrl'>, d: ImageData): CachedImag
   return splitImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
 }
 
+/** Image JSON texts, and what determines them: each image's digest and spoiler flag. */
+export interface RenderedImageList {
+  texts: string[];
+  fingerprint: string;
+}
+
 /**
  * The JSON text of each id that exists, in the order of `ids` (search hit order); missing and
  * repeated ids are dropped. The same images as `renderImages`, byte for byte, but images rendered
  * by an earlier request are taken from the app's cache.
  */
-export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<string[]> {
+export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
   const cache = liveCaches(deps.caches)?.images ?? null;
   const unique = [...new Set(ids)];
   const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: unique };
@@ -98,7 +104,10 @@ export async function renderImageListJson(deps: AppDeps, ids: readonly number[],
     if (image !== undefined) listed.push(image);
   }
   const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
-  return listed.map((image) => imageJsonText(image, spoilered.has(image.id)));
+  return {
+    texts: listed.map((image) => imageJsonText(image, spoilered.has(image.id))),
+    fingerprint: listed.map((image) => image.digest + (spoilered.has(image.id) ? '1' : '0')).join(''),
+  };
 }
 
 /** One image's JSON, or undefined when there is no such image. */

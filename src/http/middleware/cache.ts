@@ -30,10 +30,11 @@ const CORS_METHODS = 'GET, HEAD, OPTIONS';
 /**
  * A 200 JSON answer from text the route already has, with its ETag: `cacheHeaders` would
  * otherwise clone the response to read the body back (for search pages, a large share of the
- * answer's cost).
+ * answer's cost). The tag is a digest of `tagSource`, the body itself unless the route has
+ * something shorter that determines the body just as well.
  */
-export function jsonText(c: AppContext, body: string): Response {
-  c.header('ETag', bodyEtag(body));
+export function jsonText(c: AppContext, body: string, tagSource: string = body): Response {
+  c.header('ETag', bodyEtag(tagSource));
   return c.body(body, 200, { 'Content-Type': 'application/json' });
 }
 

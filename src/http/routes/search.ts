@@ -226,8 +226,13 @@ async function searchImages(c: AppContext): Promise<Response> {
     loadInteractions(deps.db, user, ids),
   ]);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
+  const interactionsJson = JSON.stringify(interactions);
   // The same keys and order as the other lists; the images are JSON text already.
-  return jsonText(c, `{"images":[${images.join(',')}],"interactions":${JSON.stringify(interactions)},"total":${total}}`);
+  return jsonText(
+    c,
+    `{"images":[${images.texts.join(',')}],"interactions":${interactionsJson},"total":${total}}`,
+    `images ${images.fingerprint} ${interactionsJson} ${total}`,
+  );
 }
 
 const withDeleted = (deleted: 'include' | 'only' | 'deleted' | undefined) => (deleted === undefined ? {} : { deleted });
