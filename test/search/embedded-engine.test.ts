@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Query, SortClause } from '../../grammar/dsl.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import type { IndexDocument, SearchRequest } from '../../src/search/engine.js';
@@ -143,6 +143,33 @@ describe('deletes and updates', () => {
     await engine.write('images', [{ id: 1, tag_ids: [8] }]);
     await engine.remove('images', [4]);
     expect(await ids(engine, 'images', filter)).toEqual([1, 2]);
+  });
+
+  it("a listing's remembered exclusions follow writes; the clock's are never remembered", async () => {
+    const hour = 3600_000;
+    const t0 = Date.parse('2026-01-01T12:00:00Z');
+    const engine = await loaded([
+      { id: 1, tag_ids: [1], animated: false, created_at: new Date(t0).toISOString() },
+      { id: 2, tag_ids: [2], animated: false, created_at: new Date(t0 - 5 * hour).toISOString() },
+      { id: 3, tag_ids: [3], animated: true, created_at: new Date(t0 - 5 * hour).toISOString() },
+    ]);
+    const listing = { bool: { must: { match_all: {} }, must_not: [{ term: { animated: true } }, { bool: { should: [{ terms: { tag_ids: [2, 9] } }] } }] } };
+    expect(await ids(engine, 'images', listing)).toEqual([1]);
+    await engine.write('images', [{ id: 2, tag_ids: [4], animated: false }, { id: 3, tag_ids: [3], animated: false }]);
+    expect(await ids(engine, 'images', listing)).toEqual([1, 2, 3]);
+    await engine.write('images', [{ id: 1, tag_ids: [9], animated: false, created_at: new Date(t0).toISOString() }]);
+    expect(await ids(engine, 'images', listing)).toEqual([2, 3]);
+
+    const recent = { bool: { must: { match_all: {} }, must_not: [{ range: { created_at: { gte: 'now-1h' } } }, { term: { animated: true } }] } };
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(t0 + hour / 2);
+      expect(await ids(engine, 'images', recent)).toEqual([2, 3]);
+      vi.setSystemTime(t0 + 2 * hour);
+      expect(await ids(engine, 'images', recent)).toEqual([1, 2, 3]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('compacts when tombstones pile up, with the same answers', async () => {

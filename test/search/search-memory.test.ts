@@ -97,6 +97,15 @@ describe('what the embedded engine keeps past a search', () => {
     }
   });
 
+  it("a listing's remembered exclusions", async () => {
+    const engine = await engineWith(30_000);
+    const query = { bool: { must: { match_all: {} }, must_not: [{ terms: { tag_ids: ['a1', 'a2'] } }, { term: { tags: 't3' } }] } };
+    const want = range(1, 30_000, (i) => i % 7 !== 1 && i % 7 !== 2 && i % 5 !== 3);
+    expect(await idsOf(engine, query)).toEqual(want);
+    await otherSearches(engine);
+    expect(await idsOf(engine, query)).toEqual(want);
+  });
+
   it("a pattern's cached expansion", async () => {
     const engine = await engineWith(30_000);
     const query = { wildcard: { tag_ids: { value: 'b1*' } } };

@@ -364,8 +364,7 @@ export class Executor {
     }
     if (mustNot.length > 0) {
       const base: Bitmap = acc ?? cand ?? scope.universe;
-      const excluded = union(mustNot.map((q) => this.run(q, scope, base, false).bits));
-      acc = base.andNot(excluded);
+      acc = base.andNot(this.excluded(mustNot, scope, base));
     }
     const bits = acc ?? scope.universe;
     if (!score) return { bits, score: null };
@@ -387,6 +386,58 @@ export class Executor {
         return s * boost;
       },
     };
+  }
+
+  /**
+   * The union of `must_not` clauses. A listing excludes the same things on every search (not
+   * approved, hidden, the filter's tags and expression): when the clauses depend on nothing but
+   * the index, their union is remembered until the index changes.
+   */
+  private excluded(mustNot: unknown[], scope: Scope, base: Bitmap): Bitmap {
+    const index = scope.index;
+    if (index === null || !mustNot.every((q) => this.indexOnly(q, scope))) {
+      return union(mustNot.map((q) => this.run(q, scope, base, false).bits));
+    }
+    const key = `must_not\u0000${JSON.stringify(mustNot)}`;
+    const hit = cachedFilter(index, key);
+    if (hit) return hit;
+    const bits = outsideSearchMemory(() => union(mustNot.map((q) => this.run(q, scope, undefined, false).bits)));
+    rememberFilter(index, key, bits);
+    return bits;
+  }
+
+  /** Whether a query's matches depend on the index alone (not on the clock, nor on scores). */
+  private indexOnly(q: unknown, scope: Scope): boolean {
+    if (!isPlainObject(q)) return false;
+    const kinds = Object.keys(q);
+    if (kinds.length !== 1) return false;
+    const kind = kinds[0]!;
+    const body = q[kind];
+    switch (kind) {
+      case 'match_all':
+      case 'match_none':
+      case 'exists':
+      case 'ids':
+        return true;
+      case 'term':
+      case 'terms': {
+        if (!isPlainObject(body)) return false;
+        const names = Object.keys(body).filter((k) => k !== 'boost' && k !== '_name' && k !== 'value_type');
+        if (names.length !== 1) return false;
+        // dates take date math ("now-1d")
+        const f = this.field(scope, names[0]!);
+        return !(f?.kind === 'numeric' && f.type === 'date');
+      }
+      case 'bool': {
+        if (!isPlainObject(body)) return false;
+        return ['must', 'filter', 'should', 'must_not'].every((k) => {
+          const v = body[k];
+          return (v === undefined ? [] : Array.isArray(v) ? v : [v]).every((c) => this.indexOnly(c, scope));
+        });
+      }
+      default:
+        return false;
+    }
   }
 
   private functionScore(fs: Record<string, unknown>, scope: Scope, cand: Bitmap | undefined, score: boolean): Hits {
