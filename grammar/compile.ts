@@ -54,8 +54,27 @@ interface Env {
   nextLeaf: number;
 }
 
+/**
+ * Trees of recently parsed texts (under the default limits). Parsing is most of the cost of
+ * compiling, the same texts come again and again (the first pages of popular tags, a filter's
+ * expression on each of its users' requests), and a tree depends on the text alone: it is kept,
+ * and compiled afresh for each caller, whose role, context and clock may differ. Only texts that
+ * parsed and compiled once are kept; compiling a kept tree meets its terms in the same order as
+ * the parse did, so it reports the same first error.
+ */
+const parsedTexts = new Map<string, QueryAst>();
+const PARSED_TEXTS_MAX = 2000;
+
 /** Parse and compile a query string. Throws `QueryError`. */
 export function compileQuery(input: unknown, options: CompileOptions): Query {
+  if (typeof input === 'string' && options.limits === undefined) {
+    const kept = parsedTexts.get(input);
+    if (kept !== undefined) {
+      parsedTexts.delete(input);
+      parsedTexts.set(input, kept);
+      return compile(kept, options);
+    }
+  }
   const limits = resolveLimits(options.limits);
   const env: Env = {
     input: typeof input === 'string' ? input : '',
@@ -71,7 +90,12 @@ export function compileQuery(input: unknown, options: CompileOptions): Query {
   // tsx every closure created here would also be renamed at run time.)
   const ast = parse(input, { limits, onTerm: compileLeaf.bind(null, env, leaves) });
   if (ast.root === null) return MATCH_NONE();
-  return build(ast.root, env, leaves, 0);
+  const query = build(ast.root, env, leaves, 0);
+  if (options.limits === undefined) {
+    parsedTexts.set(ast.input, ast);
+    if (parsedTexts.size > PARSED_TEXTS_MAX) parsedTexts.delete(parsedTexts.keys().next().value!);
+  }
+  return query;
 }
 
 function compileLeaf(env: Env, leaves: Query[], term: TermNode): void {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compile, foldChain, MAX_CLAUSE_COUNT, negate, parse, type Query } from '../../grammar/index.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
-import { dsl, must, mustNot, should, tag } from './helpers.js';
+import { dsl, must, mustNot, NOW, queryError, should, tag, type Options } from './helpers.js';
 
 const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(tag) as [Query, Query, Query, Query];
 
@@ -135,5 +135,33 @@ describe('compile: trees without source', () => {
     for (const input of ['a, (b OR -c)^2', 'width.gt:5, created_at:2020', '*']) {
       expect(compile(parse(input), { fields: imageFields })).toEqual(dsl(input));
     }
+  });
+});
+
+describe('compile: a text seen before', () => {
+  const fresh = (input: string, options: Options) =>
+    compile(parse(input), { fields: imageFields, role: options.role ?? 'anonymous', context: { now: NOW, ...options.context } });
+
+  it("gives each caller its own answer: role, user and clock are the call's", () => {
+    const input = 'created_at.gte:3 days ago, my:faves, (safe || solo)';
+    const calls: Options[] = [
+      { role: 'user', context: { userId: 1 } },
+      { role: 'user', context: { userId: 2, now: NOW + 86_400_000 } },
+      { role: 'moderator', context: { userId: 3, now: NOW - 86_400_000 } },
+    ];
+    const answers = calls.map((options) => dsl(input, options));
+    calls.forEach((options, i) => expect(answers[i]).toEqual(fresh(input, options)));
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(3);
+    // the same text again, anonymous: the error a first compile gives
+    expect(queryError(input).message).toBe(queryError(`${input} `).message);
+  });
+
+  it('hands out a new query each time, and keeps no text that failed', () => {
+    const first = dsl('a, b');
+    (first.bool!.must as Query[]).push(tag('c'));
+    expect(dsl('a, b')).toEqual(must(a, b));
+    const bad = 'width:wide, a';
+    expect(queryError(bad).message).toBe(queryError(bad).message);
+    expect(queryError('a, (b').message).toBe(queryError('a, (b').message);
   });
 });
