@@ -1,6 +1,6 @@
 /**
  * Harness of the search API tests: a real database of the file's own, a real in-memory embedded
- * engine, an indexer that fills it from the database (`reindex()`) or follows the outbox
+ * engine on its own thread (as `npm start` runs it), an indexer that fills it from the database (`reindex()`) or follows the outbox
  * (`indexer.start()`), and the app on an ephemeral port, as in the read-API harness. Request
  * limits are off: these tests send far more searches per second than a client may.
  */
@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import { createReadCaches, type ReadCaches } from '../../src/http/read-caches.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EngineThread } from '../../src/search/embedded/index.js';
 import { BASE_URL, CDN_URL, SALT, serveApp, SITE_NAME } from '../http/harness.js';
 import { createTestDatabase } from '../support/db.js';
 
@@ -20,7 +20,7 @@ export interface SearchHarness {
   db: Database;
   config: Config;
   url: string;
-  engine: EmbeddedEngine;
+  engine: EngineThread;
   indexer: Indexer;
   /** The app's caches of image JSON and filters. */
   caches: ReadCaches;
@@ -47,7 +47,7 @@ export async function startSearchHarness(): Promise<SearchHarness> {
     DEMO_DATA: 'false',
     RATE_LIMITS: 'off',
   });
-  const engine = new EmbeddedEngine({});
+  const engine = new EngineThread();
   // as the server builds it (src/main.ts): default polling, LISTEN/NOTIFY for promptness
   const indexer = new Indexer({ db: testDb.db, engine });
   await indexer.ensureIndexes();

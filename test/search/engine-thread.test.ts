@@ -1,0 +1,67 @@
+/**
+ * The embedded engine on its own thread, as `npm start` runs it: the same answers as in process
+ * (the whole conformance suite goes through the thread), calls taking effect in the order they
+ * were made, errors with their messages, snapshots written on close and loaded by the next one.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Query } from '../../grammar/dsl.js';
+import { EngineThread } from '../../src/search/embedded/index.js';
+import { conformanceMapping, runEngineConformance } from './conformance.js';
+
+const threads: EngineThread[] = [];
+const started = (dataDir?: string) => {
+  const t = new EngineThread({ dataDir });
+  threads.push(t);
+  return t;
+};
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.allSettled(threads.map((t) => t.close()));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+runEngineConformance('engine thread', async () => started());
+
+const spec = { name: 'images', mapping: conformanceMapping };
+const q = (x: unknown) => x as Query;
+
+describe('EngineThread', () => {
+  it('applies calls in the order they were made, without waiting for each', async () => {
+    const engine = started();
+    await engine.ensureIndex(spec);
+    const writes = Array.from({ length: 50 }, (_, i) => engine.write('images', [{ id: i + 1, tags: [`t${i % 3}`] }]));
+    const removed = engine.remove('images', [1, 2]);
+    const counted = engine.count('images');
+    const found = engine.search('images', { query: q({ term: { tags: 't0' } }), sort: [{ id: 'asc' }], size: 100 });
+    await Promise.all([...writes, removed]);
+    expect(await counted).toBe(48);
+    expect((await found).ids).toEqual(Array.from({ length: 50 }, (_, i) => i + 1).filter((id) => id > 2 && (id - 1) % 3 === 0));
+    const docs = await engine.get('images', [3, 1]);
+    expect(docs).toBeInstanceOf(Map);
+    expect([...docs.keys()]).toEqual([3]);
+  });
+
+  it("reports the engine's errors with their messages", async () => {
+    const engine = started();
+    await expect(engine.search('nope', { query: q({ match_all: {} }) })).rejects.toThrow(/no such index \[nope\]/);
+    await engine.ensureIndex(spec);
+    await expect(engine.search('images', { query: q({ percolate: { field: 'x' } }) })).rejects.toThrow(/percolate/);
+    await expect(engine.switchAlias('images', 'images_v9')).rejects.toThrow(/no such index \[images_v9\]/);
+    expect(await engine.count('images')).toBe(0);
+  });
+
+  it('writes its snapshot on close; a new thread on the same directory answers the same; a closed one refuses', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-thread-'));
+    dirs.push(dataDir);
+    const first = new EngineThread({ dataDir });
+    await first.ensureIndex(spec);
+    await first.write('images', [{ id: 7, tags: ['kept'] }, { id: 8, tags: ['other'] }]);
+    await first.close();
+    await expect(first.count('images')).rejects.toThrow(/closed/);
+    const second = started(dataDir);
+    expect((await second.search('images', { query: q({ term: { tags: 'kept' } }) })).ids).toEqual([7]);
+  });
+});
