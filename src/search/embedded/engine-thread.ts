@@ -2,8 +2,9 @@
  * The embedded engine on a thread of its own, as `npm start` runs it. The API's own work on a
  * request (parsing, compiling the query, rendering the page, writing it out) takes longer than
  * the search does, and on one thread every request waits for all of it; with the engine beside
- * it, searches run on the second core while the API thread renders other pages, and a reindex
- * loads batches from PostgreSQL while the engine files the previous ones.
+ * it, searches run on the second core while the API thread renders other pages. (A reindex gains
+ * little: on two cores it is bound by the CPU it shares with PostgreSQL, and its documents are
+ * copied to the thread.)
  *
  * A call is a message to the thread (its arguments cloned) and a reply; the thread takes calls in
  * the order they were made, so a write is seen by every search made after it. Errors come back

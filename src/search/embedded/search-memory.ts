@@ -72,7 +72,7 @@ export function f64(length: number): Float64Array {
   return at >= 0 ? new Float64Array(buffer, at, length) : new Float64Array(length);
 }
 
-/** Run one search; its temporary arrays come from (and go back to) the shared buffers. */
+/** Run one search; its temporary arrays come from (and go back to) search memory. */
 export function withSearchMemory<T>(search: () => T): T {
   depth++;
   try {

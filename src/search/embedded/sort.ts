@@ -296,8 +296,16 @@ function walkRandom(hits: Bitmap, random: RandomOrder, desc: boolean, k: number)
   return out;
 }
 
-/** Reused by `cut` (searches run one at a time). */
+/** Reused by `sortedValues` (searches run one at a time). */
 let cutValues = new Float64Array(0);
+
+/** The first `count` values of the buffer, sorted natively (a view of a reused array). */
+function sortedValues(bv: Float64Array, count: number): Float64Array {
+  if (cutValues.length < count) cutValues = new Float64Array(bv.length);
+  const sorted = cutValues.subarray(0, count);
+  sorted.set(bv.subarray(0, count));
+  return sorted.sort();
+}
 
 /**
  * Keep the k best entries of the buffer (in place, in no order): how many are kept (k, or all
@@ -307,10 +315,7 @@ let cutValues = new Float64Array(0);
  */
 function cut(bd: Uint32Array, bv: Float64Array, count: number, k: number, cmp: (a: number, b: number) => number): { kept: number; threshold: number } {
   if (count <= k) return { kept: count, threshold: Infinity };
-  if (cutValues.length < count) cutValues = new Float64Array(bv.length);
-  const sorted = cutValues.subarray(0, count);
-  sorted.set(bv.subarray(0, count));
-  sorted.sort();
+  const sorted = sortedValues(bv, count);
   const t = sorted[k - 1]!;
   let below = 0;
   while (sorted[below]! < t) below++;
@@ -337,14 +342,7 @@ function cut(bd: Uint32Array, bv: Float64Array, count: number, k: number, cmp: (
  * through the comparator.
  */
 function ordered(bd: Uint32Array, bv: Float64Array, count: number, from: number, cmp: (a: number, b: number) => number): number[] {
-  let lo = -Infinity;
-  if (from > 0) {
-    if (cutValues.length < count) cutValues = new Float64Array(bv.length);
-    const sorted = cutValues.subarray(0, count);
-    sorted.set(bv.subarray(0, count));
-    sorted.sort();
-    lo = sorted[from]!;
-  }
+  const lo = from > 0 ? sortedValues(bv, count)[from]! : -Infinity;
   const idx: number[] = [];
   let before = 0;
   for (let i = 0; i < count; i++) {
