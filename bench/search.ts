@@ -107,6 +107,7 @@ const httpRow = (target: string, r: DriverResult, cpuPerReq: number | undefined,
   String(r.errors),
   ms(cpuPerReq),
   ms(pgCpuPerReq),
+  ms(r.cpuMs / r.allRequests),
 ];
 /** The row with the connection count after its label. */
 const withConnections = (row: string[], connections: number): string[] => [row[0]!, String(connections), ...row.slice(1)];
@@ -501,7 +502,7 @@ async function main(): Promise<void> {
       );
       console.log(
         table(
-          ['target', 'connections', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'non-2xx', 'server cpu/req ms', 'PG cpu/req ms'],
+          ['target', 'connections', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'non-2xx', 'server cpu/req ms', 'PG cpu/req ms', 'driver cpu/req ms'],
           http.runs.flatMap((r) => [
             withConnections(httpRow('GET /api/v1/json/search/images (mix)', r.app, r.appCpuPerReq, r.appPgCpuPerReq), r.connections),
             withConnections(httpRow('bare Hono JSON (ceiling)', r.ceiling, r.ceilingCpuPerReq, undefined), r.connections),
