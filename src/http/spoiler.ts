@@ -54,6 +54,39 @@ export function complexPredicates(filter: FilterRow, user: UserRow | null): DocP
     .filter((p): p is DocPredicate => p !== null);
 }
 
+/** A filter's spoilered and hidden tag ids, by row (rows are kept and shared between requests). */
+const filteredTags = new WeakMap<FilterRow, ReadonlySet<number>>();
+
+function filteredTagsOf(filter: FilterRow): ReadonlySet<number> {
+  let set = filteredTags.get(filter);
+  if (set === undefined) {
+    set = new Set([...filter.spoileredTagIds, ...filter.hiddenTagIds]);
+    filteredTags.set(filter, set);
+  }
+  return set;
+}
+
+/**
+ * The last answer for a tag list, by the list: cached images keep theirs, so a page listed again
+ * through the same filter skips some thirty set lookups an image.
+ */
+const lastTagCheck = new WeakMap<readonly number[], { filtered: ReadonlySet<number>; meets: boolean }>();
+
+/** Whether any of `tagIds` is in `filtered`. */
+function meetsTags(tagIds: readonly number[], filtered: ReadonlySet<number>): boolean {
+  const last = lastTagCheck.get(tagIds);
+  if (last !== undefined && last.filtered === filtered) return last.meets;
+  let meets = false;
+  for (const id of tagIds) {
+    if (filtered.has(id)) {
+      meets = true;
+      break;
+    }
+  }
+  lastTagCheck.set(tagIds, { filtered, meets });
+  return meets;
+}
+
 /** Ids of the given images the filter spoilers. */
 export async function spoileredImageIds(
   deps: Pick<AppDeps, 'db'>,
@@ -63,10 +96,10 @@ export async function spoileredImageIds(
 ): Promise<Set<number>> {
   const hit = new Set<number>();
   if (filter === null || candidates.length === 0) return hit;
-  const filtered = new Set([...filter.spoileredTagIds, ...filter.hiddenTagIds]);
+  const filtered = filteredTagsOf(filter);
   const rest: number[] = [];
   for (const c of candidates) {
-    if (c.tagIds.some((id) => filtered.has(id))) hit.add(c.id);
+    if (meetsTags(c.tagIds, filtered)) hit.add(c.id);
     else rest.push(c.id);
   }
   if (rest.length === 0) return hit;

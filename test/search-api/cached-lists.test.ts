@@ -83,6 +83,11 @@ describe('a cached page', () => {
     ]);
     const spoiledFresh = await renderImages(deps, [a.id, b.id], { filter: spoilers, user: null });
     expect(spoiled.images).toStrictEqual(spoiledFresh);
+    // the same cached images through each filter in turn: each answer is its own filter's
+    for (let round = 0; round < 2; round++) {
+      expect(await (await fetch(`${h.url}${path}`)).text()).toBe(coldText);
+      expect(JSON.parse(await (await fetch(`${h.url}${path}&filter_id=${spoilers.id}`)).text())).toStrictEqual(spoiled);
+    }
   });
 });
 

@@ -19,13 +19,17 @@
 import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
 
-/** One image's JSON, minus the value of `spoilered`. */
+/**
+ * One image's JSON, minus the value of `spoilered`, as UTF-8: a page is copied from these bytes
+ * into one buffer, where a page joined as a string had to be flattened, measured and encoded on
+ * its way to the socket (about 40 µs a page).
+ */
 export interface CachedImage {
   id: number;
-  /** The JSON text up to and including `"spoilered":`. */
-  head: string;
-  /** The JSON text after the `spoilered` value, to the closing brace. */
-  tail: string;
+  /** The JSON up to and including `"spoilered":`. */
+  head: Uint8Array;
+  /** The JSON after the `spoilered` value, to the closing brace. */
+  tail: Uint8Array;
   /**
    * A digest of the whole text: a list's entity tag is made of its images' digests, not of the
    * list's forty-odd kilobytes (hashing those cost a tenth of a millisecond a page).
@@ -61,12 +65,33 @@ export function splitImageJson(id: number, json: string, tagIds: readonly number
   if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
   const valueAt = at + SPOILERED.length - 'false'.length;
   const digest = createHash('sha256').update(json).digest('base64url').slice(0, 22);
-  return { id, head: json.slice(0, valueAt), tail: json.slice(at + SPOILERED.length), digest, tagIds, uploaderId };
+  return {
+    id,
+    head: Buffer.from(json.slice(0, valueAt)),
+    tail: Buffer.from(json.slice(at + SPOILERED.length)),
+    digest,
+    tagIds,
+    uploaderId,
+  };
+}
+
+const TRUE = Buffer.from('true');
+const FALSE = Buffer.from('false');
+const COMMA = Buffer.from(',');
+
+/** The pieces of cached images' JSON, comma-separated, each with its `spoilered` value. */
+export function imageJsonParts(images: readonly CachedImage[], spoilered: ReadonlySet<number>): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (const image of images) {
+    if (parts.length > 0) parts.push(COMMA);
+    parts.push(image.head, spoilered.has(image.id) ? TRUE : FALSE, image.tail);
+  }
+  return parts;
 }
 
 /** The JSON text of a cached image for a caller whose filter does or does not spoiler it. */
 export function imageJsonText(image: CachedImage, spoilered: boolean): string {
-  return image.head + (spoilered ? 'true' : 'false') + image.tail;
+  return Buffer.concat(imageJsonParts([image], spoilered ? new Set([image.id]) : new Set())).toString();
 }
 
 export class ImageJsonCache {

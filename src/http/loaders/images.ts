@@ -14,7 +14,7 @@ import { spoileredImageIds } from '../spoiler.js';
 import { imageView, type ImageJson, type ImageRow, type ImageTag, type Intensities } from '../views/image.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
 import { selectImageRows, selectTags } from './image-rows.js';
-import { imageJsonText, splitImageJson, type CachedImage } from './image-json-cache.js';
+import { imageJsonParts, splitImageJson, type CachedImage } from './image-json-cache.js';
 
 /** An image row with what its views need besides the filter. */
 export interface ImageData {
@@ -77,16 +77,17 @@ function cachedImageOf(config: Pick<Config, 'cdnUrl'>, d: ImageData): CachedImag
   return splitImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
 }
 
-/** Image JSON texts, and what determines them: each image's digest and spoiler flag. */
+/** A list of images as JSON, and what determines it: each image's digest and spoiler flag. */
 export interface RenderedImageList {
-  texts: string[];
+  /** The images' JSON objects, comma-separated, in pieces of UTF-8 (see `imageJsonParts`). */
+  parts: Uint8Array[];
   fingerprint: string;
 }
 
 /**
- * The JSON text of each id that exists, in the order of `ids` (search hit order); missing and
- * repeated ids are dropped. The same images as `renderImages`, byte for byte, but images rendered
- * by an earlier request are taken from the app's cache.
+ * The JSON of each id that exists, in the order of `ids` (search hit order); missing and repeated
+ * ids are dropped. The same images as `renderImages`, byte for byte, but images rendered by an
+ * earlier request are taken from the app's cache.
  */
 export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
   const cache = liveCaches(deps.caches)?.images ?? null;
@@ -105,7 +106,7 @@ export async function renderImageListJson(deps: AppDeps, ids: readonly number[],
   }
   const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
   return {
-    texts: listed.map((image) => imageJsonText(image, spoilered.has(image.id))),
+    parts: imageJsonParts(listed, spoilered),
     fingerprint: listed.map((image) => image.digest + (spoilered.has(image.id) ? '1' : '0')).join(''),
   };
 }

@@ -28,12 +28,12 @@ export function cacheFor(c: AppContext, maxAge: number, options: CacheOptions = 
 const CORS_METHODS = 'GET, HEAD, OPTIONS';
 
 /**
- * A 200 JSON answer from text the route already has, with its ETag: `cacheHeaders` would
+ * A 200 JSON answer from JSON the route already has (text or UTF-8), with its ETag: `cacheHeaders` would
  * otherwise clone the response to read the body back (for search pages, a large share of the
  * answer's cost). The tag is a digest of `tagSource`, the body itself unless the route has
  * something shorter that determines the body just as well.
  */
-export function jsonText(c: AppContext, body: string, tagSource: string = body): Response {
+export function jsonText(c: AppContext, body: string | Uint8Array<ArrayBuffer>, tagSource: string | Uint8Array = body): Response {
   c.header('ETag', bodyEtag(tagSource));
   return c.body(body, 200, { 'Content-Type': 'application/json' });
 }

@@ -204,6 +204,8 @@ function deletedParam(c: AppContext): 'include' | 'only' | 'deleted' | undefined
   }
 }
 
+const IMAGES_OPEN = Buffer.from('{"images":[');
+
 async function searchImages(c: AppContext): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
@@ -228,11 +230,8 @@ async function searchImages(c: AppContext): Promise<Response> {
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   const interactionsJson = JSON.stringify(interactions);
   // The same keys and order as the other lists; the images are JSON text already.
-  return jsonText(
-    c,
-    `{"images":[${images.texts.join(',')}],"interactions":${interactionsJson},"total":${total}}`,
-    `images ${images.fingerprint} ${interactionsJson} ${total}`,
-  );
+  const body = Buffer.concat([IMAGES_OPEN, ...images.parts, Buffer.from(`],"interactions":${interactionsJson},"total":${total}}`)]);
+  return jsonText(c, body, `images ${images.fingerprint} ${interactionsJson} ${total}`);
 }
 
 const withDeleted = (deleted: 'include' | 'only' | 'deleted' | undefined) => (deleted === undefined ? {} : { deleted });
