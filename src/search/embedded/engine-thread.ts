@@ -6,9 +6,9 @@
  * little: on two cores it is bound by the CPU it shares with PostgreSQL, and its documents are
  * copied to the thread.)
  *
- * A call is a message to the thread (its arguments cloned) and a reply; the thread takes calls in
- * the order they were made, so a write is seen by every search made after it. Errors come back
- * with their name and message.
+ * A call is a message to the thread (its arguments cloned; a search's request as JSON text) and a
+ * reply; the thread takes calls in the order they were made, so a write is seen by every search
+ * made after it. Errors come back with their name and message.
  */
 import { Worker } from 'node:worker_threads';
 import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
@@ -78,8 +78,13 @@ export class EngineThread implements SearchEngine {
     return this.call('remove', index, ids);
   }
 
+  /**
+   * The request goes as JSON text: it is JSON by nature (the OpenSearch engine sends the same
+   * text), and writing and parsing it costs half of cloning its object tree (about 20 against
+   * 40 µs for a listing's request).
+   */
   search(index: string, request: SearchRequest): Promise<SearchResult> {
-    return this.call('search', index, request);
+    return this.call('search', index, JSON.stringify(request));
   }
 
   get(index: string, ids: number[]): Promise<Map<number, IndexDocument>> {
