@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 import type { FilterRow } from '../../src/http/context.js';
 import { FilterCache } from '../../src/http/loaders/filter-cache.js';
-import { ImageJsonCache, imageJsonText, splitImageJson, type CachedImage } from '../../src/http/loaders/image-json-cache.js';
+import { cachedImageJson, ImageJsonCache, imageJsonParts, imageJsonText, type CachedImage } from '../../src/http/loaders/image-json-cache.js';
 
 function image(id: number, tagIds: number[] = [], uploaderId: number | null = null): CachedImage {
   const json = JSON.stringify({ id, description: '"spoilered":false', spoilered: false, processed: true });
-  return splitImageJson(id, json, tagIds, uploaderId);
+  return cachedImageJson(id, json, tagIds, uploaderId);
 }
 
 const ids = (found: Map<number, CachedImage>) => [...found.keys()].sort((a, b) => a - b);
@@ -29,13 +29,23 @@ describe('parseChange', () => {
 describe('image JSON split around spoilered', () => {
   it('puts the caller’s value back in place, even when a string holds the same text', () => {
     const view = { id: 7, description: 'say "spoilered":false here', spoilered: false, after: [1, 2] };
-    const cached = splitImageJson(7, JSON.stringify(view), [], null);
+    const cached = cachedImageJson(7, JSON.stringify(view), [], null);
     expect(JSON.parse(imageJsonText(cached, true))).toEqual({ ...view, spoilered: true });
     expect(imageJsonText(cached, false)).toBe(JSON.stringify(view));
   });
 
+  it('lists images comma-separated, each with its own value, whatever their text holds', () => {
+    const views = [1, 2, 3, 4].map((id) => ({ id, description: `é “${id}” "spoilered":false`, spoilered: false }));
+    const cached = views.map((v) => cachedImageJson(v.id, JSON.stringify(v), [], null));
+    for (const spoilered of [new Set<number>(), new Set([1]), new Set([2, 3]), new Set([1, 2, 3, 4])]) {
+      const text = Buffer.concat(imageJsonParts(cached, spoilered)).toString();
+      expect(JSON.parse(`[${text}]`)).toEqual(views.map((v) => ({ ...v, spoilered: spoilered.has(v.id) })));
+    }
+    expect(imageJsonParts([], new Set())).toEqual([]);
+  });
+
   it('refuses JSON without the field', () => {
-    expect(() => splitImageJson(1, '{"id":1}', [], null)).toThrow(/spoilered/);
+    expect(() => cachedImageJson(1, '{"id":1}', [], null)).toThrow(/spoilered/);
   });
 });
 
@@ -110,11 +120,17 @@ describe('ImageJsonCache', () => {
   });
 
   it('keeps at most maxEntries, dropping the least recently used', () => {
-    const cache = new ImageJsonCache({ maxEntries: 2 });
-    cache.keep(cache.mark(), [image(1), image(2)]);
+    const cache = new ImageJsonCache({ maxEntries: 4 });
+    cache.keep(cache.mark(), [image(1), image(2), image(3), image(4)]);
     cache.lookup([1]);
-    cache.keep(cache.mark(), [image(3)]);
-    expect(ids(cache.lookup([1, 2, 3]).found)).toEqual([1, 3]);
+    cache.keep(cache.mark(), [image(5)]);
+    expect(ids(cache.lookup([1, 2, 3, 4, 5]).found)).toEqual([1, 3, 4, 5]);
+    // an entry used while among the younger half stays in its place, and is dropped in turn
+    const approximate = new ImageJsonCache({ maxEntries: 4 });
+    approximate.keep(approximate.mark(), [image(1), image(2), image(3), image(4)]);
+    approximate.lookup([3]);
+    approximate.keep(approximate.mark(), [image(5), image(6), image(7)]);
+    expect(ids(approximate.lookup([1, 2, 3, 4, 5, 6, 7]).found)).toEqual([4, 5, 6, 7]);
   });
 });
 

@@ -20,16 +20,16 @@ import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
 
 /**
- * One image's JSON, minus the value of `spoilered`, as UTF-8: a page is copied from these bytes
+ * One image's JSON as UTF-8, rendered with `spoilered: false`: a page is copied from these bytes
  * into one buffer, where a page joined as a string had to be flattened, measured and encoded on
  * its way to the socket (about 40 µs a page).
  */
 export interface CachedImage {
   id: number;
-  /** The JSON up to and including `"spoilered":`. */
-  head: Uint8Array;
-  /** The JSON after the `spoilered` value, to the closing brace. */
-  tail: Uint8Array;
+  /** `,` and the image's JSON: a list's separator comes with each image but the first. */
+  json: Uint8Array;
+  /** Where the `false` of `"spoilered":false` starts in `json`. */
+  spoileredAt: number;
   /**
    * A digest of the whole text: a list's entity tag is made of its images' digests, not of the
    * list's forty-odd kilobytes (hashing those cost a tenth of a millisecond a page).
@@ -44,10 +44,15 @@ export interface CachedImage {
 interface Entry {
   image: CachedImage;
   expires: number;
+  /** The cache's count of insertions when this entry was (re)inserted: its place in the order. */
+  inserted: number;
 }
 
 export interface ImageJsonCacheOptions {
-  /** Entries kept, least recently used dropped first (default 20,000: some 30 MB). */
+  /**
+   * Entries kept, least recently used dropped first (default 20,000: some 30 MB). Use moves an
+   * entry only once it is in the older half, so this order is that of last use to within half.
+   */
   maxEntries?: number;
   /** Longest an entry is served, in ms (default 60 s; each entry from half of it, by id). */
   maxAgeMs?: number;
@@ -57,34 +62,31 @@ export interface ImageJsonCacheOptions {
 const SPOILERED = '"spoilered":false';
 
 /**
- * Split an image's JSON (rendered with `spoilered: false`) around that value. The key cannot occur
- * inside a string value, where every quote is escaped, so the first match is the field itself.
+ * An image's JSON (rendered with `spoilered: false`), ready for lists. The key cannot occur inside
+ * a string value, where every quote is escaped, so the first match is the field itself.
  */
-export function splitImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null): CachedImage {
+export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null): CachedImage {
   const at = json.indexOf(SPOILERED);
   if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
-  const valueAt = at + SPOILERED.length - 'false'.length;
+  const bytes = Buffer.from(`,${json}`);
+  const spoileredAt = bytes.indexOf(SPOILERED) + SPOILERED.length - 'false'.length;
   const digest = createHash('sha256').update(json).digest('base64url').slice(0, 22);
-  return {
-    id,
-    head: Buffer.from(json.slice(0, valueAt)),
-    tail: Buffer.from(json.slice(at + SPOILERED.length)),
-    digest,
-    tagIds,
-    uploaderId,
-  };
+  return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId };
 }
 
 const TRUE = Buffer.from('true');
-const FALSE = Buffer.from('false');
-const COMMA = Buffer.from(',');
 
-/** The pieces of cached images' JSON, comma-separated, each with its `spoilered` value. */
+/**
+ * The pieces of cached images' JSON, comma-separated, each with its `spoilered` value: one piece
+ * an image, three for a spoilered one.
+ */
 export function imageJsonParts(images: readonly CachedImage[], spoilered: ReadonlySet<number>): Uint8Array[] {
   const parts: Uint8Array[] = [];
-  for (const image of images) {
-    if (parts.length > 0) parts.push(COMMA);
-    parts.push(image.head, spoilered.has(image.id) ? TRUE : FALSE, image.tail);
+  for (let i = 0; i < images.length; i++) {
+    const { id, json, spoileredAt } = images[i]!;
+    const start = i === 0 ? 1 : 0;
+    if (spoilered.has(id)) parts.push(json.subarray(start, spoileredAt), TRUE, json.subarray(spoileredAt + 'false'.length));
+    else parts.push(start === 0 ? json : json.subarray(start));
   }
   return parts;
 }
@@ -101,6 +103,7 @@ export class ImageJsonCache {
   private readonly now: () => number;
   /** Bumped by every change heard: a load that overlapped one must not be kept (it may be older). */
   private changeCount = 0;
+  private insertions = 0;
   /** Tags and users changed since the last sweep (dropping their images needs a pass over all). */
   private readonly changedTags = new Set<number>();
   private readonly changedUsers = new Set<number>();
@@ -133,9 +136,10 @@ export class ImageJsonCache {
         missing.push(id);
         continue;
       }
-      // Re-inserting moves the entry to the young end of the map's order.
-      this.entries.delete(id);
-      this.entries.set(id, entry);
+      // Re-inserting moves the entry to the young end of the map's order; an entry still in the
+      // younger half is far from eviction and stays where it is (a page's fifty moves cost more
+      // than the rest of the lookup).
+      if (this.insertions - entry.inserted > this.maxEntries / 2) this.insert(id, entry);
       found.set(id, entry.image);
     }
     return { found, missing };
@@ -145,11 +149,14 @@ export class ImageJsonCache {
   keep(mark: number, images: readonly CachedImage[]): void {
     if (mark !== this.changeCount) return;
     const now = this.now();
-    for (const image of images) {
-      this.entries.delete(image.id);
-      this.entries.set(image.id, { image, expires: now + this.lifetime(image.id) });
-    }
+    for (const image of images) this.insert(image.id, { image, expires: now + this.lifetime(image.id), inserted: 0 });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  private insert(id: number, entry: Entry): void {
+    entry.inserted = ++this.insertions;
+    this.entries.delete(id);
+    this.entries.set(id, entry);
   }
 
   /** How long an image's entry lives: from half of `maxAgeMs` to all of it, spread by id. */

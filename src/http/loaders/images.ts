@@ -14,7 +14,7 @@ import { spoileredImageIds } from '../spoiler.js';
 import { imageView, type ImageJson, type ImageRow, type ImageTag, type Intensities } from '../views/image.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
 import { selectImageRows, selectTags } from './image-rows.js';
-import { imageJsonParts, splitImageJson, type CachedImage } from './image-json-cache.js';
+import { cachedImageJson, imageJsonParts, type CachedImage } from './image-json-cache.js';
 
 /** An image row with what its views need besides the filter. */
 export interface ImageData {
@@ -71,10 +71,10 @@ export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: R
   return out;
 }
 
-/** An image's JSON text, split around `spoilered` (see `image-json-cache.ts`). */
+/** An image's JSON, kept for lists (see `image-json-cache.ts`). */
 function cachedImageOf(config: Pick<Config, 'cdnUrl'>, d: ImageData): CachedImage {
   const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
-  return splitImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
+  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
 }
 
 /** A list of images as JSON, and what determines it: each image's digest and spoiler flag. */
