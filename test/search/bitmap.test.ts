@@ -58,10 +58,15 @@ describe('Bitmap against Set semantics', () => {
     );
   });
 
-  it('chains operations on the temporaries of a search (bitsets kept down to a thousand values)', () => {
+  it('chains operations on the temporaries of a search (bitsets kept down to a few hundred values)', () => {
     const every = (step: number, from: number, n: number) => Array.from({ length: n }, (_, i) => from + i * step);
-    // every 2nd ∩ every 3rd of 9,000 values: 1,500 values in one chunk, kept as a bitset
-    const pairs = fc.oneof(fc.tuple(setArb, setArb), fc.constant([every(2, 70_000, 9000), every(3, 70_000, 6000)] as [number[], number[]]));
+    // every 2nd ∩ every 3rd of 9,000 (and of 1,800) values: 1,500 (300) values in one chunk, kept
+    // as a bitset
+    const pairs = fc.oneof(
+      fc.tuple(setArb, setArb),
+      fc.constant([every(2, 70_000, 9000), every(3, 70_000, 6000)] as [number[], number[]]),
+      fc.constant([every(2, 70_000, 1800), every(3, 70_000, 1200)] as [number[], number[]]),
+    );
     fc.assert(
       fc.property(pairs, setArb, ([xs, ys], zs) => {
         const sb = new Set(ys);
@@ -80,6 +85,24 @@ describe('Bitmap against Set semantics', () => {
           expect(Array.from(Bitmap.fromWords(ab.toWords(300_000)).toArray())).toEqual(both);
           for (const x of both.slice(0, 20)) expect(ab.has(x)).toBe(true);
           if (both.length > 0) expect(ab.select(both.length - 1)).toBe(both[both.length - 1]);
+        });
+      }),
+    );
+  });
+
+  it('withBitsets keeps the set, and operations on it give the same answers', () => {
+    fc.assert(
+      fc.property(setArb, setArb, fc.integer({ min: 0, max: 5000 }), (xs, ys, min) => {
+        const x = build(xs);
+        const kept = x.withBitsets(min);
+        const y = build(ys);
+        expect(Array.from(kept.toArray())).toEqual(Array.from(x.toArray()));
+        expect(kept.size).toBe(x.size);
+        withSearchMemory(() => {
+          expect(Array.from(y.and(kept).toArray())).toEqual(Array.from(y.and(x).toArray()));
+          expect(Array.from(kept.and(y).toArray())).toEqual(Array.from(x.and(y).toArray()));
+          expect(Array.from(y.andNot(kept).toArray())).toEqual(Array.from(y.andNot(x).toArray()));
+          expect(Array.from(kept.or(y).toArray())).toEqual(Array.from(x.or(y).toArray()));
         });
       }),
     );

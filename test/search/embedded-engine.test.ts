@@ -172,6 +172,35 @@ describe('deletes and updates', () => {
     }
   });
 
+  it('a remembered numeric range follows writes and deletes; one on the clock moves with it', async () => {
+    const hour = 3600_000;
+    const t0 = Date.parse('2026-01-01T12:00:00Z');
+    const engine = await loaded([
+      { id: 1, score: 5, created_at: new Date(t0).toISOString() },
+      { id: 2, score: 50, created_at: new Date(t0 - 5 * hour).toISOString() },
+      { id: 3, score: 500, created_at: new Date(t0 - 5 * hour).toISOString() },
+    ]);
+    const high = { bool: { must: [{ match_all: {} }, { range: { score: { gte: 40 } } }] } };
+    expect(await ids(engine, 'images', high)).toEqual([2, 3]);
+    expect(await ids(engine, 'images', high)).toEqual([2, 3]);
+    await engine.write('images', [{ id: 1, score: 45, created_at: new Date(t0).toISOString() }, { id: 3, score: 4 }]);
+    expect(await ids(engine, 'images', high)).toEqual([1, 2]);
+    await engine.remove('images', [2]);
+    expect(await ids(engine, 'images', high)).toEqual([1]);
+
+    const recent = { bool: { must: [{ match_all: {} }, { range: { created_at: { gte: 'now-1h' } } }] } };
+    await engine.write('images', [{ id: 2, score: 50, created_at: new Date(t0 - 5 * hour).toISOString() }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(t0 - 4.5 * hour);
+      expect(await ids(engine, 'images', recent)).toEqual([1, 2]);
+      vi.setSystemTime(t0 + hour / 2);
+      expect(await ids(engine, 'images', recent)).toEqual([1]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('compacts when tombstones pile up, with the same answers', async () => {
     const docs = makeCorpus(16_000);
     const engine = await loaded(docs);

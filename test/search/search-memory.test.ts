@@ -106,6 +106,15 @@ describe('what the embedded engine keeps past a search', () => {
     expect(await idsOf(engine, query)).toEqual(want);
   });
 
+  it('a remembered numeric range, kept as bitsets', async () => {
+    const engine = await engineWith(30_000);
+    const query = { bool: { must: [{ match_all: {} }, { range: { score: { gte: 90 } } }] } };
+    const want = range(1, 30_000, (i) => i % 100 >= 90);
+    expect(await idsOf(engine, query)).toEqual(want);
+    await otherSearches(engine);
+    expect(await idsOf(engine, query)).toEqual(want);
+  });
+
   it("a pattern's cached expansion", async () => {
     const engine = await engineWith(30_000);
     const query = { wildcard: { tag_ids: { value: 'b1*' } } };

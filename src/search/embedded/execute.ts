@@ -99,14 +99,29 @@ function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
   return bits;
 }
 
-function rememberFilter(index: PhysicalIndex, key: string, bits: Bitmap): void {
+/** Keep `bits` (built outside search memory) for `key`; returns the kept form, as bitsets. */
+function rememberFilter(index: PhysicalIndex, key: string, bits: Bitmap): Bitmap {
   let c = filterCache.get(index);
   if (!c || c.version !== index.version) {
     c = { version: index.version, entries: new Map() };
     filterCache.set(index, c);
   }
-  c.entries.set(key, bits);
+  const kept = outsideSearchMemory(() => bits.withBitsets());
+  c.entries.set(key, kept);
   if (c.entries.size > FILTER_CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
+  return kept;
+}
+
+/** A range whose bounds are plain numbers: its documents do not depend on the clock. */
+function hasFixedBounds(opts: Record<string, unknown>): boolean {
+  let bounds = 0;
+  for (const key of ['gt', 'gte', 'lt', 'lte', 'from', 'to']) {
+    const v = opts[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number') return false;
+    bounds++;
+  }
+  return bounds > 0 && opts.time_zone === undefined && opts.format === undefined;
 }
 
 const childUniverse = new WeakMap<FieldSet, { length: number; bits: Bitmap }>();
@@ -165,8 +180,7 @@ export class Executor {
           if (hit) return leaf(hit, boost);
           if (cand !== undefined && cand.size * 64 < env.space) return leaf(termsBits(f, values, env, cand), boost);
           const bits = outsideSearchMemory(() => termsBits(f, values, env));
-          rememberFilter(scope.index, key, bits);
-          return leaf(bits, boost);
+          return leaf(rememberFilter(scope.index, key, bits), boost);
         }
         return leaf(termsBits(f, values, env, cand), boost);
       }
@@ -174,7 +188,17 @@ export class Executor {
         const [name, spec] = fieldEntry(body, kind);
         const opts = asObject(spec, kind);
         const f = this.field(scope, name);
-        return leaf(f ? rangeBits(f, opts, env, cand) : new Bitmap(), boostOf(opts));
+        if (!f) return leaf(new Bitmap(), boostOf(opts));
+        if (scope.index && (cand === undefined || cand.size * 64 >= env.space) && hasFixedBounds(opts)) {
+          // a numeric range such as `score.gte:100`, asked again and again: remembered like a
+          // filter's tags until the index changes (the engine's answer to a query cache)
+          const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
+          const hit = cachedFilter(scope.index, key);
+          if (hit) return leaf(hit, boostOf(opts));
+          const bits = outsideSearchMemory(() => rangeBits(f, opts, env));
+          return leaf(rememberFilter(scope.index, key, bits), boostOf(opts));
+        }
+        return leaf(rangeBits(f, opts, env, cand), boostOf(opts));
       }
       case 'exists': {
         const obj = asObject(body, kind);
@@ -402,8 +426,7 @@ export class Executor {
     const hit = cachedFilter(index, key);
     if (hit) return hit;
     const bits = outsideSearchMemory(() => union(mustNot.map((q) => this.run(q, scope, undefined, false).bits)));
-    rememberFilter(index, key, bits);
-    return bits;
+    return rememberFilter(index, key, bits);
   }
 
   /** Whether a query's matches depend on the index alone (not on the clock, nor on scores). */
