@@ -247,16 +247,17 @@ function walk(hits: Bitmap, key: SortKey, k: number, from: number, space: number
   let boundary = NaN;
   const n = perm.length;
   let exhausted = true;
+  // values are read only from the k-th hit on: before it nothing compares them, and reading the
+  // column at thousands of scattered documents (a deep page) cost more than the walk itself
   for (let i = 0; i < n; i++) {
     const d = perm[key.desc ? n - 1 - i : i]!;
     if (!inHits(d)) continue;
-    const v = normalized(key, d);
-    if (out.length >= k && v !== boundary) {
+    if (out.length >= k && normalized(key, d) !== boundary) {
       exhausted = false;
       break;
     }
     out.push(d);
-    if (out.length === k) boundary = v;
+    if (out.length === k) boundary = normalized(key, d);
   }
   if (exhausted && out.length < k) return null; // documents without a value are needed: use the heap
   const walked = out.length;
