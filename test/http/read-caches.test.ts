@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 import type { FilterRow } from '../../src/http/context.js';
 import { FilterCache } from '../../src/http/loaders/filter-cache.js';
-import { cachedImageJson, ImageJsonCache, imageJsonParts, imageJsonText, type CachedImage } from '../../src/http/loaders/image-json-cache.js';
+import { cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/loaders/image-json-cache.js';
+
+/** One cached image's JSON for a caller whose filter does or does not spoiler it. */
+const imageJsonText = (image: CachedImage, spoilered: boolean) =>
+  Buffer.concat(imageJsonParts([image], spoilered ? new Set([image.id]) : new Set())).toString();
 
 function image(id: number, tagIds: number[] = [], uploaderId: number | null = null): CachedImage {
   const json = JSON.stringify({ id, description: '"spoilered":false', spoilered: false, processed: true });

@@ -91,11 +91,6 @@ export function imageJsonParts(images: readonly CachedImage[], spoilered: Readon
   return parts;
 }
 
-/** The JSON text of a cached image for a caller whose filter does or does not spoiler it. */
-export function imageJsonText(image: CachedImage, spoilered: boolean): string {
-  return Buffer.concat(imageJsonParts([image], spoilered ? new Set([image.id]) : new Set())).toString();
-}
-
 export class ImageJsonCache {
   private readonly entries = new Map<number, Entry>();
   private readonly maxEntries: number;
