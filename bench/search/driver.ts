@@ -237,8 +237,8 @@ async function run(job: DriverJob): Promise<DriverResult> {
       }
     }
   };
-  const connections = Array.from({ length: job.connections }, (_, w) => worker(w));
-  await Promise.all(connections);
+  await Promise.all(Array.from({ length: job.connections }, (_, w) => worker(w)));
+  const cpu = process.cpuUsage(cpu0);
   latencies.sort((a, b) => a - b);
   const p = (q: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length, Math.max(1, Math.ceil(q * latencies.length))) - 1]!);
   return {
@@ -253,10 +253,7 @@ async function run(job: DriverJob): Promise<DriverResult> {
     p99: p(0.99),
     max: latencies[latencies.length - 1] ?? Number.NaN,
     bytes,
-    cpuMs: (() => {
-      const used = process.cpuUsage(cpu0);
-      return (used.user + used.system) / 1000;
-    })(),
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 

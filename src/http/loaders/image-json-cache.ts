@@ -66,10 +66,10 @@ const SPOILERED = '"spoilered":false';
  * a string value, where every quote is escaped, so the first match is the field itself.
  */
 export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null): CachedImage {
-  const at = json.indexOf(SPOILERED);
-  if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
   const bytes = Buffer.from(`,${json}`);
-  const spoileredAt = bytes.indexOf(SPOILERED) + SPOILERED.length - 'false'.length;
+  const at = bytes.indexOf(SPOILERED);
+  if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
+  const spoileredAt = at + SPOILERED.length - 'false'.length;
   const digest = createHash('sha256').update(json).digest('base64url').slice(0, 22);
   return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId };
 }

@@ -84,7 +84,10 @@ function kindOf(q: unknown): [string, unknown] {
   return [keys[0]!, obj[keys[0]!]];
 }
 
-/** Results of long `terms` filters per index, valid until the index changes. */
+/**
+ * Sets worth remembering per index (long `terms` filters, numeric ranges, a listing's
+ * exclusions), valid until the index changes.
+ */
 const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: Map<string, Bitmap> }>();
 const FILTER_CACHE_SIZE = 32;
 
@@ -99,17 +102,22 @@ function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
   return bits;
 }
 
-/** Keep `bits` (built outside search memory) for `key`; returns the kept form, as bitsets. */
-function rememberFilter(index: PhysicalIndex, key: string, bits: Bitmap): Bitmap {
+/** Build the set for `key` outside search memory and keep it, as bitsets; returns what is kept. */
+function rememberFilter(index: PhysicalIndex, key: string, build: () => Bitmap): Bitmap {
+  const kept = outsideSearchMemory(() => build().withBitsets());
   let c = filterCache.get(index);
   if (!c || c.version !== index.version) {
     c = { version: index.version, entries: new Map() };
     filterCache.set(index, c);
   }
-  const kept = outsideSearchMemory(() => bits.withBitsets());
   c.entries.set(key, kept);
   if (c.entries.size > FILTER_CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
   return kept;
+}
+
+/** The set for `key`: remembered, or built and remembered. */
+function filterFor(index: PhysicalIndex, key: string, build: () => Bitmap): Bitmap {
+  return cachedFilter(index, key) ?? rememberFilter(index, key, build);
 }
 
 /** A range whose bounds are plain numbers: its documents do not depend on the clock. */
@@ -179,8 +187,7 @@ export class Executor {
           const hit = cachedFilter(scope.index, key);
           if (hit) return leaf(hit, boost);
           if (cand !== undefined && cand.size * 64 < env.space) return leaf(termsBits(f, values, env, cand), boost);
-          const bits = outsideSearchMemory(() => termsBits(f, values, env));
-          return leaf(rememberFilter(scope.index, key, bits), boost);
+          return leaf(rememberFilter(scope.index, key, () => termsBits(f, values, env)), boost);
         }
         return leaf(termsBits(f, values, env, cand), boost);
       }
@@ -193,10 +200,7 @@ export class Executor {
           // a numeric range such as `score.gte:100`, asked again and again: remembered like a
           // filter's tags until the index changes (the engine's answer to a query cache)
           const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
-          const hit = cachedFilter(scope.index, key);
-          if (hit) return leaf(hit, boostOf(opts));
-          const bits = outsideSearchMemory(() => rangeBits(f, opts, env));
-          return leaf(rememberFilter(scope.index, key, bits), boostOf(opts));
+          return leaf(filterFor(scope.index, key, () => rangeBits(f, opts, env)), boostOf(opts));
         }
         return leaf(rangeBits(f, opts, env, cand), boostOf(opts));
       }
@@ -423,10 +427,7 @@ export class Executor {
       return union(mustNot.map((q) => this.run(q, scope, base, false).bits));
     }
     const key = `must_not\u0000${JSON.stringify(mustNot)}`;
-    const hit = cachedFilter(index, key);
-    if (hit) return hit;
-    const bits = outsideSearchMemory(() => union(mustNot.map((q) => this.run(q, scope, undefined, false).bits)));
-    return rememberFilter(index, key, bits);
+    return filterFor(index, key, () => union(mustNot.map((q) => this.run(q, scope, undefined, false).bits)));
   }
 
   /** Whether a query's matches depend on the index alone (not on the clock, nor on scores). */
