@@ -77,7 +77,7 @@ function options() {
   return {
     images: int(values.images, 'images', 1_000_000, 1000),
     rebuild: values.rebuild === true,
-    http: values['no-http'] ? false : true,
+    http: !values['no-http'],
     seconds: int(values.seconds, 'seconds', 10, 1),
     runs: int(values.runs, 'runs', 320, 1),
     baselineRuns: int(values['baseline-runs'], 'baseline-runs', 48, 1),

@@ -157,7 +157,7 @@ function hasOneKey(o: object): boolean {
  * become a new two-clause list.
  */
 export function foldChain(parts: Query[], key: 'must' | 'should'): Query {
-  let right = parts[parts.length - 1]!;
+  const right = parts[parts.length - 1]!;
   // `reversed` holds the list of `right` in reverse while `right` is a list this fold built.
   let reversed: Query[] | null = null;
   const initial = soleList(right, key);

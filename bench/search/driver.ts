@@ -147,7 +147,10 @@ export class Connection {
             break;
           }
           const size = Number.parseInt(line, 16);
-          if (Number.isNaN(size)) return this.fail(new Error(`bad chunk size ${JSON.stringify(line)}`));
+          if (Number.isNaN(size)) {
+            this.fail(new Error(`bad chunk size ${JSON.stringify(line)}`));
+            return;
+          }
           if (size === 0) this.phase = 'trailer';
           else {
             this.bodyBytes += size;

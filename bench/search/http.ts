@@ -22,7 +22,7 @@ export interface Server {
 
 function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<Server> {
   return new Promise((resolve, reject) => {
-    let server: ServerType | undefined = undefined;
+    let server: ServerType | undefined;
     server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
       const s = server!;
       resolve({

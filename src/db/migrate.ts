@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
-import type { Database } from './client.js';
+import type { Sql } from 'postgres';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -13,7 +13,7 @@ const MIGRATION_LOCK = 7_462_310_001;
  * drizzle's migrator, the check of what is applied happens inside the transaction, after an
  * advisory lock: two processes starting at once serialise, and the second finds nothing to do.
  */
-export async function runMigrations(db: Database): Promise<void> {
+export async function runMigrations(db: { $client: Sql }): Promise<void> {
   const migrations = readMigrationFiles({ migrationsFolder });
   await db.$client.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;

@@ -93,11 +93,6 @@ const FORMATS = [
 
 const RATING_WEIGHTS = [60, 15, 8, 8, 4, 3, 2];
 
-interface BulkTag {
-  name: string;
-  aliasOf?: string;
-}
-
 /**
  * The tag vocabulary by rank (most used first): the rating tags, the demo's words, then invented
  * names (some artists and OCs) up to `count`. Aliases come after and are never used on images.

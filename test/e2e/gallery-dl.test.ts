@@ -99,8 +99,9 @@ describe.skipIf(!version)(`gallery-dl ${version ?? '(missing)'} against the read
     const { stdout } = await run(['--dump-json', `philomena:${url}/images/${imageId}`]);
     const messages = JSON.parse(stdout) as unknown[][];
     const urlMessage = messages.find((m) => m[0] === 3);
-    expect(urlMessage?.[1]).toBe(`${url}/img/view/${datePath(new Date((urlMessage?.[2] as { created_at: string }).created_at))}/${imageId}__safe.png`);
-    const meta = urlMessage?.[2] as Record<string, unknown>;
+    if (!urlMessage) throw new Error(`gallery-dl printed no URL message: ${stdout}`);
+    expect(urlMessage[1]).toBe(`${url}/img/view/${datePath(new Date((urlMessage[2] as { created_at: string }).created_at))}/${imageId}__safe.png`);
+    const meta = urlMessage[2] as Record<string, unknown>;
     expect(meta.id).toBe(imageId);
     expect(meta.tags).toEqual(['safe']);
     expect(typeof meta.date).toBe('string');

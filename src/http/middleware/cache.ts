@@ -75,7 +75,10 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
 
 export function appendVary(headers: Headers, value: string): void {
   const current = headers.get('Vary');
-  if (!current) return headers.set('Vary', value);
+  if (!current) {
+    headers.set('Vary', value);
+    return;
+  }
   const present = current.split(',').map((v) => v.trim().toLowerCase());
   if (!present.includes(value.toLowerCase()) && !present.includes('*')) headers.set('Vary', `${current}, ${value}`);
 }

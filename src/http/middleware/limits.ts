@@ -56,7 +56,7 @@ interface Charge {
 }
 
 /** Which budget a request spends and how much of it; undefined for unlimited paths. */
-export function chargeFor(method: string, path: string, query: (name: string) => string | undefined): Charge | undefined {
+export function chargeFor(path: string, query: (name: string) => string | undefined): Charge | undefined {
   if (path.startsWith(`${API_PREFIX}/`) || path === API_PREFIX) {
     const rest = path.slice(API_PREFIX.length);
     if (rest === '/search/reverse') return { budget: 'search', cost: REVERSE_SEARCH_COST };
@@ -113,7 +113,7 @@ export function requestLimits(options: LimitsOptions): MiddlewareHandler<AppEnv>
   return async (c, next) => {
     if ((!limiter && !bans) || c.req.method === 'OPTIONS') return next();
     if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return next();
-    const charge = chargeFor(c.req.method, c.req.path, (name) => c.req.query(name));
+    const charge = chargeFor(c.req.path, (name) => c.req.query(name));
     if (!charge) return next();
     const user = c.get('user');
     const ip = clientAddress(c, trustProxy);

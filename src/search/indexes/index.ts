@@ -3,11 +3,8 @@
  * builder, source table), and the id iteration a full reindex or drift check walks.
  */
 import { getTableName } from 'drizzle-orm';
-import type { FieldSet } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
-import type { comments, filters, galleries, images, posts, tags } from '../../db/schema/index.js';
 import type { IndexDocument, IndexSpec } from '../engine.js';
-import type { IndexMapping } from '../mapping.js';
 import type { DocumentCache } from './document-cache.js';
 import { commentsIndex } from './comments/index.js';
 import { filtersIndex } from './filters/index.js';
@@ -15,22 +12,9 @@ import { galleriesIndex } from './galleries/index.js';
 import { imagesIndex } from './images/index.js';
 import { postsIndex } from './posts/index.js';
 import { tagsIndex } from './tags/index.js';
+import { indexNames, type IndexName, type IndexDefinition } from './definition.js';
 
-export const indexNames = ['images', 'comments', 'posts', 'galleries', 'tags', 'filters'] as const;
-export type IndexName = (typeof indexNames)[number];
-
-/** The Postgres table whose rows are an index's documents (one row, one document, same id). */
-export type IndexedTable = typeof images | typeof comments | typeof posts | typeof galleries | typeof tags | typeof filters;
-
-export interface IndexDefinition {
-  name: IndexName;
-  mapping: IndexMapping;
-  /** Query fields of the search language for this index. */
-  fields: FieldSet;
-  /** Documents of the rows with these ids, in id order; ids without a row are absent. */
-  loadDocuments(db: Database, ids: number[], cache?: DocumentCache): Promise<IndexDocument[]>;
-  table: IndexedTable;
-}
+export { indexNames, type IndexName, type IndexedTable, type IndexDefinition } from './definition.js';
 
 export const indexDefinitions: Record<IndexName, IndexDefinition> = {
   images: imagesIndex,

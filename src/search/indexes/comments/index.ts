@@ -1,5 +1,5 @@
 import { comments } from '../../../db/schema/index.js';
-import type { IndexDefinition } from '../index.js';
+import type { IndexDefinition } from '../definition.js';
 import { loadCommentDocuments } from './document.js';
 import { commentFields } from './fields.js';
 import { commentsMapping } from './mapping.js';

@@ -1,5 +1,5 @@
 import { filters } from '../../../db/schema/index.js';
-import type { IndexDefinition } from '../index.js';
+import type { IndexDefinition } from '../definition.js';
 import { loadFilterDocuments } from './document.js';
 import { filterFields } from './fields.js';
 import { filtersMapping } from './mapping.js';

@@ -1,5 +1,5 @@
 import { galleries } from '../../../db/schema/index.js';
-import type { IndexDefinition } from '../index.js';
+import type { IndexDefinition } from '../definition.js';
 import { loadGalleryDocuments } from './document.js';
 import { galleryFields } from './fields.js';
 import { galleriesMapping } from './mapping.js';

@@ -1,5 +1,5 @@
 import { images } from '../../../db/schema/index.js';
-import type { IndexDefinition } from '../index.js';
+import type { IndexDefinition } from '../definition.js';
 import { loadImageDocuments } from './document.js';
 import { imageFields } from './fields.js';
 import { imagesMapping } from './mapping.js';

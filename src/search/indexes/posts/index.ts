@@ -1,5 +1,5 @@
 import { posts } from '../../../db/schema/index.js';
-import type { IndexDefinition } from '../index.js';
+import type { IndexDefinition } from '../definition.js';
 import { loadPostDocuments } from './document.js';
 import { postFields } from './fields.js';
 import { postsMapping } from './mapping.js';

@@ -1,5 +1,5 @@
 import { tags } from '../../../db/schema/index.js';
-import type { IndexDefinition } from '../index.js';
+import type { IndexDefinition } from '../definition.js';
 import { loadTagDocuments } from './document.js';
 import { tagFields } from './fields.js';
 import { tagsMapping } from './mapping.js';

@@ -1,0 +1,94 @@
+/**
+ * The allowed arrows between the project's folders, checked by `npm run deps` (dependency-cruiser).
+ * ARCHITECTURE.md explains the layout these rules protect. Violations that existed when a rule was
+ * introduced are listed in .dependency-cruiser-known-violations.json; that list only ever shrinks
+ * (regenerate it with `npm run deps:baseline` after removing one).
+ */
+const { existsSync } = require('node:fs');
+
+const rules = [
+  {
+    name: 'grammar-is-pure',
+    comment: 'The search language is a pure library: grammar/ imports nothing of the project.',
+    severity: 'error',
+    from: { path: '^grammar/' },
+    to: { path: '^(src|indexer|bench|test)/' },
+  },
+  {
+    name: 'grammar-through-index',
+    comment:
+      'Everything outside grammar/ uses the grammar through grammar/index.ts, so its internals can move. ' +
+      "The grammar's own unit tests (test/grammar/) may reach its modules.",
+    severity: 'error',
+    from: { pathNot: '^(grammar|test/grammar)/' },
+    to: { path: '^grammar/', pathNot: '^grammar/index\\.ts$' },
+  },
+  {
+    name: 'routes-not-indexer',
+    comment: 'HTTP routes never touch the indexer or its outbox; writes enqueue reindexing in their own transaction.',
+    severity: 'error',
+    from: { path: '^src/http/routes/' },
+    to: { path: '^indexer/' },
+  },
+  {
+    name: 'no-cycles',
+    comment: 'No import cycles, type-only imports included: a cycle means two modules are one concern or a type is in the wrong place.',
+    severity: 'error',
+    from: {},
+    to: { circular: true },
+  },
+  {
+    name: 'production-not-tests',
+    comment: 'The server, the grammar and the indexer never import tests or benchmarks.',
+    severity: 'error',
+    from: { path: '^(src|grammar|indexer)/' },
+    to: { path: '^(test|bench)/' },
+  },
+  {
+    name: 'lib-is-leaf',
+    comment: 'src/lib/ holds small helpers shared by the server, CLIs, tests and benchmarks; it imports nothing of the project.',
+    severity: 'error',
+    from: { path: '^src/lib/' },
+    to: { path: '^(src|grammar|indexer|bench|test)/', pathNot: '^src/lib/' },
+  },
+];
+
+/**
+ * The domain layer: http → contexts → db/search. A context owns its tables' queries and writes its
+ * outbox entries in the same transaction, so HTTP code reads and writes only through contexts.
+ * These rules apply as soon as src/contexts/ exists.
+ */
+const contextRules = [
+  {
+    name: 'http-through-contexts',
+    comment: 'HTTP code queries no table itself: it calls a context.',
+    severity: 'error',
+    from: { path: '^src/http/' },
+    to: { path: '^src/db/schema/' },
+  },
+  {
+    name: 'contexts-know-no-http',
+    comment: 'Contexts are called by routes, CLIs and the importer alike; they know nothing of HTTP.',
+    severity: 'error',
+    from: { path: '^src/contexts/' },
+    to: { path: '^src/http/' },
+  },
+  {
+    name: 'outbox-written-by-contexts',
+    comment: 'Only contexts (in their transactions) and the indexer itself use the outbox.',
+    severity: 'error',
+    from: { pathNot: '^(src/contexts|indexer|test)/' },
+    to: { path: '^indexer/outbox\\.ts$' },
+  },
+];
+
+module.exports = {
+  forbidden: existsSync('src/contexts') ? [...rules, ...contextRules] : rules,
+  options: {
+    // TypeScript 7 has no JavaScript compiler API for dependency-cruiser to parse with; swc reads
+    // TypeScript and, unlike a transpile-first parse, keeps type-only imports, so type-only cycles count.
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/db/migrations/' },
+  },
+};
