@@ -12,8 +12,8 @@
  *    (tags, AND, OR, negation, wildcards, ranges, every kind of sort, pages and page sizes, Default
  *    and Everything filters), 10% tag show, 10% comment and post search, 10% featured image,
  *    forums, topics and filters, 5% oEmbed.
- * 4. A load driver in a process of its own: C keep-alive connections (undici Pool, no pipelining),
- *    each sending its next path as soon as the previous answer is read, W seconds of warm-up, then
+ * 4. The load driver of bench/harness/ in a process of its own: C keep-alive connections, each
+ *    sending its next path as soon as the previous answer is read, W seconds of warm-up, then
  *    S seconds measured (at most R requests). Per route group and overall: requests/s, p50/p90/p99
  *    and max latency, non-2xx answers by status, socket errors by code.
  * 5. In the same run, the same driver and connections against a trivial Hono app answering a small
@@ -24,22 +24,23 @@
  * the measured window (when this run started the service). The last line is one JSON object:
  * `{"rps", "p50_ms", "p99_ms", "errors", "hono_ceiling_rps", "ratio"}`.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 import { isAlive, postmasterPid } from '../src/db/embedded-postgres.js';
-import { startHonoCeiling } from './search/http.js';
-import { loadAverage, percentile, serverCpuMs } from './search/stats.js';
+import { freePort } from '../src/lib/free-port.js';
+import { mulberry32 } from '../src/lib/random.js';
+import { table } from '../src/lib/table.js';
+import type { Figures } from './harness/driver.js';
+import { drive, startHonoCeiling } from './harness/http.js';
+import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
-const SELF = fileURLToPath(import.meta.url);
 const CACHE = join(HERE, '.cache', 'load');
 const API = '/api/v1/json';
 
@@ -62,18 +63,6 @@ const MIX_SIZE = 8192;
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-/** mulberry32: the same mix for the same board every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function pick<T>(random: () => number, xs: readonly T[]): T {
   if (xs.length === 0) throw new Error('pick from an empty list');
   return xs[Math.floor(random() * xs.length)]!;
@@ -81,181 +70,9 @@ function pick<T>(random: () => number, xs: readonly T[]): T {
 
 const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(digits) : '-');
 const round = (x: number, digits: number): number => (Number.isFinite(x) ? Number(x.toFixed(digits)) : 0);
-function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === 0 || i === cells.length - 1 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
-
 function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-/** CPU milliseconds (user + system) of a process; undefined if gone. */
-function processCpuMs(pid: number): number | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    // after ")": state(0) ppid(1) … utime(11) stime(12); USER_HZ is 100
-    return (Number(f[11]) + Number(f[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The driver (a child process: it must not share an event loop with a server it measures)
-
-interface DriverJob {
-  origin: string;
-  paths: string[];
-  /** Group index of each path. */
-  groupOf: number[];
-  groups: string[];
-  connections: number;
-  seconds: number;
-  warmupSeconds: number;
-  maxRequests: number;
-}
-
-interface GroupStats {
-  requests: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  /** Non-2xx answers by status. */
-  statuses: Record<string, number>;
-  /** Requests that got no answer, by error code. */
-  socketErrors: Record<string, number>;
-  bytes: number;
-}
-
-interface DriverResult {
-  seconds: number;
-  groups: GroupStats[];
-  overall: GroupStats;
-  /** Requests sent, warm-up and unfinished ones included. */
-  sent: number;
-  driverCpuMs: number;
-  stoppedByCount: boolean;
-}
-
-async function runDriver(job: DriverJob): Promise<DriverResult> {
-  const pool = new Pool(job.origin, {
-    connections: job.connections,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    headersTimeout: 30_000,
-    bodyTimeout: 30_000,
-  });
-  let cpu0 = process.cpuUsage();
-  const latencies: number[][] = job.groups.map(() => []);
-  const statuses: Record<string, number>[] = job.groups.map(() => ({}));
-  const socketErrors: Record<string, number>[] = job.groups.map(() => ({}));
-  const bytes: number[] = job.groups.map(() => 0);
-  let sent = 0;
-  let stoppedByCount = false;
-  const start = performance.now();
-  const measureFrom = start + job.warmupSeconds * 1000;
-  let end = measureFrom + job.seconds * 1000;
-  // Tell the parent when the measured window opens, so it can read CPU clocks over that window.
-  const opened = setTimeout(() => {
-    cpu0 = process.cpuUsage();
-    process.send?.({ phase: 'measure' });
-  }, job.warmupSeconds * 1000);
-  const worker = async (w: number) => {
-    let i = Math.floor((w * job.paths.length) / job.connections);
-    for (;;) {
-      const t0 = performance.now();
-      if (t0 >= end) return;
-      if (sent >= job.maxRequests) {
-        stoppedByCount = true;
-        end = Math.min(end, t0);
-        return;
-      }
-      const k = i++ % job.paths.length;
-      const g = job.groupOf[k]!;
-      sent++;
-      try {
-        const res = await pool.request({ path: job.paths[k]!, method: 'GET' });
-        const body = Buffer.from(await res.body.arrayBuffer());
-        const t1 = performance.now();
-        if (t0 >= measureFrom && t1 <= end) {
-          latencies[g]!.push(t1 - t0);
-          bytes[g]! += body.length;
-          if (res.statusCode < 200 || res.statusCode >= 300) statuses[g]![res.statusCode] = (statuses[g]![res.statusCode] ?? 0) + 1;
-        }
-      } catch (err) {
-        const t1 = performance.now();
-        if (t0 >= measureFrom && t1 <= end) {
-          const code = (err as { code?: string }).code ?? (err as Error).name ?? 'error';
-          socketErrors[g]![code] = (socketErrors[g]![code] ?? 0) + 1;
-        }
-        await sleep(10); // a refused connection must not spin
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: job.connections }, (_, w) => worker(w)));
-  clearTimeout(opened);
-  process.send?.({ phase: 'end' });
-  const elapsed = Math.max(0.001, (Math.min(end, performance.now()) - measureFrom) / 1000);
-  await pool.close();
-  const cpu = process.cpuUsage(cpu0);
-  const summarise = (lat: number[], st: Record<string, number>, se: Record<string, number>, b: number): GroupStats => {
-    lat.sort((a, b2) => a - b2);
-    return {
-      requests: lat.length,
-      p50: percentile(lat, 0.5),
-      p90: percentile(lat, 0.9),
-      p99: percentile(lat, 0.99),
-      max: lat[lat.length - 1] ?? Number.NaN,
-      statuses: st,
-      socketErrors: se,
-      bytes: b,
-    };
-  };
-  const merge = (rs: Record<string, number>[]) => {
-    const out: Record<string, number> = {};
-    for (const r of rs) for (const [k, v] of Object.entries(r)) out[k] = (out[k] ?? 0) + v;
-    return out;
-  };
-  const overall = summarise(latencies.flat(), merge(statuses), merge(socketErrors), bytes.reduce((a, b) => a + b, 0));
-  return {
-    seconds: elapsed,
-    groups: job.groups.map((_, g) => summarise(latencies[g]!, statuses[g]!, socketErrors[g]!, bytes[g]!)),
-    overall,
-    sent,
-    driverCpuMs: (cpu.user + cpu.system) / 1000,
-    stoppedByCount,
-  };
-}
-
-/** Run the driver in a child process (this same file with `--driver-child`). */
-function drive(job: DriverJob, onPhase: (phase: 'measure' | 'end') => void = () => {}): Promise<DriverResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(SELF, ['--driver-child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let settled = false;
-    const limit = setTimeout(() => child.kill('SIGKILL'), (job.warmupSeconds + job.seconds + 120) * 1000);
-    child.on('message', (msg: { phase?: 'measure' | 'end'; ok?: boolean; result?: DriverResult; error?: string }) => {
-      if (msg.phase) return onPhase(msg.phase);
-      settled = true;
-      clearTimeout(limit);
-      if (msg.ok && msg.result) resolve(msg.result);
-      else reject(new Error(`load driver failed: ${msg.error}`));
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(limit);
-      if (!settled) reject(new Error(`load driver exited (${signal ?? code}) without a result`));
-    });
-    child.once('error', reject);
-    child.send(job);
-  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -267,17 +84,6 @@ interface Target {
   pid?: number;
   dataDir?: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 const log = (msg: string) => console.log(msg);
@@ -367,6 +173,7 @@ interface Board {
   baseUrl: string;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: discovery reads a few fields of the API's answers
 async function getJson(origin: string, path: string): Promise<any> {
   const res = await fetch(origin + path);
   const text = await res.text();
@@ -420,7 +227,7 @@ async function discover(origin: string): Promise<Board> {
 }
 
 function buildMix(board: Board, size: number): { paths: string[]; groupOf: number[] } {
-  const random = rng(20_240_601);
+  const random = mulberry32(20_240_601);
   const enc = encodeURIComponent;
   const tags = board.tagNames.length > 0 ? board.tagNames : ['safe'];
   const filterParam = () => {
@@ -661,8 +468,9 @@ async function main(): Promise<void> {
     ).finally(() => ceilingServer.close());
     const endLoad = loadAverage();
 
-    const errorsOf = (s: GroupStats) => Object.values(s.statuses).reduce((a, b) => a + b, 0) + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
-    const row = (name: string, share: string, s: GroupStats, seconds: number): string[] => [
+    const errorsOf = (s: Figures) => s.errors + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
+    const non2xx = (s: Figures) => Object.fromEntries(Object.entries(s.statuses).filter(([status]) => !status.startsWith('2')));
+    const row = (name: string, share: string, s: Figures, seconds: number): string[] => [
       name,
       share,
       String(s.requests),
@@ -672,34 +480,34 @@ async function main(): Promise<void> {
       fmt(s.p99, 2),
       fmt(s.max, 1),
       String(errorsOf(s)),
-      `${describeCounts(s.statuses)}${Object.keys(s.socketErrors).length > 0 ? ` socket: ${describeCounts(s.socketErrors)}` : ''}`,
+      `${describeCounts(non2xx(s))}${Object.keys(s.socketErrors).length > 0 ? ` socket: ${describeCounts(s.socketErrors)}` : ''}`,
     ];
-    const rows = GROUPS.map((g, i) => row(g, `${SHARES[g]}%`, service.groups[i]!, service.seconds));
-    rows.push(row('service (all)', '100%', service.overall, service.seconds));
-    rows.push(row('bare Hono ceiling', '-', ceiling.overall, ceiling.seconds));
+    const rows = GROUPS.map((g, i) => row(g, `${SHARES[g]}%`, service.byGroup[i]!, service.seconds));
+    rows.push(row('service (all)', '100%', service, service.seconds));
+    rows.push(row('bare Hono ceiling', '-', ceiling, ceiling.seconds));
     log('');
-    log(table(['route group', 'share', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx by status / socket errors'], rows));
+    log(table(['route group', 'share', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx by status / socket errors'], rows, [0, 9]));
     log('');
-    const rps = service.overall.requests / service.seconds;
-    const ceilingRps = ceiling.overall.requests / ceiling.seconds;
-    log(`service: ${fmt(rps)} req/s over ${fmt(service.seconds, 1)} s with ${o.connections} connections; ${fmt(service.overall.bytes / service.seconds / 1024 / 1024, 2)} MiB/s of bodies`);
+    const rps = service.requests / service.seconds;
+    const ceilingRps = ceiling.requests / ceiling.seconds;
+    log(`service: ${fmt(rps)} req/s over ${fmt(service.seconds, 1)} s with ${o.connections} connections; ${fmt(service.bytes / service.seconds / 1024 / 1024, 2)} MiB/s of bodies`);
     log(`ceiling: ${fmt(ceilingRps)} req/s; service/ceiling = ${fmt(rps / ceilingRps, 3)}`);
     if (service.stoppedByCount || ceiling.stoppedByCount) log(`stopped early by --max-requests ${o.maxRequests}`);
     const cores = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '-' : `${fmt(ms / 1000, 1)} s (${fmt(ms / 1000 / windowSeconds, 2)} cores)`);
-    log(`CPU over the measured ${fmt(windowSeconds, 1)} s: service ${cores(svcCpu)}, its PostgreSQL ${cores(pgCpu)}, load driver ${cores(service.driverCpuMs)} on a ${availableParallelism()}-core machine`);
+    log(`CPU over the measured ${fmt(windowSeconds, 1)} s: service ${cores(svcCpu)}, its PostgreSQL ${cores(pgCpu)}, load driver ${cores(service.cpuMs)} on a ${availableParallelism()}-core machine`);
     // CPU per answered request depends far less on what else the machine runs than req/s does.
     const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
     log(
-      `CPU per request: service ${perRequest(svcCpu, service.overall.requests)} + PostgreSQL ${perRequest(pgCpu, service.overall.requests)}; ` +
-        `bare Hono ${perRequest(ceilingCpuMs, ceiling.overall.requests)} (ceiling server ${ceilingCpuMs === undefined ? '-' : `${fmt(ceilingCpuMs / 1000, 1)} s`}, driver ${fmt(ceiling.driverCpuMs / 1000, 1)} s)`,
+      `CPU per request: service ${perRequest(svcCpu, service.requests)} + PostgreSQL ${perRequest(pgCpu, service.requests)}; ` +
+        `bare Hono ${perRequest(ceilingCpuMs, ceiling.requests)} (ceiling server ${ceilingCpuMs === undefined ? '-' : `${fmt(ceilingCpuMs / 1000, 1)} s`}, driver ${fmt(ceiling.cpuMs / 1000, 1)} s)`,
     );
     log(`load average (1/5/15 min): start ${startLoad}, after the service drive ${afterLoad}, before the ceiling ${ceilingLoad}, end ${endLoad}`);
     console.log(
       JSON.stringify({
         rps: round(rps, 1),
-        p50_ms: round(service.overall.p50, 2),
-        p99_ms: round(service.overall.p99, 2),
-        errors: errorsOf(service.overall),
+        p50_ms: round(service.p50, 2),
+        p99_ms: round(service.p99, 2),
+        errors: errorsOf(service),
         hono_ceiling_rps: round(ceilingRps, 1),
         ratio: round(rps / ceilingRps, 3),
       }),
@@ -709,16 +517,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.argv.includes('--driver-child')) {
-  process.once('message', (job: DriverJob) => {
-    runDriver(job).then(
-      (result) => process.send!({ ok: true, result }, undefined, {}, () => process.exit(0)),
-      (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? err.stack : String(err) }, undefined, {}, () => process.exit(1)),
-    );
-  });
-} else {
-  main().catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  });
-}
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { processForStorage } from '../src/images/process-job.js';
-import { createRng, generateDemoImage } from '../src/media/demo-images.js';
+import { generateDemoImage } from '../src/media/demo-images.js';
+import { mulberry32 } from '../src/lib/random.js';
 import { ffmpegAvailable } from '../src/media/ffmpeg.js';
 import { FileStore } from '../src/media/storage.js';
 
@@ -68,7 +69,7 @@ async function photoJpeg(width: number, height: number): Promise<{ jpeg: Buffer;
   const scene = await generateDemoImage(4242, 'svg');
   const svg = scene.bytes.toString('utf8').replace(/^(<svg\b[^>]*?\swidth=")\d+("\s+height=")\d+"/, `$1${width}$2${height}"`);
   const raw = await sharp(Buffer.from(svg)).resize(width, height, { fit: 'fill' }).removeAlpha().raw().toBuffer();
-  const rng = createRng(7);
+  const rng = mulberry32(7);
   for (let i = 0; i < raw.length; i++) {
     const v = raw[i]! + Math.floor((rng() - 0.5) * 24);
     raw[i] = v < 0 ? 0 : v > 255 ? 255 : v;

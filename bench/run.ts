@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- <name> [args]` runs bench/<name>.ts; with no name, every benchmark in turn.
  * Each benchmark prints its own figures and a ratio against a baseline measured in the same run.
- * Only top-level files count: `_`-prefixed files and helpers in subfolders (bench/search/) are not
+ * Only top-level files count: `_`-prefixed files and helpers in subfolders (bench/harness/, bench/search/) are not
  * benchmarks.
  */
 import { spawnSync } from 'node:child_process';

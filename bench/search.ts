@@ -42,10 +42,11 @@ import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
 import { ensureBaselineTable } from './search/baseline.js';
 import { openBoard } from './search/board.js';
-import type { DriverResult } from './search/driver.js';
-import { drive, startApp, startHonoCeiling, type Server } from './search/http.js';
+import type { DriverResult } from './harness/driver.js';
+import { drive, startApp, startHonoCeiling, type Server } from './harness/http.js';
 import { allMatchesSql, baselineSql, buildMix, PER_PAGE, type MixQuery } from './search/mix.js';
-import { ascending, cpuMs, loadAverage, mean, ms, percentile, serverCpuMs, table } from './search/stats.js';
+import { ascending, cpuMs, loadAverage, mean, ms, percentile, serverCpuMs } from './harness/stats.js';
+import { table } from '../src/lib/table.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(here, '.cache');

@@ -9,6 +9,7 @@ import { createSearchEngine } from '../src/search/create-engine.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { indexNames, isIndexName, type IndexName } from '../src/search/indexes/index.js';
 import { Indexer, type IndexerStatus, type ReindexProgress, type VerifyReport } from './index.js';
+import { table } from '../src/lib/table.js';
 
 const USAGE = `Usage: npm run indexer -- <command> [options]
 
@@ -100,16 +101,6 @@ function parse(argv: string[]): Options | 'help' {
     sample: positiveInt('sample', values.sample) ?? 100,
     batchSize,
   };
-}
-
-/** Columns padded to their widest cell; numbers right-aligned. */
-export function table(header: string[], rows: (string | number)[][]): string {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
-  const numeric = header.map((_, c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number'));
-  return cells
-    .map((r) => r.map((cell, c) => (numeric[c] ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ').trimEnd())
-    .join('\n');
 }
 
 /** A progress line on stderr: redrawn in place on a terminal, every few seconds otherwise. */

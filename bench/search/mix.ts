@@ -5,6 +5,7 @@
  * mid-frequency ones), deterministically, so the same board always gets the same mix.
  */
 import type { Sql } from 'postgres';
+import { mulberry32 } from '../../src/lib/random.js';
 
 export type Clause =
   | { t: 'tag'; id: number; name: string }
@@ -119,17 +120,6 @@ export function allMatchesSql(m: MixQuery, hiddenTagIds: number[]): string {
   return `select coalesce(array_agg(id), '{}') as ids from bench_images where ${where}`;
 }
 
-/** mulberry32: a small deterministic generator. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface MixInput {
   images: number;
   hiddenTagIds: number[];
@@ -161,7 +151,7 @@ export async function buildMix(sql: Sql, input: MixInput): Promise<Mix> {
   const popular = tags.slice(0, variants);
   // mid-frequency: on 0.05 %–1 % of the images
   const midAll = tags.filter((t) => t.count >= images / 2000 && t.count <= images / 100);
-  const random = rng(0x5eed);
+  const random = mulberry32(0x5eed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
   const sample = <T>(xs: readonly T[], k: number): T[] => {
     const copy = [...xs];

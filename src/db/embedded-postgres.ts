@@ -6,11 +6,11 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
+import { freePort } from '../lib/free-port.js';
 
 export interface EmbeddedPostgres {
   url: string;
@@ -94,17 +94,6 @@ export function reachableCopy(bin: Binaries): Binaries {
     }
   }
   return { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** Whether a process exists (one of another user counts: signalling it is refused, not missing). */

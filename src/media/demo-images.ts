@@ -8,6 +8,7 @@
  * shapes; GIFs are small loops of 4–8 frames.
  */
 import sharp from 'sharp';
+import { mulberry32 } from '../lib/random.js';
 
 export type DemoKind = 'png' | 'jpeg' | 'gif' | 'svg';
 
@@ -20,21 +21,9 @@ export interface DemoImage {
   height: number;
 }
 
-/** A 32-bit PRNG (mulberry32): small, fast and the same everywhere. */
-export function createRng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The kind a seeder should use for a seed when it has no preference (mostly png and jpeg). */
 export function demoKindFor(seed: number): DemoKind {
-  const r = createRng(seed ^ 0x5eed)();
+  const r = mulberry32(seed ^ 0x5eed)();
   // Animated GIFs cost ten times a still to process: a few of them show the feature.
   if (r < 0.55) return 'png';
   if (r < 0.9) return 'jpeg';
@@ -43,7 +32,7 @@ export function demoKindFor(seed: number): DemoKind {
 }
 
 export async function generateDemoImage(seed: number, kind: DemoKind = demoKindFor(seed)): Promise<DemoImage> {
-  const rng = createRng(hashSeed(seed, kind));
+  const rng = mulberry32(hashSeed(seed, kind));
   const scene = makeScene(rng, kind);
   const name = `${scene.title}_${seed}.${kind === 'jpeg' ? 'jpg' : kind}`;
   const { width, height } = scene;

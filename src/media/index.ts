@@ -51,5 +51,5 @@ export {
 } from './representations.js';
 export { processImage, type ProcessOptions, type ProcessedImage } from './process.js';
 export { FileStore, StorageKeyError, datePath, pathFor, validateKey, type StoredFileStat } from './storage.js';
-export { createRng, demoKindFor, generateDemoImage, type DemoImage, type DemoKind } from './demo-images.js';
+export { demoKindFor, generateDemoImage, type DemoImage, type DemoKind } from './demo-images.js';
 export { ffmpegAvailable, type FfmpegOptions } from './ffmpeg.js';

@@ -1,7 +1,7 @@
 /**
  * Seeded randomness for the seeders: the same seed gives the same board, on every machine.
  */
-import { createRng } from '../media/demo-images.js';
+import { mulberry32 } from '../lib/random.js';
 
 /** Mix a seed with a stream number into a new 32-bit seed (murmur3's finaliser). */
 export function mixSeed(seed: number, stream: number): number {
@@ -18,7 +18,7 @@ export class Random {
   private readonly next: () => number;
 
   constructor(seed: number) {
-    this.next = createRng(seed);
+    this.next = mulberry32(seed);
   }
 
   /** A new generator for an independent stream, so that adding draws to one part of a seeder does not shift another. */

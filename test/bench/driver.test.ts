@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Connection } from '../../bench/search/driver.js';
+import { Connection } from '../../bench/harness/driver.js';
 
 const body = 'x'.repeat(100_000);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeImage, createRng, demoKindFor, generateDemoImage, processImage } from '../../src/media/index.js';
+import { analyzeImage, demoKindFor, generateDemoImage, processImage } from '../../src/media/index.js';
+import { mulberry32 } from '../../src/lib/random.js';
 
 describe('demo images', () => {
   it('gives identical bytes for the same seed and kind', async () => {
@@ -51,8 +52,8 @@ describe('demo images', () => {
     expect(count('png') + count('jpeg')).toBeGreaterThan(120);
     expect(count('gif')).toBeGreaterThan(5);
     expect(count('svg')).toBeGreaterThan(2);
-    const rng = createRng(7);
-    expect([rng(), rng()]).toEqual((() => { const r = createRng(7); return [r(), r()]; })());
+    const rng = mulberry32(7);
+    expect([rng(), rng()]).toEqual((() => { const r = mulberry32(7); return [r(), r()]; })());
   });
 
   it('goes through the whole pipeline', async () => {

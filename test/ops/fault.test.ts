@@ -27,7 +27,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,6 +36,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, postmasterPid, startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
+import { freePort } from '../../src/lib/free-port.js';
 
 // ---------------------------------------------------------------------------------------------
 // The service as a child process (as in shutdown.test.ts)
@@ -49,17 +49,6 @@ interface Service {
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   waitFor(msg: string | RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The environment of a child: none of the test run's own settings (vitest sets BASE_URL=/). */

@@ -7,12 +7,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
+import { freePort } from '../../src/lib/free-port.js';
 
 interface Service {
   child: ChildProcess;
@@ -22,17 +23,6 @@ interface Service {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves with the first line whose `msg` matches. */
   waitFor(msg: string | RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {

@@ -11,6 +11,7 @@ import * as s from '../../src/db/schema/index.js';
 import type { Database } from '../../src/db/client.js';
 import { wilsonScore } from '../../src/search/indexes/images/document.js';
 import { insertFilter, insertImage, insertKey, insertTag, insertUser } from '../http/harness.js';
+import { mulberry32 } from '../../src/lib/random.js';
 
 type TagRow = typeof s.tags.$inferSelect;
 type FilterRow = typeof s.filters.$inferSelect;
@@ -39,13 +40,10 @@ export interface ImageModel {
   duplicateOf: number | null;
 }
 
-/** Deterministic pseudo-random integers (a 32-bit LCG). */
+/** Deterministic pseudo-random integers in [lo, hi]. */
 function rng(seed: number) {
-  let x = seed >>> 0;
-  return (lo: number, hi: number) => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    return lo + (x % (hi - lo + 1));
-  };
+  const next = mulberry32(seed);
+  return (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
 }
 
 const BASE = Date.UTC(2024, 0, 10, 12, 0, 0);

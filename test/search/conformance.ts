@@ -11,6 +11,7 @@ import type { Query, SortClause } from '../../grammar/dsl.js';
 import { evaluate } from '../../grammar/evaluate.js';
 import type { IndexDocument, SearchEngine, SearchRequest } from '../../src/search/engine.js';
 import type { IndexMapping } from '../../src/search/mapping.js';
+import { mulberry32 } from '../../src/lib/random.js';
 
 /** A small mapping shaped like the images index (reference §2.2), plus an object field. */
 export const conformanceMapping: IndexMapping = {
@@ -44,16 +45,6 @@ export const conformanceMapping: IndexMapping = {
 
 // ------------------------------------------------------------------ corpus
 
-function prng(seed: number): () => number {
-  let s = seed | 0;
-  return () => {
-    s = (s + 0x6d2b79f5) | 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export const TAG_NAMES = [
   'safe', 'solo', 'pony', 'cute', 'smiling', 'artist:foo', 'artist:bar', 'artist:baz qux', 'oc:sunny', 'oc:sunshine',
   'species:pegasus', 'species:unicorn', 'twilight sparkle', 'rainbow dash', 'fluttershy', 'apple jack', 'rarity',
@@ -72,12 +63,12 @@ const DAY = 86_400_000;
 
 /** Deterministic image-like documents with ids 1..n (some fields missing or null on purpose). */
 export function makeCorpus(n: number, seed = 42): IndexDocument[] {
-  const r = prng(seed);
+  const r = mulberry32(seed);
   const int = (k: number) => Math.floor(r() * k);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
   const docs: IndexDocument[] = [];
   // hashes draw from their own sequence, so the other fields stay what they were
-  const hashRandom = prng(seed + 1);
+  const hashRandom = mulberry32(seed + 1);
   for (let id = 1; id <= n; id++) {
     const tagCount = 1 + int(8);
     const tagIds = new Set<number>();

@@ -7,11 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { Bitmap } from '../../src/search/embedded/bitmap.js';
 import { inRange, NumericColumn, type NumericRange } from '../../src/search/embedded/columns.js';
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
+import { mulberry32 } from '../../src/lib/random.js';
 
 interface Board {
   col: NumericColumn;
@@ -20,7 +16,7 @@ interface Board {
 }
 
 function board(n: number, float32: boolean, seed: number): Board {
-  const random = rng(seed);
+  const random = mulberry32(seed);
   const col = new NumericColumn(!float32, false, float32);
   const values = new Map<number, number[]>();
   for (let d = 0; d < n; d++) {
@@ -67,7 +63,7 @@ function randomRange(random: () => number, float32: boolean): NumericRange {
 describe.each([false, true])('NumericColumn.range (float32 %s)', (float32) => {
   it('agrees with a filter of the values, before and after documents are added', () => {
     const b = board(80_000, float32, float32 ? 7 : 3);
-    const random = rng(11);
+    const random = mulberry32(11);
     const check = () => {
       for (let i = 0; i < 40; i++) {
         const r = randomRange(random, float32);

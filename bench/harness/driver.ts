@@ -3,7 +3,9 @@
  * `connections` keep-alive connections, each sending the next path of the list as soon as its
  * previous answer is read (closed loop), or with `rate`, on a fixed schedule that spreads `rate`
  * requests a second over the connections (open loop), for `warmupSeconds` (not recorded) and
- * then `seconds`. Receives a DriverJob over IPC and answers a DriverResult.
+ * then `seconds`. Receives a DriverJob over IPC, tells when the measured window opens and ends
+ * (DriverPhase) and answers a DriverResult, overall and per route group. Used by both load
+ * benchmarks: `bench/search.ts` (the search endpoint) and `bench/load.ts` (the whole service).
  *
  * The driver shares the machine's two cores with the server, so its own cost per request is
  * counted against the server's latency. It speaks HTTP/1.1 on plain sockets and only counts the
@@ -12,10 +14,14 @@
  */
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { percentile } from './stats.js';
 
 export interface DriverJob {
   origin: string;
   paths: string[];
+  /** The group of each path, an index into `groups`, for figures per route group; default one group. */
+  groupOf?: number[];
+  groups?: string[];
   connections: number;
   seconds: number;
   warmupSeconds: number;
@@ -25,26 +31,41 @@ export interface DriverJob {
    * millisecond) is counted against the server.
    */
   rate?: number;
+  /** Stop sending after this many requests, warm-up included. */
+  maxRequests?: number;
 }
 
-export interface DriverResult {
+/** The figures of the measured window, overall or for one route group. */
+export interface Figures {
   /** Requests answered in the measured window. */
   requests: number;
-  /** Every request sent, warm-up included. */
-  allRequests: number;
-  /** Answers whose status was not 2xx (measured window). */
+  /** Answers whose status was not 2xx. */
   errors: number;
   statuses: Record<string, number>;
-  seconds: number;
-  rps: number;
+  /** Requests that got no answer (refused, reset, closed), by error code. */
+  socketErrors: Record<string, number>;
   p50: number;
   p90: number;
   p99: number;
   max: number;
   bytes: number;
+}
+
+export interface DriverResult extends Figures {
+  /** Every request sent, warm-up included. */
+  allRequests: number;
+  /** Length of the measured window (shorter than asked when `maxRequests` stopped the run). */
+  seconds: number;
+  rps: number;
   /** CPU the driver itself used, warm-up included, in ms. */
   cpuMs: number;
+  /** Figures per entry of `groups`. */
+  byGroup: Figures[];
+  stoppedByCount: boolean;
 }
+
+/** Messages of the driver process besides its result: the measured window opens, and it ends. */
+export type DriverPhase = 'measure' | 'end';
 
 /** An answer as the driver keeps it. */
 interface Answer {
@@ -204,17 +225,53 @@ export class Connection {
   }
 }
 
-async function run(job: DriverJob): Promise<DriverResult> {
+/** What one route group collects during the measured window. */
+class Tally {
+  readonly latencies: number[] = [];
+  readonly statuses: Record<string, number> = {};
+  readonly socketErrors: Record<string, number> = {};
+  errors = 0;
+  bytes = 0;
+
+  figures(): Figures {
+    const sorted = this.latencies.sort((a, b) => a - b);
+    return {
+      requests: sorted.length,
+      errors: this.errors,
+      statuses: this.statuses,
+      socketErrors: this.socketErrors,
+      p50: percentile(sorted, 0.5),
+      p90: percentile(sorted, 0.9),
+      p99: percentile(sorted, 0.99),
+      max: sorted[sorted.length - 1] ?? Number.NaN,
+      bytes: this.bytes,
+    };
+  }
+
+  static merge(tallies: Tally[]): Tally {
+    const all = new Tally();
+    for (const t of tallies) {
+      for (const x of t.latencies) all.latencies.push(x);
+      for (const [k, v] of Object.entries(t.statuses)) all.statuses[k] = (all.statuses[k] ?? 0) + v;
+      for (const [k, v] of Object.entries(t.socketErrors)) all.socketErrors[k] = (all.socketErrors[k] ?? 0) + v;
+      all.errors += t.errors;
+      all.bytes += t.bytes;
+    }
+    return all;
+  }
+}
+
+async function run(job: DriverJob, onPhase: (phase: DriverPhase) => void): Promise<DriverResult> {
   const { hostname, port } = new URL(job.origin);
-  const latencies: number[] = [];
-  const statuses: Record<string, number> = {};
-  let errors = 0;
+  const tallies = (job.groups ?? ['all']).map(() => new Tally());
+  const maxRequests = job.maxRequests ?? Number.POSITIVE_INFINITY;
   let allRequests = 0;
-  let bytes = 0;
+  let stoppedByCount = false;
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   const measureFrom = start + job.warmupSeconds * 1000;
-  const end = measureFrom + job.seconds * 1000;
+  let end = measureFrom + job.seconds * 1000;
+  const opened = setTimeout(() => onPhase('measure'), job.warmupSeconds * 1000);
   const interval = job.rate ? (1000 * job.connections) / job.rate : 0;
   const worker = async (w: number) => {
     const connection = new Connection(hostname, Number(port));
@@ -228,42 +285,54 @@ async function run(job: DriverJob): Promise<DriverResult> {
       const t0 = interval > 0 ? due : performance.now();
       due += interval;
       if (t0 >= end) return connection.close();
-      const path = job.paths[i++ % job.paths.length]!;
-      const res = await connection.get(path);
-      const t1 = performance.now();
+      if (allRequests >= maxRequests) {
+        stoppedByCount = true;
+        end = Math.min(end, t0);
+        return connection.close();
+      }
+      const k = i++ % job.paths.length;
+      const tally = tallies[job.groupOf?.[k] ?? 0]!;
       allRequests++;
-      if (t0 >= measureFrom && t1 <= end) {
-        latencies.push(t1 - t0);
-        bytes += res.bodyBytes;
-        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-        if (res.status < 200 || res.status >= 300) errors++;
+      try {
+        const res = await connection.get(job.paths[k]!);
+        const t1 = performance.now();
+        if (t0 >= measureFrom && t1 <= end) {
+          tally.latencies.push(t1 - t0);
+          tally.bytes += res.bodyBytes;
+          tally.statuses[res.status] = (tally.statuses[res.status] ?? 0) + 1;
+          if (res.status < 200 || res.status >= 300) tally.errors++;
+        }
+      } catch (err) {
+        const t1 = performance.now();
+        if (t0 >= measureFrom && t1 <= end) {
+          const code = (err as { code?: string }).code ?? 'closed';
+          tally.socketErrors[code] = (tally.socketErrors[code] ?? 0) + 1;
+        }
+        await new Promise((done) => setTimeout(done, 10)); // a refused connection must not spin
       }
     }
   };
   await Promise.all(Array.from({ length: job.connections }, (_, w) => worker(w)));
+  clearTimeout(opened);
+  onPhase('end');
   const cpu = process.cpuUsage(cpu0);
-  latencies.sort((a, b) => a - b);
-  const p = (q: number) => (latencies.length === 0 ? Number.NaN : latencies[Math.min(latencies.length, Math.max(1, Math.ceil(q * latencies.length))) - 1]!);
+  const seconds = stoppedByCount ? Math.max(0.001, (end - measureFrom) / 1000) : job.seconds;
+  const overall = Tally.merge(tallies).figures();
   return {
-    requests: latencies.length,
+    ...overall,
     allRequests,
-    errors,
-    statuses,
-    seconds: job.seconds,
-    rps: latencies.length / job.seconds,
-    p50: p(0.5),
-    p90: p(0.9),
-    p99: p(0.99),
-    max: latencies[latencies.length - 1] ?? Number.NaN,
-    bytes,
+    seconds,
+    rps: overall.requests / seconds,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    byGroup: tallies.length === 1 ? [overall] : tallies.map((t) => t.figures()),
+    stoppedByCount,
   };
 }
 
 // run only as the forked driver, not when imported (by its tests)
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   process.once('message', (job: DriverJob) => {
-    run(job).then(
+    run(job, (phase) => process.send!({ phase })).then(
       (result) => process.send!({ ok: true, result }, undefined, {}, () => process.exit(0)),
       (err: unknown) => process.send!({ ok: false, error: err instanceof Error ? err.stack : String(err) }, undefined, {}, () => process.exit(1)),
     );

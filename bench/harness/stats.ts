@@ -38,6 +38,12 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
+/** CPU milliseconds (user + system) used so far by a process; undefined if it is gone. */
+export function processCpuMs(pid: number): number | undefined {
+  const f = statFields(pid);
+  return f ? ((Number(f[11]) + Number(f[12])) * 1000) / TICKS_PER_SECOND : undefined;
+}
+
 /**
  * CPU milliseconds used so far by a PostgreSQL server: the postmaster, its live children (backends,
  * background workers) and its reaped children (parallel workers that came and went). Linux only;
@@ -61,10 +67,3 @@ export function serverCpuMs(postmasterPid: number): number | undefined {
 export const ms = (x: number | null | undefined, digits = 2): string =>
   x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(digits);
 
-/** A plain text table: the first column left-aligned, the others right-aligned. */
-export function table(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}

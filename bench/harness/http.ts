@@ -1,6 +1,7 @@
 /**
  * The HTTP part: the real application (`createApp`) over the benchmark board and engine, and a
  * trivial Hono app as the ceiling of the same stack, each loaded by the driver in a child process.
+ * Both load benchmarks (search and load) drive their targets through `drive`.
  */
 import { serve, type ServerType } from '@hono/node-server';
 import { fork } from 'node:child_process';
@@ -11,7 +12,7 @@ import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import type { SearchEngine } from '../../src/search/engine.js';
-import type { DriverJob, DriverResult } from './driver.js';
+import type { DriverJob, DriverPhase, DriverResult } from './driver.js';
 
 const DRIVER = fileURLToPath(new URL('./driver.ts', import.meta.url));
 
@@ -52,18 +53,26 @@ export function startHonoCeiling(): Promise<Server> {
   return listen(app.fetch);
 }
 
-/** Run the driver in a child process against `job`. */
-export function drive(job: DriverJob): Promise<DriverResult> {
+/**
+ * Run the driver in a child process against `job`; `onPhase` hears when its measured window opens
+ * and ends (to read CPU clocks over that window). A driver that outlives its job by two minutes
+ * is killed.
+ */
+export function drive(job: DriverJob, onPhase: (phase: DriverPhase) => void = () => {}): Promise<DriverResult> {
   return new Promise((resolve, reject) => {
     const child = fork(DRIVER, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let settled = false;
-    child.once('message', (msg: { ok: boolean; result?: DriverResult; error?: string }) => {
+    const limit = setTimeout(() => child.kill('SIGKILL'), (job.warmupSeconds + job.seconds + 120) * 1000);
+    child.on('message', (msg: { phase?: DriverPhase; ok?: boolean; result?: DriverResult; error?: string }) => {
+      if (msg.phase) return onPhase(msg.phase);
       settled = true;
+      clearTimeout(limit);
       if (msg.ok && msg.result) resolve(msg.result);
       else reject(new Error(`load driver failed: ${msg.error}`));
     });
-    child.once('exit', (code) => {
-      if (!settled) reject(new Error(`load driver exited with ${code}`));
+    child.once('exit', (code, signal) => {
+      clearTimeout(limit);
+      if (!settled) reject(new Error(`load driver exited (${signal ?? code}) without a result`));
     });
     child.once('error', reject);
     child.send(job);

@@ -1,0 +1,16 @@
+import { createServer, type AddressInfo } from 'node:net';
+
+/**
+ * A TCP port on 127.0.0.1 that was free a moment ago (the system picks it, we release it). Another
+ * process may take it before the caller binds it; good enough for a child server or a database.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
