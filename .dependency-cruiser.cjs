@@ -25,7 +25,7 @@ const rules = [
   },
   {
     name: 'routes-not-indexer',
-    comment: 'HTTP routes never touch the indexer or its outbox; writes enqueue reindexing in their own transaction.',
+    comment: 'HTTP routes never touch the indexer or its outbox; the database triggers of each write enqueue its reindexing.',
     severity: 'error',
     from: { path: '^src/http/routes/' },
     to: { path: '^indexer/' },
@@ -54,8 +54,8 @@ const rules = [
 ];
 
 /**
- * The domain layer: http → contexts → db/search. A context owns its tables' queries and writes its
- * outbox entries in the same transaction, so HTTP code reads and writes only through contexts.
+ * The domain layer: http → contexts → db/search. A context owns its tables' queries and mutations,
+ * so HTTP code reads and writes only through contexts.
  * These rules apply as soon as src/contexts/ exists.
  */
 const contextRules = [
@@ -74,8 +74,10 @@ const contextRules = [
     to: { path: '^src/http/' },
   },
   {
-    name: 'outbox-written-by-contexts',
-    comment: 'Only contexts (in their transactions) and the indexer itself use the outbox.',
+    name: 'outbox-behind-contexts',
+    comment:
+      "Database triggers write the outbox in each change's transaction and the indexer reads it; " +
+      'other code sees it only through a context (e.g. contexts/indexing for its lag).',
     severity: 'error',
     from: { pathNot: '^(src/contexts|indexer|test)/' },
     to: { path: '^indexer/outbox\\.ts$' },

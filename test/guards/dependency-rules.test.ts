@@ -37,8 +37,8 @@ const expected = [
   'routes-not-indexer: src/http/routes/images.ts → indexer/outbox.ts',
   'http-through-contexts: src/http/routes/tags.ts → src/db/schema/tags.ts',
   'contexts-know-no-http: src/contexts/images/write.ts → src/http/routes/tags.ts',
-  'outbox-written-by-contexts: src/cli/reindex.ts → indexer/outbox.ts',
-  'outbox-written-by-contexts: src/http/routes/images.ts → indexer/outbox.ts',
+  'outbox-behind-contexts: src/cli/reindex.ts → indexer/outbox.ts',
+  'outbox-behind-contexts: src/http/routes/images.ts → indexer/outbox.ts',
   'production-not-tests: src/seed/plan.ts → test/support/fixtures.ts',
   'no-cycles: src/seed/pick.ts → src/seed/plan.ts',
 ].sort();
