@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildOpenApiDocument, DOCS_PATH, matchOperation, OPENAPI_PATH, OPERATIONS, pathParamNames } from '../../src/http/openapi.js';
-import { DOCS_JS } from '../../src/http/routes/openapi.js';
+import { docsScript } from '../../src/http/routes/openapi.js';
 import * as S from '../../src/http/schemas/index.js';
 import { BASE_URL, SITE_NAME, startHarness, type Harness } from '../http/harness.js';
 import { OPENAPI_31_DOCUMENT_SCHEMA } from './oas31.js';
@@ -263,8 +263,8 @@ describe('served', () => {
   });
 
   it('ships a page script that parses and uses no HTML parsing of document text', () => {
-    expect(() => new Function(DOCS_JS)).not.toThrow();
-    expect(DOCS_JS).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    expect(() => new Function(docsScript())).not.toThrow();
+    expect(docsScript()).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
   });
 
   it('renders every operation, parameter and schema of the document (on a minimal DOM)', async () => {
@@ -274,7 +274,7 @@ describe('served', () => {
       fetched = url;
       return { ok: true, status: 200, json: async () => JSON.parse(JSON.stringify(doc)) };
     };
-    new Function('document', 'fetch', 'location', DOCS_JS)(document, fetchStub, { hash: '' });
+    new Function('document', 'fetch', 'location', docsScript())(document, fetchStub, { hash: '' });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(fetched).toBe(OPENAPI_PATH);
     const content = text('content');

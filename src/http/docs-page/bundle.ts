@@ -1,6 +1,6 @@
 /**
  * Bundles the documentation page's script (client.ts) for the browser with esbuild, once per
- * process when the routes module loads: the page is served from TypeScript that tsc checks
+ * process, when the page first asks for it: the page is served from TypeScript that tsc checks
  * (`npm run typecheck` includes this folder's tsconfig), with no generated file to go stale.
  */
 import { buildSync } from 'esbuild';

@@ -90,8 +90,13 @@ h4 { margin: .75rem 0 .25rem; font-size: .9rem; }
 .error { color: #c0392b; }
 `;
 
-/** The page script, bundled from docs-page/client.ts. */
-export const DOCS_JS = bundleDocsScript(OPENAPI_PATH);
+let script: string | undefined;
+
+/** The page script, bundled from docs-page/client.ts when first asked for (about 0.1 s). */
+export function docsScript(): string {
+  script ??= bundleDocsScript(OPENAPI_PATH);
+  return script;
+}
 
 export function openapiRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -113,7 +118,7 @@ export function openapiRoutes(): Hono<AppEnv> {
   };
 
   app.get(DOCS_PATH, (c) => asset(docsHtml(c.get('deps').config.siteName), 'text/html; charset=utf-8')(c));
-  app.get(`${DOCS_PATH}/app.js`, asset(DOCS_JS, 'text/javascript; charset=utf-8'));
+  app.get(`${DOCS_PATH}/app.js`, (c) => asset(docsScript(), 'text/javascript; charset=utf-8')(c));
   app.get(`${DOCS_PATH}/app.css`, asset(DOCS_CSS, 'text/css; charset=utf-8'));
 
   return app;
