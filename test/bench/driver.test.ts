@@ -1,7 +1,9 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DriverPhase } from '../../bench/harness/driver.js';
 import { Connection } from '../../bench/harness/driver.js';
+import { drive } from '../../bench/harness/http.js';
 
 const body = 'x'.repeat(100_000);
 
@@ -66,5 +68,49 @@ describe('the load driver reads answers as a client would', () => {
     const connection = new Connection('127.0.0.1', rawPort);
     await expect(connection.get('/')).rejects.toThrow(/closed the connection/);
     await new Promise<void>((done) => raw.close(() => done()));
+  });
+});
+
+describe('the load driver process', () => {
+  it('counts answers per route group, socket errors by code, and stops at a request count', async () => {
+    let answered = 0;
+    const server = createHttpServer((req, res) => {
+      if (req.url === '/drop') return req.socket.destroy();
+      answered++;
+      res.writeHead(req.url === '/ok' ? 200 : 404).end('{}');
+    });
+    const port = await listen(server);
+    const phases: DriverPhase[] = [];
+    try {
+      const result = await drive(
+        {
+          origin: `http://127.0.0.1:${port}`,
+          paths: ['/ok', '/missing', '/drop', '/ok'],
+          groupOf: [0, 1, 2, 0],
+          groups: ['ok', 'missing', 'drop'],
+          connections: 2,
+          seconds: 30,
+          warmupSeconds: 0,
+          maxRequests: 40,
+        },
+        (phase) => phases.push(phase),
+      );
+      expect(result.stoppedByCount).toBe(true);
+      expect(result.allRequests).toBe(40);
+      expect(phases).toEqual(['measure', 'end']);
+      const [ok, missing, drop] = result.byGroup;
+      expect(ok).toMatchObject({ errors: 0, statuses: { 200: ok!.requests } });
+      expect(missing).toMatchObject({ errors: missing!.requests, statuses: { 404: missing!.requests } });
+      expect(drop!.requests).toBe(0);
+      expect(Object.values(drop!.socketErrors).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      // Answers that arrive after the window closed (another connection reached the count) are not
+      // measured: at most one a connection.
+      expect(result.requests).toBe(ok!.requests + missing!.requests);
+      expect(answered - result.requests).toBeGreaterThanOrEqual(0);
+      expect(answered - result.requests).toBeLessThanOrEqual(2);
+      expect(result.errors).toBe(missing!.requests);
+    } finally {
+      await new Promise<void>((done) => server.close(() => done()));
+    }
   });
 });
