@@ -64,7 +64,7 @@ import { postView } from '../http/views/post.js';
 import { isPublicLink, profileView } from '../http/views/profile.js';
 import { formatTime } from '../http/views/time.js';
 import { topicView } from '../http/views/topic.js';
-import type { Transaction } from '../tags/db.js';
+import type { Transaction } from '../db/executor.js';
 import { JsonLinesGzipWriter, type WrittenFile } from './jsonl.js';
 import {
   BOARD_FILE,

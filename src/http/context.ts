@@ -9,7 +9,7 @@ import type { Database } from '../db/client.js';
 import type { filters } from '../db/schema/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
-import type { KeyUser } from '../users/api-keys.js';
+import type { KeyUser } from '../contexts/users/api-keys.js';
 import type { ReadCaches } from './read-caches.js';
 
 /**

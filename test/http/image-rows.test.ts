@@ -11,7 +11,7 @@ import { loadImageData, loadInteractions, type ImageData } from '../../src/http/
 import type { UserRow } from '../../src/http/context.js';
 import { interactionView, type InteractionJson } from '../../src/http/views/interactions.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
-import { displayOrder } from '../../src/tags/display-order.js';
+import { displayOrder } from '../../src/contexts/tags/display-order.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { insertImage, insertTag, insertUser } from './harness.js';
 

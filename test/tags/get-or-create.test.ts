@@ -2,17 +2,17 @@ import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NAMESPACE_CATEGORIES as GRAMMAR_NAMESPACE_CATEGORIES } from '../../grammar/tag-name.js';
 import { imageTaggings, images, tagImplications, tags } from '../../src/db/schema/index.js';
-import { aliasProblem, aliasSetProblems, aliasTag } from '../../src/tags/aliases.js';
+import { aliasProblem, aliasSetProblems, aliasTag } from '../../src/contexts/tags/aliases.js';
 import {
   NAMESPACE_CATEGORIES,
   RATING_TAGS,
   categoryFor,
   isValidRatingCombination,
   tagListProblems,
-} from '../../src/tags/categories.js';
-import { TagRuleError } from '../../src/tags/db.js';
-import { cleanTagNames, getOrCreateTags, parseTagList } from '../../src/tags/get-or-create.js';
-import { addImplication } from '../../src/tags/implications.js';
+} from '../../src/contexts/tags/categories.js';
+import { TagRuleError } from '../../src/contexts/errors.js';
+import { cleanTagNames, getOrCreateTags, parseTagList } from '../../src/contexts/tags/get-or-create.js';
+import { addImplication } from '../../src/contexts/tags/implications.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 describe('tag categories and ratings', () => {

@@ -6,7 +6,7 @@
  * text by `renderImageListJson`, through the app's cache of rendered images.
  */
 import { sqlClientOf, type Database } from '../../db/client.js';
-import { displayOrder } from '../../tags/display-order.js';
+import { displayOrder } from '../../contexts/tags/display-order.js';
 import type { Config } from '../../config.js';
 import type { AppDeps, FilterRow, UserRow } from '../context.js';
 import { liveCaches } from '../read-caches.js';

@@ -7,7 +7,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { apiKeys, users } from '../../db/schema/index.js';
-import { findUserByApiKey, hashApiKey } from '../../users/api-keys.js';
+import { findUserByApiKey, hashApiKey } from '../../contexts/users/api-keys.js';
 import type { AppEnv } from '../context.js';
 import { forbidden } from '../errors.js';
 

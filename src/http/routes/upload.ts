@@ -30,7 +30,7 @@ import { Hono, type Context } from 'hono';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { images } from '../../db/schema/index.js';
-import { submitImage, type SubmitErrors } from '../../images/submit.js';
+import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js';
 import { findActiveBan, limitPolicyFrom, RequestLimiter, type ActiveBan } from '../../limits/index.js';
 import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { FileStore } from '../../media/storage.js';

@@ -5,8 +5,8 @@
  * seeded by the display name — never null.
  */
 import type { Config } from '../../config.js';
-import { anonymousName, bestUserIdentifier } from '../../users/anonymous-name.js';
-import { avatarDataUri } from '../../users/avatar.js';
+import { anonymousName, bestUserIdentifier } from '../../contexts/users/anonymous-name.js';
+import { avatarDataUri } from '../../contexts/users/avatar.js';
 import { avatarUrl } from './urls.js';
 
 export interface AuthorUser {

@@ -1,9 +1,9 @@
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
-import type { Database } from '../db/client.js';
-import { bans, users } from '../db/schema/index.js';
-import { AdminError } from './errors.js';
-import { findUser } from './users.js';
+import type { Database } from '../../db/client.js';
+import { bans, users } from '../../db/schema/index.js';
+import { AdminError } from '../errors.js';
+import { findUser } from './accounts.js';
 
 const UNIT_MS = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, y: 365 * 86_400_000 } as const;
 

@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { cleanTagName } from '../../grammar/tag-name.js';
-import type { Database } from '../db/client.js';
-import { filters, tags } from '../db/schema/index.js';
+import { cleanTagName } from '../../../grammar/tag-name.js';
+import type { Database } from '../../db/client.js';
+import { filters, tags } from '../../db/schema/index.js';
 import { complexProblem } from './complex.js';
-import { AdminError } from './errors.js';
+import { AdminError } from '../errors.js';
 
 export type FilterRow = typeof filters.$inferSelect;
 

@@ -12,10 +12,10 @@
  *   is invalid, which the endpoint answers with an empty result, as the reference does.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { analyzeImage, type AnalyzeOptions } from '../media/analyze.js';
-import { MediaError } from '../media/errors.js';
-import { computeIntensities, type Intensities } from '../media/intensities.js';
+import type { Database } from '../../db/client.js';
+import { analyzeImage, type AnalyzeOptions } from '../../media/analyze.js';
+import { MediaError } from '../../media/errors.js';
+import { computeIntensities, type Intensities } from '../../media/intensities.js';
 
 export const DEFAULT_DISTANCE = 0.25;
 /** The schema default the reference documents; the endpoint itself never applies it. */

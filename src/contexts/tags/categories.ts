@@ -2,7 +2,7 @@
  * Tag categories derived from names, and the rating rules every image's tag list must satisfy
  * (reference §8.2 and §8.4).
  */
-import type { TagCategory } from '../db/schema/tags.js';
+import type { TagCategory } from '../../db/schema/tags.js';
 
 /** Namespaces that give a tag its category automatically when it is created. */
 export const NAMESPACE_CATEGORIES: Readonly<Record<string, TagCategory>> = {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { apiKeys, users } from '../db/schema/index.js';
+import type { Database } from '../../db/client.js';
+import { apiKeys, users } from '../../db/schema/index.js';
 
 /** Keys are 32 random bytes, base64url (43 characters), like Philomena's authentication tokens. */
 export function generateApiKey(): { key: string; hash: string; prefix: string } {

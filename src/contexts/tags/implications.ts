@@ -3,8 +3,9 @@
  * (one level, at tagging time; see get-or-create).
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { tagImplications, tags } from '../db/schema/index.js';
-import { TagRuleError, type Executor } from './db.js';
+import { tagImplications, tags } from '../../db/schema/index.js';
+import type { Executor } from '../../db/executor.js';
+import { TagRuleError } from '../errors.js';
 
 /**
  * Record that the tag named `tagName` implies the tag named `impliedName`. Neither may be an

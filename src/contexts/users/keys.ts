@@ -1,9 +1,9 @@
 import { and, eq, isNull, like } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { apiKeys } from '../db/schema/index.js';
-import { generateApiKey, hashApiKey } from '../users/api-keys.js';
-import { AdminError } from './errors.js';
-import { findUser } from './users.js';
+import type { Database } from '../../db/client.js';
+import { apiKeys } from '../../db/schema/index.js';
+import { generateApiKey, hashApiKey } from './api-keys.js';
+import { AdminError } from '../errors.js';
+import { findUser } from './accounts.js';
 
 /** Issue a new API key for a user; the clear key is returned once and never stored. */
 export async function issueKey(db: Database, userName: string): Promise<{ key: string; prefix: string; userId: number }> {

@@ -5,8 +5,9 @@
  */
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { filters, imageTaggings, images, tagImplications, tags, users } from '../db/schema/index.js';
-import { TagRuleError, type Executor } from './db.js';
+import { filters, imageTaggings, images, tagImplications, tags, users } from '../../db/schema/index.js';
+import type { Executor } from '../../db/executor.js';
+import { TagRuleError } from '../errors.js';
 
 export interface AliasCandidate {
   id: number;

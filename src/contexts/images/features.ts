@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { imageFeatures, images } from '../db/schema/index.js';
-import { AdminError } from './errors.js';
+import type { Database } from '../../db/client.js';
+import { imageFeatures, images } from '../../db/schema/index.js';
+import { AdminError } from '../errors.js';
 
 /** Make an image the featured one (the newest `image_features` row wins). */
 export async function featureImage(db: Database, imageId: number, userId: number | null = null): Promise<{ id: number }> {

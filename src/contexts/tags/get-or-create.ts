@@ -4,10 +4,10 @@
  * targets, and the tags implied by the result are added (one level).
  */
 import { eq, inArray } from 'drizzle-orm';
-import { cleanTagName, slugify, splitNamespace } from '../../grammar/tag-name.js';
-import { tags } from '../db/schema/index.js';
+import { cleanTagName, slugify, splitNamespace } from '../../../grammar/tag-name.js';
+import { tags } from '../../db/schema/index.js';
 import { categoryFor } from './categories.js';
-import type { Executor } from './db.js';
+import type { Executor } from '../../db/executor.js';
 import { impliedTagIds } from './implications.js';
 
 export type TagRow = typeof tags.$inferSelect;

@@ -27,18 +27,18 @@
  * the `process-image` job is enqueued in the same transaction.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { dnpEntries, dnpTypes, images, imageSources, imageTaggings, userLinks, users, type Role } from '../db/schema/index.js';
-import { enqueueJob } from '../jobs/queue.js';
-import { analyzeImage, imageNameError, MAX_IMAGE_SIZE, type ImageAnalysis } from '../media/analyze.js';
-import { MEDIA_MESSAGES, MediaError, type MediaErrorMap } from '../media/errors.js';
-import type { FfmpegOptions } from '../media/ffmpeg.js';
-import { formatInfo } from '../media/formats.js';
-import { FetchError, safeFetch, type SafeFetchOptions } from '../media/safe-fetch.js';
-import type { FileStore } from '../media/storage.js';
+import type { Database } from '../../db/client.js';
+import { dnpEntries, dnpTypes, images, imageSources, imageTaggings, userLinks, users, type Role } from '../../db/schema/index.js';
+import { enqueueJob } from '../../jobs/queue.js';
+import { analyzeImage, imageNameError, MAX_IMAGE_SIZE, type ImageAnalysis } from '../../media/analyze.js';
+import { MEDIA_MESSAGES, MediaError, type MediaErrorMap } from '../../media/errors.js';
+import type { FfmpegOptions } from '../../media/ffmpeg.js';
+import { formatInfo } from '../../media/formats.js';
+import { FetchError, safeFetch, type SafeFetchOptions } from '../../media/safe-fetch.js';
+import type { FileStore } from '../../media/storage.js';
 import { getOrCreateTags, parseTagList, type TagRow } from '../tags/get-or-create.js';
 import { ratingProblems } from '../tags/categories.js';
-import type { Transaction } from '../tags/db.js';
+import type { Transaction } from '../../db/executor.js';
 
 /** Kind of the background job that processes a new image. */
 export const PROCESS_IMAGE_JOB = 'process-image';

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
-import { slugify } from '../../grammar/tag-name.js';
-import type { Database } from '../db/client.js';
-import { roles, users, type Role } from '../db/schema/index.js';
-import { AdminError } from './errors.js';
+import { slugify } from '../../../grammar/tag-name.js';
+import type { Database } from '../../db/client.js';
+import { roles, users, type Role } from '../../db/schema/index.js';
+import { AdminError } from '../errors.js';
 
 export type UserRow = typeof users.$inferSelect;
 

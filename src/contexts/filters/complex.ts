@@ -6,7 +6,7 @@
  * The search language is loaded on first use: building it takes a noticeable moment, and most
  * commands never need it.
  */
-import type { Role } from '../../grammar/fields.js';
+import type { Role } from '../../../grammar/fields.js';
 
 export interface ComplexCheckOptions {
   /**
@@ -21,8 +21,8 @@ export interface ComplexCheckOptions {
 export async function complexProblem(q: string, options: ComplexCheckOptions = {}): Promise<string | null> {
   if (/\bmy\s*:\s*downvotes\b/i.test(q)) return 'may not contain my:downvotes';
   const [grammar, { imageFields }] = await Promise.all([
-    import('../../grammar/index.js'),
-    import('../search/indexes/images/fields.js'),
+    import('../../../grammar/index.js'),
+    import('../../search/indexes/images/fields.js'),
   ]);
   try {
     grammar.compileQuery(grammar.normalizeMultiline(q), {
