@@ -8,12 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { loadImageData, loadInteractions, type ImageData } from '../../src/http/loaders/images.js';
-import type { UserRow } from '../../src/http/context.js';
+
 import { interactionView, type InteractionJson } from '../../src/http/views/interactions.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { displayOrder } from '../../src/contexts/tags/display-order.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { insertImage, insertTag, insertUser } from './harness.js';
+import type { UserRow } from '../../src/contexts/users/types.js';
 
 /** `loadImageData` as it was, through drizzle: five queries. */
 async function oracleImageData(db: Database, ids: readonly number[]): Promise<Map<number, ImageData>> {

@@ -4,8 +4,7 @@ import type { Database } from '../../db/client.js';
 import { filters, tags } from '../../db/schema/index.js';
 import { complexProblem } from './complex.js';
 import { AdminError } from '../errors.js';
-
-export type FilterRow = typeof filters.$inferSelect;
+import type { FilterRow } from './types.js';
 
 /** A comma-separated list of tag names as tag ids (aliases resolved to their targets). */
 export async function resolveTagList(db: Database, list: string): Promise<number[]> {

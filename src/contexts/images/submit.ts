@@ -36,9 +36,10 @@ import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
 import { FetchError, safeFetch, type SafeFetchOptions } from '../../media/safe-fetch.js';
 import type { FileStore } from '../../media/storage.js';
-import { getOrCreateTags, parseTagList, type TagRow } from '../tags/get-or-create.js';
+import { getOrCreateTags, parseTagList } from '../tags/get-or-create.js';
 import { ratingProblems } from '../tags/categories.js';
 import type { Transaction } from '../../db/executor.js';
+import type { TagRow } from '../tags/types.js';
 
 /** Kind of the background job that processes a new image. */
 export const PROCESS_IMAGE_JOB = 'process-image';

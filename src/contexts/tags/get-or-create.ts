@@ -9,8 +9,7 @@ import { tags } from '../../db/schema/index.js';
 import { categoryFor } from './categories.js';
 import type { Executor } from '../../db/executor.js';
 import { impliedTagIds } from './implications.js';
-
-export type TagRow = typeof tags.$inferSelect;
+import type { TagRow } from './types.js';
 
 /** Longest tag name, in UTF-8 bytes. */
 export const MAX_TAG_NAME_BYTES = 255;

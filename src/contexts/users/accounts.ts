@@ -3,8 +3,7 @@ import { slugify } from '../../../grammar/tag-name.js';
 import type { Database } from '../../db/client.js';
 import { roles, users, type Role } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';
-
-export type UserRow = typeof users.$inferSelect;
+import type { UserRow } from './types.js';
 
 export function parseRole(value: string): Role {
   if (!(roles as readonly string[]).includes(value)) {

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, users } from '../../db/schema/index.js';
+import type { UserRow } from './types.js';
 
 /** Keys are 32 random bytes, base64url (43 characters), like Philomena's authentication tokens. */
 export function generateApiKey(): { key: string; hash: string; prefix: string } {
@@ -14,13 +15,11 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export type KeyUser = typeof users.$inferSelect;
-
 /**
  * The active user a key belongs to, or undefined. The lookup is by hash (an index probe whose
  * timing does not depend on how much of a guess matches); the final comparison is constant-time.
  */
-export async function findUserByApiKey(db: Database, key: string | undefined): Promise<KeyUser | undefined> {
+export async function findUserByApiKey(db: Database, key: string | undefined): Promise<UserRow | undefined> {
   if (!key || key.length > 200) return undefined;
   const hash = hashApiKey(key);
   const rows = await db

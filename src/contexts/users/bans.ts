@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.js';
 import { bans, users } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';
 import { findUser } from './accounts.js';
+import type { BanRow } from './types.js';
 
 const UNIT_MS = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, y: 365 * 86_400_000 } as const;
 
@@ -80,8 +81,6 @@ function checkReason(reason: string): string {
   if (r === '') throw new AdminError('a ban needs a reason (--reason)');
   return r;
 }
-
-export type BanRow = typeof bans.$inferSelect;
 
 export async function banUser(db: Database, userName: string, input: BanInput): Promise<BanRow> {
   const user = await findUser(db, userName);

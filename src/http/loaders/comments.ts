@@ -3,8 +3,9 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { comments, images } from '../../db/schema/index.js';
 import type { AppDeps } from '../context.js';
-import { commentView, type CommentJson, type CommentRow } from '../views/comment.js';
+import { commentView, type CommentJson } from '../views/comment.js';
 import { loadAuthors } from './authors.js';
+import type { CommentRow } from '../../contexts/comments/types.js';
 
 export interface CommentData {
   comment: CommentRow;

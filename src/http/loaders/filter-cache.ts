@@ -7,7 +7,7 @@
  * reconnected.
  */
 import type { RecordChange } from '../../db/change-feed.js';
-import type { FilterRow } from '../context.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
 
 /** Rows kept at most; past that the cache starts again (there are few filters in use at once). */
 const MAX_ROWS = 5_000;

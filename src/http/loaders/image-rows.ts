@@ -14,7 +14,7 @@ import { getTableColumns, type Column } from 'drizzle-orm';
 import { CasingCache } from 'drizzle-orm/casing';
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { images } from '../../db/schema/index.js';
-import type { ImageRow, ImageTag, Intensities } from '../views/image.js';
+import type { ImageRow, ImageTag, Intensities } from '../../contexts/images/types.js';
 
 /** The casing `createDatabase` gives drizzle (src/db/client.ts): JS keys become snake_case names. */
 const casing = new CasingCache('snake_case');
@@ -104,7 +104,7 @@ export async function selectImageRows(db: Database, ids: readonly number[]): Pro
 }
 
 /** A row of `TAGS`, read as values. */
-type TagValues = [id: number, name: string, slug: string, category: string | null, namespace: string | null, nameInNamespace: string];
+type TagValues = [id: number, name: string, slug: string, category: ImageTag['category'], namespace: string | null, nameInNamespace: string];
 
 /** The tags of `ids` that exist, by id. */
 export async function selectTags(db: Database, ids: readonly number[]): Promise<Map<number, ImageTag>> {

@@ -8,13 +8,16 @@
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { displayOrder } from '../../contexts/tags/display-order.js';
 import type { Config } from '../../config.js';
-import type { AppDeps, FilterRow, UserRow } from '../context.js';
+import type { AppDeps } from '../context.js';
 import { liveCaches } from '../read-caches.js';
 import { spoileredImageIds } from '../spoiler.js';
-import { imageView, type ImageJson, type ImageRow, type ImageTag, type Intensities } from '../views/image.js';
+import { imageView, type ImageJson } from '../views/image.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
 import { selectImageRows, selectTags } from './image-rows.js';
 import { cachedImageJson, imageJsonParts, type CachedImage } from './image-json-cache.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { ImageRow, ImageTag, Intensities } from '../../contexts/images/types.js';
+import type { UserRow } from '../../contexts/users/types.js';
 
 /** An image row with what its views need besides the filter. */
 export interface ImageData {

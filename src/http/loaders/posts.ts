@@ -3,10 +3,11 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { forums, posts, topics } from '../../db/schema/index.js';
 import type { AppDeps } from '../context.js';
-import type { ForumRow } from '../views/forum.js';
-import { postView, type PostJson, type PostRow } from '../views/post.js';
-import type { TopicRow } from '../views/topic.js';
+
+import { postView, type PostJson } from '../views/post.js';
+
 import { loadAuthors } from './authors.js';
+import type { ForumRow, PostRow, TopicRow } from '../../contexts/forums/types.js';
 
 export interface PostData {
   post: PostRow;

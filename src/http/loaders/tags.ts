@@ -4,7 +4,8 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
 import { dnpEntries, tagImplications, tags } from '../../db/schema/index.js';
 import type { AppDeps } from '../context.js';
-import { tagView, type TagJson, type TagRow } from '../views/tag.js';
+import { tagView, type TagJson } from '../views/tag.js';
+import type { TagRow } from '../../contexts/tags/types.js';
 
 const target = alias(tags, 'target');
 const related = alias(tags, 'related');

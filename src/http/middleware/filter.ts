@@ -10,9 +10,11 @@ import { and, eq } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import type { Database } from '../../db/client.js';
 import { filters } from '../../db/schema/index.js';
-import type { AppDeps, AppEnv, FilterRow, UserRow } from '../context.js';
+import type { AppDeps, AppEnv } from '../context.js';
 import { parseId } from '../params.js';
 import { liveCaches } from '../read-caches.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { UserRow } from '../../contexts/users/types.js';
 
 export const DEFAULT_FILTER_NAME = 'Default';
 

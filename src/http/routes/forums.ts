@@ -17,8 +17,9 @@ import { renderPostRows } from '../loaders/posts.js';
 import { cacheFor } from '../middleware/cache.js';
 import { paging } from '../middleware/paging.js';
 import { INT32_MAX, parseId, textParam } from '../params.js';
-import { forumView, type ForumRow } from '../views/forum.js';
-import { topicView, type TopicRow } from '../views/topic.js';
+import { forumView } from '../views/forum.js';
+import { topicView } from '../views/topic.js';
+import type { ForumRow, TopicRow } from '../../contexts/forums/types.js';
 
 const normalForum = eq(forums.accessLevel, 'normal');
 

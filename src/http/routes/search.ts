@@ -53,7 +53,7 @@ import {
   parseImageSort,
   type HiddenByFilter,
 } from '../../search/requests/index.js';
-import type { AppContext, AppDeps, AppEnv, FilterRow, UserRow } from '../context.js';
+import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { compileComplexFilter } from '../filter-query.js';
 import { renderComments } from '../loaders/comments.js';
@@ -65,6 +65,8 @@ import { cacheFor, jsonText } from '../middleware/cache.js';
 import { canViewFilter, isStaffModerator } from '../middleware/filter.js';
 import { DEFAULT_PER_PAGE, parsePaging, type Paging } from '../middleware/paging.js';
 import { filterView } from '../views/filter.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { UserRow } from '../../contexts/users/types.js';
 
 export const QUERY_NOT_A_STRING = 'search query is not a string';
 
