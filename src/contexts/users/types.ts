@@ -5,3 +5,6 @@ export type UserRow = typeof users.$inferSelect;
 export type UserLinkRow = typeof userLinks.$inferSelect;
 export type AwardRow = typeof badgeAwards.$inferSelect & { badge: typeof badges.$inferSelect };
 export type BanRow = typeof bans.$inferSelect;
+
+/** What a view shows of the author of a comment, post or topic. */
+export type AuthorUser = Pick<UserRow, 'id' | 'name' | 'avatar'>;

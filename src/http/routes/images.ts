@@ -4,7 +4,7 @@ import { Hono } from 'hono';
 import { imageFeatures, images } from '../../db/schema/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { loadInteractions, renderImage } from '../loaders/images.js';
+import { renderInteractions, renderImage } from '../render/images.js';
 import { cacheFor } from '../middleware/cache.js';
 import { parseId } from '../params.js';
 
@@ -17,7 +17,7 @@ async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   const filter = await c.get('currentFilter')();
   const image = await renderImage(deps, id, { filter, user });
   if (!image) return notFound(c);
-  const interactions = await loadInteractions(deps.db, user, [image.id]);
+  const interactions = await renderInteractions(deps.db, user, [image.id]);
   cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
   return c.json({ image, interactions });
 }

@@ -16,7 +16,7 @@ import { findSimilarImages, parseDistance, parseLimit, searchKeyOf } from '../..
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import type { AppContext, AppEnv } from '../context.js';
-import { renderImages } from '../loaders/images.js';
+import { renderImages } from '../render/images.js';
 import type { DepsWithUploads } from './upload.js';
 
 type Params = Record<string, unknown>;

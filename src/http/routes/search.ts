@@ -56,11 +56,11 @@ import {
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { compileComplexFilter } from '../filter-query.js';
-import { renderComments } from '../loaders/comments.js';
-import { renderGalleries } from '../loaders/galleries.js';
-import { loadInteractions, renderImageListJson } from '../loaders/images.js';
-import { renderPosts } from '../loaders/posts.js';
-import { renderTags } from '../loaders/tags.js';
+import { renderComments } from '../render/comments.js';
+import { renderGalleries } from '../render/galleries.js';
+import { renderInteractions, renderImageListJson } from '../render/images.js';
+import { renderPosts } from '../render/posts.js';
+import { renderTags } from '../render/tags.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { canViewFilter, isStaffModerator } from '../middleware/filter.js';
 import { DEFAULT_PER_PAGE, parsePaging, type Paging } from '../middleware/paging.js';
@@ -227,7 +227,7 @@ async function searchImages(c: AppContext): Promise<Response> {
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, interactions] = await Promise.all([
     renderImageListJson(deps, ids, { filter, user }),
-    loadInteractions(deps.db, user, ids),
+    renderInteractions(deps.db, user, ids),
   ]);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   const interactionsJson = JSON.stringify(interactions);

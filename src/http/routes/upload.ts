@@ -36,7 +36,7 @@ import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { FileStore } from '../../media/storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
-import { renderImage } from '../loaders/images.js';
+import { renderImage } from '../render/images.js';
 import { formatTime } from '../views/time.js';
 
 export interface UploadOptions {

@@ -3,9 +3,10 @@
  * `image_id`, and without topic or forum fields. The anonymous name is stable per topic.
  */
 import type { Config } from '../../config.js';
-import { attribute, withheldAvatar, type AuthorUser } from './attribution.js';
+import { attribute, withheldAvatar } from './attribution.js';
 import { formatTime } from './time.js';
 import type { PostRow } from '../../contexts/forums/types.js';
+import type { AuthorUser } from '../../contexts/users/types.js';
 
 export interface PostViewInput {
   post: PostRow;

@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { renderComments } from '../../src/http/loaders/comments.js';
-import { renderGalleries } from '../../src/http/loaders/galleries.js';
-import { renderImageListJson, renderImages } from '../../src/http/loaders/images.js';
-import { renderPosts } from '../../src/http/loaders/posts.js';
-import { renderTags } from '../../src/http/loaders/tags.js';
+import { renderComments } from '../../src/http/render/comments.js';
+import { renderGalleries } from '../../src/http/render/galleries.js';
+import { renderImageListJson, renderImages } from '../../src/http/render/images.js';
+import { renderPosts } from '../../src/http/render/posts.js';
+import { renderTags } from '../../src/http/render/tags.js';
 import type { AppDeps } from '../../src/http/context.js';
 import { assertShape, COMMENT, GALLERY, IMAGE, POST, TAG } from '../support/spec-shapes.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, stubEngine, type Harness } from './harness.js';

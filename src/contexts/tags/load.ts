@@ -1,19 +1,25 @@
-/** Tags with their relations, rendered (search routes call `renderTags` with their hit ids). */
+/** Tags by id or slug, and the relations a tag's page shows: alias target, aliases, implications, DNP entries. */
 import { asc, eq, inArray } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client.js';
 import { dnpEntries, tagImplications, tags } from '../../db/schema/index.js';
-import type { AppDeps } from '../context.js';
-import { tagView, type TagJson } from '../views/tag.js';
-import type { TagRow } from '../../contexts/tags/types.js';
+import type { DnpEntryRow, TagRow } from './types.js';
 
 const target = alias(tags, 'target');
 const related = alias(tags, 'related');
 
-/** The JSON of the given tag rows, in their order. Related slugs are sorted. */
-export async function renderTagRows(deps: AppDeps, rows: readonly TagRow[]): Promise<TagJson[]> {
+/** What a tag is related to, by slug (each list sorted). */
+export interface TagRelations {
+  aliasedTagSlug: string | null;
+  aliasSlugs: string[];
+  impliedTagSlugs: string[];
+  impliedByTagSlugs: string[];
+  dnpEntries: DnpEntryRow[];
+}
+
+/** The relations of each of the given tags, in their order. */
+export async function loadTagRelations(db: Database, rows: readonly TagRow[]): Promise<TagRelations[]> {
   if (rows.length === 0) return [];
-  const { db } = deps;
   const ids = rows.map((t) => t.id);
   const targetIds = [...new Set(rows.flatMap((t) => (t.aliasedTagId === null ? [] : [t.aliasedTagId])))];
   const [targets, aliases, implied, impliedBy, dnps] = await Promise.all([
@@ -43,25 +49,21 @@ export async function renderTagRows(deps: AppDeps, rows: readonly TagRow[]): Pro
   const impliedMap = group(implied);
   const impliedByMap = group(impliedBy);
   const dnpMap = group(dnps.map((d) => ({ ...d, of: d.tagId })));
-  return rows.map((tag) =>
-    tagView(deps.config, {
-      tag,
-      aliasedTagSlug: tag.aliasedTagId === null ? null : (targetSlugs.get(tag.aliasedTagId) ?? null),
-      aliasSlugs: (aliasMap.get(tag.id) ?? []).map((a) => a.slug),
-      impliedTagSlugs: (impliedMap.get(tag.id) ?? []).map((a) => a.slug),
-      impliedByTagSlugs: (impliedByMap.get(tag.id) ?? []).map((a) => a.slug),
-      dnpEntries: dnpMap.get(tag.id) ?? [],
-    }),
-  );
+  return rows.map((tag) => ({
+    aliasedTagSlug: tag.aliasedTagId === null ? null : (targetSlugs.get(tag.aliasedTagId) ?? null),
+    aliasSlugs: (aliasMap.get(tag.id) ?? []).map((a) => a.slug),
+    impliedTagSlugs: (impliedMap.get(tag.id) ?? []).map((a) => a.slug),
+    impliedByTagSlugs: (impliedByMap.get(tag.id) ?? []).map((a) => a.slug),
+    dnpEntries: dnpMap.get(tag.id) ?? [],
+  }));
 }
 
-/** In the order of `ids`; missing ids are dropped. */
-export async function renderTags(deps: AppDeps, ids: readonly number[]): Promise<TagJson[]> {
+/** The tags of `ids` that exist, by id. */
+export async function loadTags(db: Database, ids: readonly number[]): Promise<Map<number, TagRow>> {
   const unique = [...new Set(ids)];
-  if (unique.length === 0) return [];
-  const rows = await deps.db.select().from(tags).where(inArray(tags.id, unique));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return renderTagRows(deps, ids.flatMap((id) => byId.get(id) ?? []));
+  if (unique.length === 0) return new Map();
+  const rows = await db.select().from(tags).where(inArray(tags.id, unique));
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 export async function findTagBySlug(db: Database, slug: string): Promise<TagRow | undefined> {

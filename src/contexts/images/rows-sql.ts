@@ -14,7 +14,7 @@ import { getTableColumns, type Column } from 'drizzle-orm';
 import { CasingCache } from 'drizzle-orm/casing';
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { images } from '../../db/schema/index.js';
-import type { ImageRow, ImageTag, Intensities } from '../../contexts/images/types.js';
+import type { ImageRow, ImageTag, Intensities } from './types.js';
 
 /** The casing `createDatabase` gives drizzle (src/db/client.ts): JS keys become snake_case names. */
 const casing = new CasingCache('snake_case');

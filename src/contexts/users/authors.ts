@@ -1,7 +1,8 @@
+/** The names and avatars that views show for the authors of comments, posts and topics. */
 import { inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { users } from '../../db/schema/index.js';
-import type { AuthorUser } from '../views/attribution.js';
+import type { AuthorUser } from './types.js';
 
 /** Name and avatar of the given users, by id. */
 export async function loadAuthors(db: Database, ids: Iterable<number | null>): Promise<Map<number, AuthorUser>> {
