@@ -15,7 +15,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { outboxLag } from '../../../indexer/outbox.js';
+import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import type { AppEnv } from '../context.js';
 import { withTimeout } from './metrics.js';
 

@@ -1,7 +1,6 @@
 /** GET /images/featured and /images/:image_id. */
-import { and, desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { imageFeatures, images } from '../../db/schema/index.js';
+import { featuredImageId } from '../../contexts/images/features.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { renderInteractions, renderImage } from '../render/images.js';
@@ -27,17 +26,9 @@ export function imageRoutes(): Hono<AppEnv> {
 
   /** The newest feature whose image is not hidden. */
   app.get('/images/featured', async (c) => {
-    const rows = await c
-      .get('deps')
-      .db.select({ imageId: imageFeatures.imageId })
-      .from(imageFeatures)
-      .innerJoin(images, eq(images.id, imageFeatures.imageId))
-      .where(and(eq(images.hiddenFromUsers, false)))
-      .orderBy(desc(imageFeatures.createdAt), desc(imageFeatures.id))
-      .limit(1);
-    const feature = rows[0];
-    if (!feature) return notFound(c);
-    return respondWithImage(c, feature.imageId);
+    const imageId = await featuredImageId(c.get('deps').db);
+    if (imageId === undefined) return notFound(c);
+    return respondWithImage(c, imageId);
   });
 
   /** Any image, hidden ones included (with `hidden_from_users` and the merge or deletion reason). */
