@@ -1,3 +1,4 @@
+/** System filters: creating, editing and listing them, with their tag lists resolved by name. */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { cleanTagName } from '../../../grammar/tag-name.js';
 import type { Database } from '../../db/client.js';

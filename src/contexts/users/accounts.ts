@@ -1,3 +1,4 @@
+/** User accounts: finding a user by name, creating one, changing a role. */
 import { eq, sql } from 'drizzle-orm';
 import { slugify } from '../../../grammar/tag-name.js';
 import type { Database } from '../../db/client.js';

@@ -1,3 +1,4 @@
+/** API keys: how they are made and stored, and which user a key names. */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
@@ -33,4 +34,15 @@ export async function findUserByApiKey(db: Database, key: string | undefined): P
   const a = Buffer.from(row.keyHash, 'hex');
   const b = Buffer.from(hash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b) ? row.user : undefined;
+}
+
+/** Whether a valid, unrevoked key belongs to a deactivated user (`findUserByApiKey` skips those). */
+export async function isDeactivatedKey(db: Database, key: string): Promise<boolean> {
+  const rows = await db
+    .select({ deletedAt: users.deletedAt })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(and(eq(apiKeys.keyHash, hashApiKey(key)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  return rows[0]?.deletedAt != null;
 }

@@ -1,3 +1,4 @@
+/** Bans of users and IP networks: issuing, listing and lifting them, and the parsing of their terms. */
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
 import type { Database } from '../../db/client.js';

@@ -1,3 +1,4 @@
+/** Issuing and revoking users' API keys. */
 import { and, eq, isNull, like } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';

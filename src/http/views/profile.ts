@@ -3,7 +3,6 @@
  * "user" when the user hides their role; only public, verified links are shown.
  */
 import type { Config } from '../../config.js';
-import type { badgeAwards, badges, userLinks, users } from '../../db/schema/index.js';
 import { formatTime } from './time.js';
 import { avatarUrl, badgeImageUrl } from './urls.js';
 import type { AwardRow, UserLinkRow, UserRow } from '../../contexts/users/types.js';

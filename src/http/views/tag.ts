@@ -3,7 +3,6 @@
  * `listed` do-not-post entries are shown, with their reason withheld when asked to.
  */
 import type { Config } from '../../config.js';
-import type { dnpEntries, tags } from '../../db/schema/index.js';
 import { formatTime } from './time.js';
 import { tagImageUrl } from './urls.js';
 import type { DnpEntryRow, TagRow } from '../../contexts/tags/types.js';
