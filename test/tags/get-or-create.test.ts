@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NAMESPACE_CATEGORIES as GRAMMAR_NAMESPACE_CATEGORIES } from '../../grammar/tag-name.js';
+import { TAG_NAMESPACES } from '../../grammar/tag-name.js';
 import { imageTaggings, images, tagImplications, tags } from '../../src/db/schema/index.js';
 import { aliasProblem, aliasSetProblems, aliasTag } from '../../src/contexts/tags/aliases.js';
 import {
@@ -16,8 +16,9 @@ import { addImplication } from '../../src/contexts/tags/implications.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 describe('tag categories and ratings', () => {
-  it('maps namespaces to categories as the grammar does', () => {
-    expect(NAMESPACE_CATEGORIES).toEqual(GRAMMAR_NAMESPACE_CATEGORIES);
+  it('maps namespaces to categories', () => {
+    // A namespace the grammar does not split off would never reach the table.
+    for (const ns of Object.keys(NAMESPACE_CATEGORIES)) expect(TAG_NAMESPACES).toContain(ns);
     expect(categoryFor('artist:hoofbeats', 'artist')).toBe('origin');
     expect(categoryFor('comic:foo', 'comic')).toBe('content-fanmade');
     expect(categoryFor('oc:bar', 'oc')).toBe('oc');
