@@ -8,9 +8,9 @@ import {
   RATING_TAGS,
   categoryFor,
   isValidRatingCombination,
-  tagListProblems,
 } from '../../src/contexts/tags/categories.js';
 import { TagRuleError } from '../../src/contexts/errors.js';
+import { tagInputProblems } from '../../src/contexts/images/submit.js';
 import { cleanTagNames, getOrCreateTags, parseTagList } from '../../src/contexts/tags/get-or-create.js';
 import { addImplication } from '../../src/contexts/tags/implications.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -28,12 +28,12 @@ describe('tag categories and ratings', () => {
     for (const r of RATING_TAGS) expect(categoryFor(r, null)).toBe('rating');
   });
 
-  it('checks tag lists with the reference messages', () => {
-    expect(tagListProblems(['solo'])).toEqual(['must contain at least 3 tags', 'must contain at least one rating tag']);
-    expect(tagListProblems(['safe', 'explicit', 'solo'])).toEqual(['may not contain any other rating if safe']);
-    expect(tagListProblems(['questionable', 'explicit', 'solo'])).toEqual(['may contain at most one sexual rating']);
-    expect(tagListProblems(['grimdark', 'semi-grimdark', 'solo'])).toEqual(['may contain at most one grim rating']);
-    expect(tagListProblems(['explicit', 'grimdark', 'grotesque', 'solo'])).toEqual([]);
+  it('checks tag lists with the reference messages, last found first', () => {
+    expect(tagInputProblems(['solo'])).toEqual(['must contain at least one rating tag', 'must contain at least 3 tags']);
+    expect(tagInputProblems(['safe', 'explicit', 'solo'])).toEqual(['may not contain any other rating if safe']);
+    expect(tagInputProblems(['questionable', 'explicit', 'solo'])).toEqual(['may contain at most one sexual rating']);
+    expect(tagInputProblems(['grimdark', 'semi-grimdark', 'solo'])).toEqual(['may contain at most one grim rating']);
+    expect(tagInputProblems(['explicit', 'grimdark', 'grotesque', 'solo'])).toEqual([]);
   });
 
   it('knows the valid rating combinations', () => {

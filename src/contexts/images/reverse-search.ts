@@ -18,8 +18,6 @@ import { MediaError } from '../../media/errors.js';
 import { computeIntensities, type Intensities } from '../../media/intensities.js';
 
 export const DEFAULT_DISTANCE = 0.25;
-/** The schema default the reference documents; the endpoint itself never applies it. */
-export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 50;
 /** Entries per answer when no `limit` is given (the reference's page size). */
 export const PAGE_SIZE = 50;

@@ -112,10 +112,3 @@ export async function aliasTag(tx: Executor, tagName: string, targetName: string
 
   await recountTagImages(tx, [tag.id, target.id]);
 }
-
-/** Remove the alias of the tag named `tagName` (its images stay with the former target). */
-export async function unaliasTag(tx: Executor, tagName: string): Promise<void> {
-  const tag = await loadByName(tx, tagName);
-  if (tag.aliasedTagId === null) throw new TagRuleError(`${tag.name} is not aliased`);
-  await tx.update(tags).set({ aliasedTagId: null, updatedAt: sql`now()` }).where(eq(tags.id, tag.id));
-}

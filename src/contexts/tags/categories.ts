@@ -59,15 +59,6 @@ export function ratingProblems(names: readonly string[]): string[] {
   return problems;
 }
 
-/**
- * The problems of a final tag list (after aliases and implications) as the upload validator
- * reports them: too few tags, then the rating rules.
- */
-export function tagListProblems(names: readonly string[]): string[] {
-  const problems = names.length < 3 ? ['must contain at least 3 tags'] : [];
-  return [...problems, ...ratingProblems(names)];
-}
-
 /** Whether a set of rating tags (nothing else) is a valid rating of an image. */
 export function isValidRatingCombination(ratings: readonly string[]): boolean {
   if (!ratings.every(isRatingTag) || new Set(ratings).size !== ratings.length) return false;

@@ -2,7 +2,7 @@
  * Tag implications: a tag that implies others brings them along when it is added to an image
  * (one level, at tagging time; see get-or-create).
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { inArray } from 'drizzle-orm';
 import { tagImplications, tags } from '../../db/schema/index.js';
 import type { Executor } from '../../db/executor.js';
 import { TagRuleError } from '../errors.js';
@@ -25,13 +25,6 @@ export async function addImplication(tx: Executor, tagName: string, impliedName:
     if (t.aliasedTagId !== null) throw new TagRuleError(`${t.name} is aliased; imply its target instead`);
   }
   await tx.insert(tagImplications).values({ tagId: tag.id, impliedTagId: implied.id }).onConflictDoNothing();
-}
-
-/** Remove an implication; does nothing if it does not exist. */
-export async function removeImplication(tx: Executor, tagId: number, impliedTagId: number): Promise<void> {
-  await tx
-    .delete(tagImplications)
-    .where(and(eq(tagImplications.tagId, tagId), eq(tagImplications.impliedTagId, impliedTagId)));
 }
 
 /** The tags implied by each of `tagIds` (one level). */
