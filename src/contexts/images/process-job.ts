@@ -37,8 +37,6 @@ import { boxesSmallerThan, fitInside, type Representation } from '../../media/re
 import type { FileStore } from '../../media/storage.js';
 import { PROCESS_IMAGE_JOB } from './submit.js';
 
-export { PROCESS_IMAGE_JOB };
-
 export interface MediaProcessingOptions extends ProcessOptions {
   /** Time limit of one ffmpeg transcode (default 10 minutes). */
   transcodeTimeoutMs?: number;
