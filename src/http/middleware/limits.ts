@@ -24,7 +24,8 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import ipaddr from 'ipaddr.js';
-import { searchCost, type ActiveBan, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
+import type { ActiveBan } from '../../contexts/users/active-bans.js';
+import { searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext, AppEnv } from '../context.js';

@@ -1,9 +1,10 @@
 /**
- * Bans live in PostgreSQL so they survive restarts and every API process sees the same ones.
- * Lookups are cached for a few seconds per identity: a ban takes effect everywhere within that.
+ * Bans in force: the one that applies to a user or an address, and the temporary bans the request
+ * limiter issues. Bans live in PostgreSQL so they survive restarts and every API process sees the
+ * same ones.
  */
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import type { Database } from '../../db/client.js';
 
 export interface ActiveBan {
   id: number;
@@ -38,28 +39,4 @@ export async function issueAutomaticBan(db: Database, who: { userId?: number; ip
     values (${who.userId ?? null}, ${who.userId === undefined && who.ip ? who.ip : null}::cidr, ${reason}, true, now() + ${`${durationSeconds} seconds`}::interval)
     returning id, valid_until`);
   return { id: Number(rows[0]!.id), reason, validUntil: new Date(rows[0]!.valid_until) };
-}
-
-export class BanCache {
-  private readonly entries = new Map<string, { ban: ActiveBan | undefined; expires: number }>();
-
-  constructor(
-    private readonly db: Database,
-    private readonly ttlMs = 5_000,
-  ) {}
-
-  async lookup(who: { userId?: number; ip?: string }, nowMs = Date.now()): Promise<ActiveBan | undefined> {
-    const key = `${who.userId ?? ''}|${who.ip ?? ''}`;
-    const hit = this.entries.get(key);
-    if (hit && hit.expires > nowMs) return hit.ban && (hit.ban.validUntil === null || hit.ban.validUntil.getTime() > nowMs) ? hit.ban : undefined;
-    const ban = await findActiveBan(this.db, who);
-    if (this.entries.size > 50_000) this.entries.clear();
-    this.entries.set(key, { ban, expires: nowMs + this.ttlMs });
-    return ban;
-  }
-
-  /** Forget what we know of an identity (after issuing a ban here). */
-  remember(who: { userId?: number; ip?: string }, ban: ActiveBan, nowMs = Date.now()): void {
-    this.entries.set(`${who.userId ?? ''}|${who.ip ?? ''}`, { ban, expires: nowMs + this.ttlMs });
-  }
 }
