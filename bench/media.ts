@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { processForStorage } from '../src/images/process-job.js';
+import { processForStorage } from '../src/contexts/images/process-job.js';
 import { generateDemoImage } from '../src/media/demo-images.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { ffmpegAvailable } from '../src/media/ffmpeg.js';

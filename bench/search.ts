@@ -34,7 +34,7 @@ import { compileQuery, type CompileOptions, type Query } from '../grammar/index.
 import { Indexer } from '../indexer/index.js';
 import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
-import { findDefaultFilter } from '../src/http/middleware/filter.js';
+import { findDefaultFilter } from '../src/contexts/filters/load.js';
 import { EmbeddedEngine, EngineThread } from '../src/search/embedded/index.js';
 import { idRangeBits, IdPermutation } from '../src/search/embedded/score.js';
 import type { SearchResult } from '../src/search/engine.js';

@@ -40,5 +40,5 @@ export {
 export { filterIdsIn, type FilterRule, type QueryContext, type WatchList } from './context.js';
 export { customMessages, filterIdTransform, galleryIdTransform, myTransform, watchedTransform } from './custom.js';
 export { normalizeMultiline } from './normalize.js';
-export { cleanTagName, NAMESPACE_CATEGORIES, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
+export { cleanTagName, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { formatUtc } from './values/date.js';

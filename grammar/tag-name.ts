@@ -26,21 +26,6 @@ export const TAG_NAMESPACES: readonly string[] = Object.freeze([
 
 const namespaceSet = new Set(TAG_NAMESPACES);
 
-/** Category given to a new tag by its namespace. */
-export const NAMESPACE_CATEGORIES: Readonly<Record<string, string>> = Object.freeze({
-  artist: 'origin',
-  colorist: 'origin',
-  editor: 'origin',
-  photographer: 'origin',
-  'art pack': 'content-fanmade',
-  comic: 'content-fanmade',
-  fanfic: 'content-fanmade',
-  series: 'content-fanmade',
-  video: 'content-fanmade',
-  oc: 'oc',
-  spoiler: 'spoiler',
-});
-
 /** Names starting with these keep their underscores. */
 const KEEP_UNDERSCORES = ['artist:', 'colorist:', 'commissioner:', 'editor:', 'oc:', 'photographer:'];
 

@@ -2,7 +2,7 @@
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { countRows, indexNames, type IndexName } from '../src/search/indexes/index.js';
-import { outboxLag } from './outbox.js';
+import { outboxLag } from '../src/contexts/indexing/outbox-lag.js';
 
 export interface IndexStatus {
   index: IndexName;

@@ -19,7 +19,7 @@ import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
 import type { ReadinessState } from './http/context.js';
-import { createJobHandlers } from './images/process-job.js';
+import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
 import { createLogger } from './log.js';
 import { FileStore } from './media/storage.js';

@@ -4,12 +4,12 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../admin/bans.js';
-import { AdminError } from '../admin/errors.js';
-import { featureImage } from '../admin/features.js';
-import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../admin/filters.js';
-import { issueKey, revokeAllKeys, revokeKey } from '../admin/keys.js';
-import { createUser, parseRole, setRole } from '../admin/users.js';
+import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
+import { AdminError } from '../contexts/errors.js';
+import { featureImage } from '../contexts/images/features.js';
+import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../contexts/filters/system-filters.js';
+import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
+import { createUser, parseRole, setRole } from '../contexts/users/accounts.js';
 import { loadConfigOrExit } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
 

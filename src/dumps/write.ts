@@ -51,10 +51,9 @@ import {
   userLinks,
   users,
 } from '../db/schema/index.js';
-import type { AppDeps } from '../http/context.js';
-import { loadImageData } from '../http/loaders/images.js';
-import { renderTagRows } from '../http/loaders/tags.js';
-import type { AuthorUser } from '../http/views/attribution.js';
+import { loadImageData } from '../contexts/images/load.js';
+import { renderTagRows } from '../http/render/tags.js';
+
 import { commentView } from '../http/views/comment.js';
 import { filterView } from '../http/views/filter.js';
 import { forumView } from '../http/views/forum.js';
@@ -64,7 +63,7 @@ import { postView } from '../http/views/post.js';
 import { isPublicLink, profileView } from '../http/views/profile.js';
 import { formatTime } from '../http/views/time.js';
 import { topicView } from '../http/views/topic.js';
-import type { Transaction } from '../tags/db.js';
+import type { Transaction } from '../db/executor.js';
 import { JsonLinesGzipWriter, type WrittenFile } from './jsonl.js';
 import {
   BOARD_FILE,
@@ -84,6 +83,7 @@ import {
   type Manifest,
   type ManifestFile,
 } from './layout.js';
+import type { AuthorUser } from '../contexts/users/types.js';
 
 /** Advisory lock key of dumps ("tagw" + 3, beside the indexer's locks). */
 export const DUMP_LOCK = 0x7461_6777_0003;
@@ -199,8 +199,7 @@ async function* userRecords(r: Reader): AsyncGenerator<Rec[]> {
 }
 
 async function* tagRecords(r: Reader): AsyncGenerator<Rec[]> {
-  // renderTagRows reads only `db` and `config` of the app's dependencies.
-  const deps = { db: r.db, config: r.config } as unknown as AppDeps;
+  const deps = { db: r.db, config: r.config };
   const load = (after: number, limit: number) => r.tx.select().from(tags).where(gt(tags.id, after)).orderBy(asc(tags.id)).limit(limit);
   for await (const rows of pages(load, (t) => t.id, r.batchSize)) {
     yield (await renderTagRows(deps, rows)) as unknown as Rec[];

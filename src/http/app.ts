@@ -27,6 +27,7 @@ import { oembedRoutes } from './routes/oembed.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
+import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
@@ -34,8 +35,6 @@ import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 
 export type { AppDeps, AppEnv } from './context.js';
-
-export const API_PREFIX = '/api/v1/json';
 
 /** The `/api/v1/json` routes, behind key auth, request limits and the current filter. */
 export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv> {

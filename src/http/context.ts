@@ -6,11 +6,12 @@ import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import type { filters } from '../db/schema/index.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
-import type { KeyUser } from '../users/api-keys.js';
+
 import type { ReadCaches } from './read-caches.js';
+import type { FilterRow } from '../contexts/filters/types.js';
+import type { UserRow } from '../contexts/users/types.js';
 
 /**
  * Where errors are reported; a pino logger fits. Given a pino logger, the app also writes one
@@ -54,9 +55,6 @@ export interface IndexerLag {
   /** Age of the oldest, in seconds; null when none is pending. */
   oldestAgeSeconds: number | null;
 }
-
-export type FilterRow = typeof filters.$inferSelect;
-export type UserRow = KeyUser;
 
 /** How a successful answer may be cached (see middleware/cache.ts). */
 export interface CachePolicy {

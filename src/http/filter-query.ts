@@ -9,7 +9,7 @@
 import type { Query } from '../../grammar/dsl.js';
 import { compileQuery, normalizeMultiline } from '../../grammar/index.js';
 import { imageFields } from '../search/indexes/images/fields.js';
-import type { UserRow } from './context.js';
+import type { UserRow } from '../contexts/users/types.js';
 
 export function compileComplexFilter(source: string, user: UserRow | null, now?: number): Query | null {
   const normalized = normalizeMultiline(source);

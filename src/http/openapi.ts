@@ -9,11 +9,10 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { FieldSet, FieldSpec, FieldType } from '../../grammar/index.js';
 import { queryFields, SEARCH_INDEXES, type SearchIndexName } from '../search/explain.js';
+import { API_PREFIX } from './api-prefix.js';
 import * as S from './schemas/index.js';
 
 export const OPENAPI_VERSION = '3.1.0';
-/** The prefix of every JSON route (the same as app.ts's, which this module cannot import). */
-export const API_PREFIX = '/api/v1/json';
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/api/docs';
 

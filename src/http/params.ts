@@ -1,6 +1,5 @@
 /** Parsing of path and query values. Nothing here throws: bad input gives undefined or a default. */
-
-export const INT32_MAX = 2_147_483_647;
+import { INT32_MAX } from '../db/int32.js';
 
 /**
  * A record id from a path segment: decimal digits only, within PostgreSQL's `integer`. Anything

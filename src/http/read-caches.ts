@@ -5,8 +5,8 @@
  */
 import { changeFeedOf, type ChangeFeed } from '../db/change-feed.js';
 import type { Database } from '../db/client.js';
-import { FilterCache } from './loaders/filter-cache.js';
-import { ImageJsonCache, type ImageJsonCacheOptions } from './loaders/image-json-cache.js';
+import { FilterCache } from './render/filter-cache.js';
+import { ImageJsonCache, type ImageJsonCacheOptions } from './render/image-json-cache.js';
 
 export interface ReadCaches {
   feed: ChangeFeed;

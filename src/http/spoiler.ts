@@ -9,8 +9,10 @@
 import { compileEvaluator, type DocPredicate } from '../../grammar/evaluate.js';
 import { imagesMapping } from '../search/indexes/images/mapping.js';
 import { loadImageDocuments } from '../search/indexes/images/document.js';
-import type { AppDeps, FilterRow, UserRow } from './context.js';
+import type { AppDeps } from './context.js';
 import { compileComplexFilter } from './filter-query.js';
+import type { FilterRow } from '../contexts/filters/types.js';
+import type { UserRow } from '../contexts/users/types.js';
 
 export interface SpoilerCandidate {
   id: number;

@@ -9,7 +9,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { eq, inArray, or, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { cleanTagName, slugify, splitNamespace } from '../../grammar/tag-name.js';
-import { complexProblem } from '../admin/complex.js';
+import { complexProblem } from '../contexts/filters/complex.js';
 import type { Database } from '../db/client.js';
 import {
   apiKeys,
@@ -23,8 +23,8 @@ import {
 import { isMediaError } from '../media/errors.js';
 import { processImage } from '../media/process.js';
 import type { FileStore } from '../media/storage.js';
-import { aliasSetProblems } from '../tags/aliases.js';
-import { hashApiKey } from '../users/api-keys.js';
+import { aliasSetProblems } from '../contexts/tags/aliases.js';
+import { hashApiKey } from '../contexts/users/api-keys.js';
 import type { ImportOptions } from './index.js';
 import type { ImageRecord, ParsedBoard, ResourceName } from './schema.js';
 

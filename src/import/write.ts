@@ -28,10 +28,10 @@ import {
   users,
 } from '../db/schema/index.js';
 import { resetSequences } from '../seed/common.js';
-import { categoryFor } from '../tags/categories.js';
-import type { Transaction } from '../tags/db.js';
-import { getOrCreateTags } from '../tags/get-or-create.js';
-import { hashApiKey } from '../users/api-keys.js';
+import { categoryFor } from '../contexts/tags/categories.js';
+import type { Transaction } from '../db/executor.js';
+import { getOrCreateTags } from '../contexts/tags/get-or-create.js';
+import { hashApiKey } from '../contexts/users/api-keys.js';
 import { assetKey, type Resolved } from './check.js';
 import type { ParsedBoard } from './schema.js';
 

@@ -1,4 +1,4 @@
-export { BanCache, findActiveBan, issueAutomaticBan, type ActiveBan } from './bans.js';
+export { BanCache } from './ban-cache.js';
 export { limitPolicyFrom, parseRate, RequestLimiter, searchCost, type Budget, type Caller, type LimitDecision, type LimitPolicy } from './limiter.js';
 export { TokenBuckets, type BucketPolicy, type TakeResult } from './token-buckets.js';
 export { ViolationCounter } from './violations.js';

@@ -1,5 +1,6 @@
 import type { Database } from '../db/client.js';
-import { BanCache, issueAutomaticBan, type ActiveBan } from './bans.js';
+import { issueAutomaticBan, type ActiveBan } from '../contexts/users/active-bans.js';
+import { BanCache } from './ban-cache.js';
 import { TokenBuckets, type BucketPolicy } from './token-buckets.js';
 import { ViolationCounter } from './violations.js';
 

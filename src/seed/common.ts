@@ -8,7 +8,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { RECORD_CHANGES_CHANNEL } from '../db/change-feed.js';
 import type { Database } from '../db/client.js';
 import { FileStore } from '../media/storage.js';
-import type { Executor } from '../tags/db.js';
+import type { Executor } from '../db/executor.js';
 
 /** Tables that, when all empty, mean nobody has used the board yet. */
 const CONTENT_TABLES = ['users', 'tags', 'images', 'filters', 'forums', 'comments'] as const;

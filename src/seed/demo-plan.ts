@@ -37,7 +37,7 @@ import type {
 } from '../db/schema/index.js';
 import type { DemoKind } from '../media/demo-images.js';
 import type { MediaFormat, MediaMimeType } from '../media/formats.js';
-import { RATING_TAGS, categoryFor } from '../tags/categories.js';
+import { RATING_TAGS, categoryFor } from '../contexts/tags/categories.js';
 import { destructiveSlug } from './common.js';
 import { DEFAULT_MAX_SIDE } from './files.js';
 import { Random, Zipf, mixSeed } from './random.js';

@@ -38,7 +38,7 @@ import {
 } from '../db/schema/index.js';
 import { generateDemoImage } from '../media/demo-images.js';
 import type { FileStore } from '../media/storage.js';
-import { avatarSvg } from '../users/avatar.js';
+import { avatarSvg } from '../contexts/users/avatar.js';
 import {
   fileStoresBeside,
   fileStoresFor,

@@ -6,7 +6,7 @@
  * every other counter counts all of its rows (hidden or anonymous ones included).
  */
 import { sql } from 'drizzle-orm';
-import type { Executor } from '../tags/db.js';
+import type { Executor } from '../db/executor.js';
 
 interface Check {
   name: string;

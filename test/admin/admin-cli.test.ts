@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, bans, filters, imageFeatures, images, tags, users } from '../../src/db/schema/index.js';
-import { getOrCreateTags } from '../../src/tags/get-or-create.js';
-import { findUserByApiKey, hashApiKey } from '../../src/users/api-keys.js';
+import { getOrCreateTags } from '../../src/contexts/tags/get-or-create.js';
+import { findUserByApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -19,7 +19,7 @@ import { writeDump, type DumpResult } from '../../src/dumps/write.js';
 import { createApp } from '../../src/http/app.js';
 import { importBoard } from '../../src/import/index.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
-import { generateApiKey } from '../../src/users/api-keys.js';
+import { generateApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { insertImage, insertUser, stubEngine } from '../http/harness.js';
 

@@ -24,7 +24,7 @@ import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
 import { datePath } from '../../src/media/storage.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
-import { generateApiKey } from '../../src/users/api-keys.js';
+import { generateApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 // ---------------------------------------------------------------------------------------------

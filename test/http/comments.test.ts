@@ -1,7 +1,7 @@
 import { pbkdf2Sync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { avatarDataUri } from '../../src/users/avatar.js';
+import { avatarDataUri } from '../../src/contexts/users/avatar.js';
 import { assertShape, COMMENT, HIDDEN_COMMENT } from '../support/spec-shapes.js';
 import { CDN_URL, insertImage, insertTag, insertUser, SALT, startHarness, type Harness } from './harness.js';
 

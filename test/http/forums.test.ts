@@ -2,7 +2,7 @@ import { pbkdf2Sync } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { avatarDataUri } from '../../src/users/avatar.js';
+import { avatarDataUri } from '../../src/contexts/users/avatar.js';
 import { assertShape, FORUM, POST, TOPIC } from '../support/spec-shapes.js';
 import { insertUser, SALT, startHarness, type Harness } from './harness.js';
 

@@ -12,7 +12,7 @@ import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import type { SearchEngine } from '../../src/search/engine.js';
-import { generateApiKey } from '../../src/users/api-keys.js';
+import { generateApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 /** The read API never searches: any call is a test failure. */

@@ -1,5 +1,5 @@
 /**
- * `loadImageData` and `loadInteractions` read raw SQL (src/http/loaders/image-rows.ts); the
+ * `loadImageData` and `renderInteractions` read raw SQL (src/contexts/images/rows-sql.ts); the
  * drizzle queries they replaced are kept here as the oracle. Their results must be the same,
  * value types and key order included, on a demo board plus images made for the edge cases.
  */
@@ -7,13 +7,15 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
-import { loadImageData, loadInteractions, type ImageData } from '../../src/http/loaders/images.js';
-import type { UserRow } from '../../src/http/context.js';
+import { loadImageData, type ImageData } from '../../src/contexts/images/load.js';
+import { renderInteractions } from '../../src/http/render/images.js';
+
 import { interactionView, type InteractionJson } from '../../src/http/views/interactions.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
-import { displayOrder } from '../../src/tags/display-order.js';
+import { displayOrder } from '../../src/contexts/tags/display-order.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { insertImage, insertTag, insertUser } from './harness.js';
+import type { UserRow } from '../../src/contexts/users/types.js';
 
 /** `loadImageData` as it was, through drizzle: five queries. */
 async function oracleImageData(db: Database, ids: readonly number[]): Promise<Map<number, ImageData>> {
@@ -63,7 +65,7 @@ async function oracleImageData(db: Database, ids: readonly number[]): Promise<Ma
   return result;
 }
 
-/** `loadInteractions` as it was: three drizzle queries. */
+/** `renderInteractions` as it was: three drizzle queries. */
 async function oracleInteractions(db: Database, user: UserRow, imageIds: readonly number[]): Promise<InteractionJson[]> {
   const ids = [...new Set(imageIds)];
   const [hides, faves, votes] = await Promise.all([
@@ -189,7 +191,7 @@ describe('loadImageData (raw SQL)', () => {
   });
 });
 
-describe('loadInteractions (one round trip)', () => {
+describe('renderInteractions (one round trip)', () => {
   it('gives hides, faves and votes in that order, each by image id, like the three queries did', async () => {
     const user = await insertUser(db, { name: 'Interactor' });
     const other = await insertUser(db, { name: 'Someone Else' });
@@ -202,7 +204,7 @@ describe('loadInteractions (one round trip)', () => {
       { imageId: c, userId: other.id, up: true },
     ]);
     const ids = [d, c, b, a, d, 999_999];
-    const got = await loadInteractions(db, user, ids);
+    const got = await renderInteractions(db, user, ids);
     expectSame(got, await oracleInteractions(db, user, ids));
     expect(got.map((i) => [i.interaction_type, i.image_id, i.value])).toEqual([
       ['hidden', a, ''],
@@ -212,8 +214,8 @@ describe('loadInteractions (one round trip)', () => {
       ['voted', a, 'up'],
       ['voted', d, 'down'],
     ]);
-    expect(await loadInteractions(db, other, [a])).toEqual(await oracleInteractions(db, other, [a]));
-    expect(await loadInteractions(db, null, ids)).toEqual([]);
-    expect(await loadInteractions(db, user, [])).toEqual([]);
+    expect(await renderInteractions(db, other, [a])).toEqual(await oracleInteractions(db, other, [a]));
+    expect(await renderInteractions(db, null, ids)).toEqual([]);
+    expect(await renderInteractions(db, user, [])).toEqual([]);
   });
 });

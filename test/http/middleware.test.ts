@@ -7,9 +7,9 @@ import { createApp } from '../../src/http/app.js';
 import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
 import { parsePaging } from '../../src/http/middleware/paging.js';
 import { integerParsePrefix, parseId, textParam } from '../../src/http/params.js';
-import { compareDisplayOrder, displayOrder } from '../../src/tags/display-order.js';
-import { anonymousName, bestUserIdentifier } from '../../src/users/anonymous-name.js';
-import { avatarDataUri, avatarSvg, avatarTraits, crc32 } from '../../src/users/avatar.js';
+import { compareDisplayOrder, displayOrder } from '../../src/contexts/tags/display-order.js';
+import { anonymousName, bestUserIdentifier } from '../../src/contexts/users/anonymous-name.js';
+import { avatarDataUri, avatarSvg, avatarTraits, crc32 } from '../../src/contexts/users/avatar.js';
 import { insertImage, insertKey, insertTag, insertUser, serveApp, startHarness, stubEngine, type Harness } from './harness.js';
 
 let h: Harness;

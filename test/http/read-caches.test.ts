@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
-import type { FilterRow } from '../../src/http/context.js';
-import { FilterCache } from '../../src/http/loaders/filter-cache.js';
-import { cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/loaders/image-json-cache.js';
+
+import { FilterCache } from '../../src/http/render/filter-cache.js';
+import { cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
+import type { FilterRow } from '../../src/contexts/filters/types.js';
 
 /** One cached image's JSON for a caller whose filter does or does not spoiler it. */
 const imageJsonText = (image: CachedImage, spoilered: boolean) =>

@@ -8,7 +8,7 @@ import * as schema from '../../src/db/schema/index.js';
 import { ImportError, importBoard, type ImportSummary } from '../../src/import/index.js';
 import { FileStore } from '../../src/media/storage.js';
 import { boardTables } from '../../src/seed/common.js';
-import { findUserByApiKey, hashApiKey } from '../../src/users/api-keys.js';
+import { findUserByApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findActiveBan, parseRate, RequestLimiter, searchCost, TokenBuckets, ViolationCounter } from '../../src/limits/index.js';
+import { findActiveBan } from '../../src/contexts/users/active-bans.js';
+import { parseRate, RequestLimiter, searchCost, TokenBuckets, ViolationCounter } from '../../src/limits/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 describe('token buckets', () => {

@@ -14,7 +14,8 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_PREFIX, matchOperation, OPERATIONS, type OperationSpec } from '../../src/http/openapi.js';
+import { API_PREFIX } from '../../src/http/api-prefix.js';
+import { matchOperation, OPERATIONS, type OperationSpec } from '../../src/http/openapi.js';
 import { startBoard, type Board } from './board.js';
 
 let board: Board;

@@ -6,7 +6,7 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { banIp, banUser } from '../../src/admin/bans.js';
+import { banIp, banUser } from '../../src/contexts/users/bans.js';
 import * as s from '../../src/db/schema/index.js';
 import { insertKey, insertUser } from '../http/harness.js';
 import { freshIp, startOps, type OpsHarness } from './support.js';

@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { renderImages } from '../../src/http/loaders/images.js';
+import { renderImages } from '../../src/http/render/images.js';
 import { skipOutbox } from '../../src/seed/common.js';
 import { insertFilter, insertImage, insertTag, insertUser } from '../http/harness.js';
 import { qs, startSearchHarness, untilSearchShows as until, type SearchHarness } from './harness.js';

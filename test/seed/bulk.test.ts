@@ -8,7 +8,7 @@ import { bans, filters, images, searchOutbox, tags, users } from '../../src/db/s
 import { FileStore } from '../../src/media/storage.js';
 import { seedBulkBoard, type BulkSummary } from '../../src/seed/bulk.js';
 import { counterProblems, recomputeCounters } from '../../src/seed/verify.js';
-import { isRatingTag, isValidRatingCombination } from '../../src/tags/categories.js';
+import { isRatingTag, isValidRatingCombination } from '../../src/contexts/tags/categories.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

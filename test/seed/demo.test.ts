@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { complexProblem } from '../../src/admin/complex.js';
+import { complexProblem } from '../../src/contexts/filters/complex.js';
 import * as schema from '../../src/db/schema/index.js';
 import { FileStore } from '../../src/media/storage.js';
 import { boxesSmallerThan } from '../../src/media/representations.js';
 import { representationExtension } from '../../src/media/formats.js';
 import { isBoardEmpty, planDemoBoard, seedDemoBoard, type DemoSummary } from '../../src/seed/demo.js';
 import { counterProblems } from '../../src/seed/verify.js';
-import { isRatingTag, isValidRatingCombination } from '../../src/tags/categories.js';
+import { isRatingTag, isValidRatingCombination } from '../../src/contexts/tags/categories.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 const IMAGES = 40;

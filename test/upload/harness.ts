@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/upload.js';
-import { createJobHandlers } from '../../src/images/process-job.js';
+import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { FileStore } from '../../src/media/storage.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';

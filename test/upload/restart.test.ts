@@ -10,7 +10,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { processStoredImage } from '../../src/images/process-job.js';
+import { processStoredImage } from '../../src/contexts/images/process-job.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';

@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { DEFAULT_DISTANCE, parseDistance, parseLimit } from '../../src/images/reverse-search.js';
+import { DEFAULT_DISTANCE, parseDistance, parseLimit } from '../../src/contexts/images/reverse-search.js';
 import { computeIntensities } from '../../src/media/intensities.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { insertImage } from '../http/harness.js';

@@ -6,7 +6,7 @@
  * Arguments: database URL, image store root, freezeAfter.
  */
 import { createDatabase } from '../../src/db/client.js';
-import { createJobHandlers } from '../../src/images/process-job.js';
+import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { FileStore } from '../../src/media/storage.js';
 

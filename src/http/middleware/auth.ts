@@ -4,10 +4,8 @@
  * the account is refused with 403 `{"error":"Forbidden"}` (the reference sends an empty body; every
  * error of ours is JSON). No database query is made when there is no key.
  */
-import { and, eq, isNull } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { apiKeys, users } from '../../db/schema/index.js';
-import { findUserByApiKey, hashApiKey } from '../../users/api-keys.js';
+import { findUserByApiKey, isDeactivatedKey } from '../../contexts/users/api-keys.js';
 import type { AppEnv } from '../context.js';
 import { forbidden } from '../errors.js';
 
@@ -27,15 +25,4 @@ export function keyAuth(): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
-}
-
-/** Whether a valid, unrevoked key belongs to a deactivated user (the lookup above skips those). */
-async function isDeactivatedKey(db: AppEnv['Variables']['deps']['db'], key: string): Promise<boolean> {
-  const rows = await db
-    .select({ deletedAt: users.deletedAt })
-    .from(apiKeys)
-    .innerJoin(users, eq(users.id, apiKeys.userId))
-    .where(and(eq(apiKeys.keyHash, hashApiKey(key)), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  return rows[0]?.deletedAt != null;
 }

@@ -6,39 +6,14 @@
  *
  * The filter is loaded on first use, so routes that do not need it cost no query.
  */
-import { and, eq } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import type { Database } from '../../db/client.js';
-import { filters } from '../../db/schema/index.js';
-import type { AppDeps, AppEnv, FilterRow, UserRow } from '../context.js';
+import { canViewFilter } from '../../contexts/filters/access.js';
+import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { UserRow } from '../../contexts/users/types.js';
+import type { AppDeps, AppEnv } from '../context.js';
 import { parseId } from '../params.js';
 import { liveCaches } from '../read-caches.js';
-
-export const DEFAULT_FILTER_NAME = 'Default';
-
-export function isStaffModerator(user: UserRow | null): boolean {
-  return user !== null && (user.role === 'moderator' || user.role === 'admin');
-}
-
-/** Who may see (and use) a filter. */
-export function canViewFilter(user: UserRow | null, filter: FilterRow): boolean {
-  return filter.system || filter.public || (user !== null && filter.userId === user.id) || isStaffModerator(user);
-}
-
-export async function findFilter(db: Database, id: number): Promise<FilterRow | undefined> {
-  const rows = await db.select().from(filters).where(eq(filters.id, id)).limit(1);
-  return rows[0];
-}
-
-export async function findDefaultFilter(db: Database): Promise<FilterRow | undefined> {
-  const rows = await db
-    .select()
-    .from(filters)
-    .where(and(eq(filters.system, true), eq(filters.name, DEFAULT_FILTER_NAME)))
-    .orderBy(filters.id)
-    .limit(1);
-  return rows[0];
-}
 
 /** The filter a request is seen through; rows come from the app's filter cache while it is live. */
 export async function resolveCurrentFilter(

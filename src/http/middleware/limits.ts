@@ -24,8 +24,10 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import ipaddr from 'ipaddr.js';
-import { searchCost, type ActiveBan, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
+import type { ActiveBan } from '../../contexts/users/active-bans.js';
+import { searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
+import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { parsePaging } from './paging.js';
 import { formatTime } from '../views/time.js';
@@ -35,7 +37,6 @@ export const FILE_COST = 0.2;
 /** Cost of a reverse-image search (a download and an image analysis) against `search`. */
 export const REVERSE_SEARCH_COST = 5;
 
-const API_PREFIX = '/api/v1/json';
 const FILE_PREFIXES = ['/img/', '/avatars/', '/badge-img/', '/tag-img/'];
 
 export interface LimitsOptions {

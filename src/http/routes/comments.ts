@@ -2,7 +2,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
-import { renderComments, loadComments } from '../loaders/comments.js';
+import { loadComments } from '../../contexts/comments/load.js';
+import { renderComments } from '../render/comments.js';
 import { cacheFor } from '../middleware/cache.js';
 import { parseId } from '../params.js';
 

@@ -4,32 +4,25 @@
  * - user: the key user's own filters by id; 403 `{"error":"Forbidden"}` without a valid key;
  * - one filter: shown if system, public, own, or to moderators and admins; else 404.
  */
-import { asc, count, eq, type SQL } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { filters } from '../../db/schema/index.js';
-import type { AppContext, AppEnv } from '../context.js';
+import { canViewFilter } from '../../contexts/filters/access.js';
+import { findFilter, listSystemFilters, listUserFilters } from '../../contexts/filters/load.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { Page } from '../../contexts/page.js';
+import type { AppEnv } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
-import { canViewFilter, findFilter } from '../middleware/filter.js';
 import { paging } from '../middleware/paging.js';
 import { parseId } from '../params.js';
 import { filterView } from '../views/filter.js';
 
-async function filterPage(c: AppContext, where: SQL) {
-  const { db } = c.get('deps');
-  const { perPage, offset } = paging(c);
-  const [rows, totals] = await Promise.all([
-    db.select().from(filters).where(where).orderBy(asc(filters.id)).limit(perPage).offset(offset),
-    db.select({ n: count() }).from(filters).where(where),
-  ]);
-  return { filters: rows.map(filterView), total: totals[0]?.n ?? 0 };
-}
+const filterPage = ({ rows, total }: Page<FilterRow>) => ({ filters: rows.map(filterView), total });
 
 export function filterRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/filters/system', async (c) => {
-    const body = await filterPage(c, eq(filters.system, true));
+    const body = filterPage(await listSystemFilters(c.get('deps').db, paging(c)));
     cacheFor(c, 300);
     return c.json(body);
   });
@@ -37,7 +30,7 @@ export function filterRoutes(): Hono<AppEnv> {
   app.get('/filters/user', async (c) => {
     const user = c.get('user');
     if (user === null) return forbidden(c);
-    const body = await filterPage(c, eq(filters.userId, user.id));
+    const body = filterPage(await listUserFilters(c.get('deps').db, user.id, paging(c)));
     cacheFor(c, 60, { dependsOnUser: true });
     return c.json(body);
   });

@@ -7,57 +7,45 @@
  *   reference answers that one with an empty 200 list);
  * - pages past the end are empty with the true `total` (see middleware/paging.ts).
  */
-import { and, asc, count, desc, eq, gte, lt } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { forums, posts, topics } from '../../db/schema/index.js';
+import { findForum, listForums } from '../../contexts/forums/forums.js';
+import { findTopicPost, topicPostsInWindow } from '../../contexts/forums/posts.js';
+import { findTopic, listTopics } from '../../contexts/forums/topics.js';
+import type { ForumRow, TopicRow } from '../../contexts/forums/types.js';
+import { loadAuthors } from '../../contexts/users/authors.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { loadAuthors } from '../loaders/authors.js';
-import { renderPostRows } from '../loaders/posts.js';
+import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';
 import { paging } from '../middleware/paging.js';
-import { INT32_MAX, parseId, textParam } from '../params.js';
-import { forumView, type ForumRow } from '../views/forum.js';
-import { topicView, type TopicRow } from '../views/topic.js';
+import { parseId, textParam } from '../params.js';
+import { forumView } from '../views/forum.js';
+import { topicView } from '../views/topic.js';
 
-const normalForum = eq(forums.accessLevel, 'normal');
-
-async function findForum(c: AppContext): Promise<ForumRow | undefined> {
+async function forumOf(c: AppContext): Promise<ForumRow | undefined> {
   const shortName = textParam(c.req.param('short_name'));
   if (shortName === undefined) return undefined;
-  const rows = await c.get('deps').db.select().from(forums).where(and(eq(forums.shortName, shortName), normalForum)).limit(1);
-  return rows[0];
+  return findForum(c.get('deps').db, shortName);
 }
 
-async function findTopic(c: AppContext): Promise<TopicRow | undefined> {
-  const forum = await findForum(c);
+async function topicOf(c: AppContext): Promise<TopicRow | undefined> {
+  const forum = await forumOf(c);
   const slug = textParam(c.req.param('topic_slug'));
   if (!forum || slug === undefined) return undefined;
-  const rows = await c
-    .get('deps')
-    .db.select()
-    .from(topics)
-    .where(and(eq(topics.forumId, forum.id), eq(topics.slug, slug), eq(topics.hiddenFromUsers, false)))
-    .limit(1);
-  return rows[0];
+  return findTopic(c.get('deps').db, forum.id, slug);
 }
 
 export function forumRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/forums', async (c) => {
-    const { db } = c.get('deps');
-    const { perPage, offset } = paging(c);
-    const [rows, totals] = await Promise.all([
-      db.select().from(forums).where(normalForum).orderBy(asc(forums.name), asc(forums.id)).limit(perPage).offset(offset),
-      db.select({ n: count() }).from(forums).where(normalForum),
-    ]);
+    const { rows, total } = await listForums(c.get('deps').db, paging(c));
     cacheFor(c, 300);
-    return c.json({ forums: rows.map(forumView), total: totals[0]?.n ?? 0 });
+    return c.json({ forums: rows.map(forumView), total });
   });
 
   app.get('/forums/:short_name', async (c) => {
-    const forum = await findForum(c);
+    const forum = await forumOf(c);
     if (!forum) return notFound(c);
     cacheFor(c, 300);
     return c.json({ forum: forumView(forum) });
@@ -65,29 +53,18 @@ export function forumRoutes(): Hono<AppEnv> {
 
   /** Sticky topics first, then by last reply, newest first. */
   app.get('/forums/:short_name/topics', async (c) => {
-    const forum = await findForum(c);
+    const forum = await forumOf(c);
     if (!forum) return notFound(c);
     const deps = c.get('deps');
-    const { perPage, offset } = paging(c);
-    const visible = and(eq(topics.forumId, forum.id), eq(topics.hiddenFromUsers, false));
-    const [rows, totals] = await Promise.all([
-      deps.db
-        .select()
-        .from(topics)
-        .where(visible)
-        .orderBy(desc(topics.sticky), desc(topics.lastRepliedToAt), desc(topics.id))
-        .limit(perPage)
-        .offset(offset),
-      deps.db.select({ n: count() }).from(topics).where(visible),
-    ]);
+    const { rows, total } = await listTopics(deps.db, forum.id, paging(c));
     const authors = await loadAuthors(deps.db, rows.map((t) => t.userId));
     const list = rows.map((t) => topicView(deps.config, t, t.userId === null ? null : (authors.get(t.userId) ?? null)));
     cacheFor(c, 60);
-    return c.json({ topics: list, total: totals[0]?.n ?? 0 });
+    return c.json({ topics: list, total });
   });
 
   app.get('/forums/:short_name/topics/:topic_slug', async (c) => {
-    const topic = await findTopic(c);
+    const topic = await topicOf(c);
     if (!topic) return notFound(c);
     const deps = c.get('deps');
     const authors = await loadAuthors(deps.db, [topic.userId]);
@@ -100,26 +77,10 @@ export function forumRoutes(): Hono<AppEnv> {
    * position; destroyed posts are dropped (so a page may be short); `total` is the topic's count.
    */
   app.get('/forums/:short_name/topics/:topic_slug/posts', async (c) => {
-    const topic = await findTopic(c);
+    const topic = await topicOf(c);
     if (!topic) return notFound(c);
     const deps = c.get('deps');
-    const { perPage, offset } = paging(c);
-    // Positions are int4: a window beyond that range is empty (and must not reach the query).
-    const rows =
-      offset > INT32_MAX
-        ? []
-        : await deps.db
-            .select()
-            .from(posts)
-            .where(
-              and(
-                eq(posts.topicId, topic.id),
-                eq(posts.destroyedContent, false),
-                gte(posts.topicPosition, offset),
-                lt(posts.topicPosition, Math.min(offset + perPage, INT32_MAX)),
-              ),
-            )
-            .orderBy(asc(posts.topicPosition), asc(posts.id));
+    const rows = await topicPostsInWindow(deps.db, topic.id, paging(c));
     const list = await renderPostRows(deps, rows.map((post) => ({ post, topicHidden: false })));
     cacheFor(c, 60);
     return c.json({ posts: list, total: topic.postCount });
@@ -128,15 +89,10 @@ export function forumRoutes(): Hono<AppEnv> {
   app.get('/forums/:short_name/topics/:topic_slug/posts/:post_id', async (c) => {
     const id = parseId(c.req.param('post_id'));
     if (id === undefined) return notFound(c);
-    const topic = await findTopic(c);
+    const topic = await topicOf(c);
     if (!topic) return notFound(c);
     const deps = c.get('deps');
-    const rows = await deps.db
-      .select()
-      .from(posts)
-      .where(and(eq(posts.id, id), eq(posts.topicId, topic.id), eq(posts.destroyedContent, false)))
-      .limit(1);
-    const row = rows[0];
+    const row = await findTopicPost(deps.db, topic.id, id);
     if (!row) return notFound(c);
     const [post] = await renderPostRows(deps, [{ post: row, topicHidden: false }]);
     if (!post) return notFound(c);

@@ -13,9 +13,9 @@
  *
  * Never cached.
  */
-import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { outboxLag } from '../../../indexer/outbox.js';
+import { countRecords, pingDatabase, type RecordCounts } from '../../contexts/board/health.js';
+import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import type { AppEnv } from '../context.js';
 import { withTimeout } from './metrics.js';
 
@@ -23,22 +23,14 @@ const CHECK_TIMEOUT_MS = 2_000;
 
 type Part = 'up' | 'down' | 'starting' | 'behind' | 'unknown';
 
-const COUNTED = ['images', 'tags', 'users', 'comments', 'posts', 'galleries', 'filters'] as const;
-export type HealthCounts = Record<(typeof COUNTED)[number], number>;
-
-const COUNT_QUERY = sql.raw(`select ${COUNTED.map((t) => `(select count(*) from ${t})::int as ${t}`).join(', ')}`);
-
 export function healthRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get('/healthz', async (c) => {
     c.header('Cache-Control', 'no-store');
-    let counts: HealthCounts;
+    let counts: RecordCounts;
     try {
-      const rows = await c.get('deps').db.execute<HealthCounts>(COUNT_QUERY);
-      const row = rows[0];
-      if (!row) throw new Error('no row');
-      counts = Object.fromEntries(COUNTED.map((t) => [t, Number(row[t])])) as HealthCounts;
+      counts = await countRecords(c.get('deps').db);
     } catch (err) {
       c.get('deps').logger?.error({ err }, 'health check: database query failed');
       return c.json({ status: 'error', database: 'down' }, 503);
@@ -64,7 +56,7 @@ export function healthRoutes(): Hono<AppEnv> {
     };
     let lagSeconds: number | null = null;
     const [databaseUp, engineUp, lagKnown] = await Promise.all([
-      check('database', () => db.execute(sql`select 1`)),
+      check('database', () => pingDatabase(db)),
       check('engine', () => engine.count('images')),
       check('outbox', async () => {
         lagSeconds = (await (indexerLag ? indexerLag() : outboxLag(db))).oldestAgeSeconds;

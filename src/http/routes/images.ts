@@ -1,10 +1,9 @@
 /** GET /images/featured and /images/:image_id. */
-import { and, desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { imageFeatures, images } from '../../db/schema/index.js';
+import { featuredImageId } from '../../contexts/images/features.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { loadInteractions, renderImage } from '../loaders/images.js';
+import { renderInteractions, renderImage } from '../render/images.js';
 import { cacheFor } from '../middleware/cache.js';
 import { parseId } from '../params.js';
 
@@ -17,7 +16,7 @@ async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   const filter = await c.get('currentFilter')();
   const image = await renderImage(deps, id, { filter, user });
   if (!image) return notFound(c);
-  const interactions = await loadInteractions(deps.db, user, [image.id]);
+  const interactions = await renderInteractions(deps.db, user, [image.id]);
   cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
   return c.json({ image, interactions });
 }
@@ -27,17 +26,9 @@ export function imageRoutes(): Hono<AppEnv> {
 
   /** The newest feature whose image is not hidden. */
   app.get('/images/featured', async (c) => {
-    const rows = await c
-      .get('deps')
-      .db.select({ imageId: imageFeatures.imageId })
-      .from(imageFeatures)
-      .innerJoin(images, eq(images.id, imageFeatures.imageId))
-      .where(and(eq(images.hiddenFromUsers, false)))
-      .orderBy(desc(imageFeatures.createdAt), desc(imageFeatures.id))
-      .limit(1);
-    const feature = rows[0];
-    if (!feature) return notFound(c);
-    return respondWithImage(c, feature.imageId);
+    const imageId = await featuredImageId(c.get('deps').db);
+    if (imageId === undefined) return notFound(c);
+    return respondWithImage(c, imageId);
   });
 
   /** Any image, hidden ones included (with `hidden_from_users` and the merge or deletion reason). */

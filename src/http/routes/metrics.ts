@@ -5,7 +5,7 @@
  * Operators who do not want it public should keep it off their proxy's public routes.
  */
 import { Hono } from 'hono';
-import { outboxLag } from '../../../indexer/outbox.js';
+import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import type { Database } from '../../db/client.js';
 import { queueStats } from '../../jobs/queue.js';
 import { Metrics } from '../../observability/metrics.js';

@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { loadImageData } from '../loaders/images.js';
+import { loadImageData } from '../../contexts/images/load.js';
 import { cacheFor } from '../middleware/cache.js';
 import { parseId } from '../params.js';
 import { OEMBED_CACHE_AGE, oembedView } from '../views/oembed.js';

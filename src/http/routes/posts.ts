@@ -2,7 +2,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { isPostShowable, loadPosts, renderPostRows } from '../loaders/posts.js';
+import { isPostShowable, loadPosts } from '../../contexts/forums/posts.js';
+import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';
 import { parseId } from '../params.js';
 

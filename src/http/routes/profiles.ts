@@ -1,7 +1,6 @@
 /** GET /profiles/:user_id (reference §5.8): 404 for unknown and deactivated users. */
-import { and, asc, desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
-import { badgeAwards, badges, userLinks, users } from '../../db/schema/index.js';
+import { loadProfile } from '../../contexts/users/profiles.js';
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
@@ -15,25 +14,10 @@ export function profileRoutes(): Hono<AppEnv> {
     const id = parseId(c.req.param('user_id'));
     if (id === undefined) return notFound(c);
     const { db, config } = c.get('deps');
-    const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
-    if (!user || user.deletedAt !== null) return notFound(c);
-    const [links, awards] = await Promise.all([
-      db
-        .select()
-        .from(userLinks)
-        .where(and(eq(userLinks.userId, id), eq(userLinks.public, true), eq(userLinks.state, 'verified')))
-        .orderBy(asc(userLinks.id)),
-      db
-        .select({ award: badgeAwards, badge: badges })
-        .from(badgeAwards)
-        .innerJoin(badges, eq(badges.id, badgeAwards.badgeId))
-        .where(eq(badgeAwards.userId, id))
-        .orderBy(desc(badgeAwards.awardedOn), desc(badgeAwards.id)),
-    ]);
+    const profile = await loadProfile(db, id);
+    if (!profile) return notFound(c);
     cacheFor(c, 300);
-    return c.json({
-      user: profileView(config, user, links.filter(isPublicLink), awards.map((a) => ({ ...a.award, badge: a.badge }))),
-    });
+    return c.json({ user: profileView(config, profile.user, profile.links.filter(isPublicLink), profile.awards) });
   });
 
   return app;

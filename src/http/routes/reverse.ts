@@ -12,11 +12,11 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { findSimilarImages, parseDistance, parseLimit, searchKeyOf } from '../../images/reverse-search.js';
+import { findSimilarImages, parseDistance, parseLimit, searchKeyOf } from '../../contexts/images/reverse-search.js';
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import type { AppContext, AppEnv } from '../context.js';
-import { renderImages } from '../loaders/images.js';
+import { renderImages } from '../render/images.js';
 import type { DepsWithUploads } from './upload.js';
 
 type Params = Record<string, unknown>;

@@ -28,7 +28,6 @@
  * - `del` (include/only/only-deleted hidden images) is honoured for moderators and admins only;
  *   the reference lets anyone use `del=1`.
  */
-import { inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
 import type { Query } from '../../../grammar/dsl.js';
 import {
@@ -40,7 +39,6 @@ import {
   type Role,
   type WatchList,
 } from '../../../grammar/index.js';
-import { filters } from '../../db/schema/index.js';
 import type { SearchRequest } from '../../search/engine.js';
 import { isSearchIndex, queryFields, SEARCH_INDEXES, type SearchIndexName } from '../../search/explain.js';
 import {
@@ -53,18 +51,22 @@ import {
   parseImageSort,
   type HiddenByFilter,
 } from '../../search/requests/index.js';
-import type { AppContext, AppDeps, AppEnv, FilterRow, UserRow } from '../context.js';
+import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { compileComplexFilter } from '../filter-query.js';
-import { renderComments } from '../loaders/comments.js';
-import { renderGalleries } from '../loaders/galleries.js';
-import { loadInteractions, renderImageListJson } from '../loaders/images.js';
-import { renderPosts } from '../loaders/posts.js';
-import { renderTags } from '../loaders/tags.js';
+import { canViewFilter } from '../../contexts/filters/access.js';
+import { loadFilters } from '../../contexts/filters/load.js';
+import { isStaffModerator } from '../../contexts/users/roles.js';
+import { renderComments } from '../render/comments.js';
+import { renderGalleries } from '../render/galleries.js';
+import { renderInteractions, renderImageListJson } from '../render/images.js';
+import { renderPosts } from '../render/posts.js';
+import { renderTags } from '../render/tags.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
-import { canViewFilter, isStaffModerator } from '../middleware/filter.js';
 import { DEFAULT_PER_PAGE, parsePaging, type Paging } from '../middleware/paging.js';
 import { filterView } from '../views/filter.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { UserRow } from '../../contexts/users/types.js';
 
 export const QUERY_NOT_A_STRING = 'search query is not a string';
 
@@ -111,8 +113,7 @@ async function usableFilters(deps: AppDeps, user: UserRow | null, q: string): Pr
   const ids = filterIdsIn(q);
   const usable = new Map<number, FilterRule>();
   if (ids.length === 0) return usable;
-  const rows = await deps.db.select().from(filters).where(inArray(filters.id, ids));
-  for (const row of rows) {
+  for (const row of (await loadFilters(deps.db, ids)).values()) {
     if (canViewFilter(user, row)) usable.set(row.id, { hiddenTagIds: row.hiddenTagIds, hiddenComplex: row.hiddenComplexStr });
   }
   return usable;
@@ -225,7 +226,7 @@ async function searchImages(c: AppContext): Promise<Response> {
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, interactions] = await Promise.all([
     renderImageListJson(deps, ids, { filter, user }),
-    loadInteractions(deps.db, user, ids),
+    renderInteractions(deps.db, user, ids),
   ]);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   const interactionsJson = JSON.stringify(interactions);
@@ -266,9 +267,7 @@ async function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, pa
 
 /** Filters by id, in the order of `ids`; missing ids are dropped. */
 async function renderFilters(deps: AppDeps, ids: readonly number[]) {
-  if (ids.length === 0) return [];
-  const rows = await deps.db.select().from(filters).where(inArray(filters.id, [...new Set(ids)]));
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = await loadFilters(deps.db, ids);
   return ids.flatMap((id) => {
     const row = byId.get(id);
     return row ? [filterView(row)] : [];

@@ -6,7 +6,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { findTagBySlug, renderTagRows } from '../loaders/tags.js';
+import { findTagBySlug } from '../../contexts/tags/load.js';
+import { renderTagRows } from '../render/tags.js';
 import { cacheFor } from '../middleware/cache.js';
 import { textParam } from '../params.js';
 

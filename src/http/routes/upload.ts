@@ -25,18 +25,18 @@
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { and, count, eq, gt, min, sql } from 'drizzle-orm';
 import { Hono, type Context } from 'hono';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
-import { images } from '../../db/schema/index.js';
-import { submitImage, type SubmitErrors } from '../../images/submit.js';
-import { findActiveBan, limitPolicyFrom, RequestLimiter, type ActiveBan } from '../../limits/index.js';
+import { uploadsInLastDay } from '../../contexts/images/uploads.js';
+import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js';
+import { findActiveBan, type ActiveBan } from '../../contexts/users/active-bans.js';
+import { limitPolicyFrom, RequestLimiter } from '../../limits/index.js';
 import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { FileStore } from '../../media/storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
-import { renderImage } from '../loaders/images.js';
+import { renderImage } from '../render/images.js';
 import { formatTime } from '../views/time.js';
 
 export interface UploadOptions {
@@ -189,12 +189,9 @@ const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/
 async function dailyCapWait(c: AppContext, userId: number): Promise<number | null> {
   const { db, config } = c.get('deps');
   const cap = config.limits.uploadDailyCap;
-  const [row] = await db
-    .select({ n: count(), oldest: min(images.createdAt) })
-    .from(images)
-    .where(and(eq(images.userId, userId), gt(images.createdAt, sql`now() - interval '1 day'`)));
-  if (!row || row.n < cap) return null;
-  const oldest = row.oldest ? new Date(row.oldest).getTime() : Date.now();
+  const recent = await uploadsInLastDay(db, userId);
+  if (recent.count < cap) return null;
+  const oldest = recent.oldest ? recent.oldest.getTime() : Date.now();
   return Math.max(1, Math.ceil((oldest + 86_400_000 - Date.now()) / 1000));
 }
 

@@ -5,7 +5,7 @@
  * per-route objects (`routeQuery`, `routePath`) are what the OpenAPI document lists.
  */
 import { z } from 'zod';
-import { DEFAULT_DISTANCE, MAX_LIMIT } from '../../images/reverse-search.js';
+import { DEFAULT_DISTANCE, MAX_LIMIT } from '../../contexts/images/reverse-search.js';
 import { SEARCH_INDEXES } from '../../search/explain.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';

@@ -5,15 +5,10 @@
  * seeded by the display name — never null.
  */
 import type { Config } from '../../config.js';
-import { anonymousName, bestUserIdentifier } from '../../users/anonymous-name.js';
-import { avatarDataUri } from '../../users/avatar.js';
+import { anonymousName, bestUserIdentifier } from '../../contexts/users/anonymous-name.js';
+import { avatarDataUri } from '../../contexts/users/avatar.js';
 import { avatarUrl } from './urls.js';
-
-export interface AuthorUser {
-  id: number;
-  name: string;
-  avatar: string | null;
-}
+import type { AuthorUser } from '../../contexts/users/types.js';
 
 export interface Attributable {
   /** The object the name is stable on: image id for comments, topic id for posts and topics. */

@@ -6,11 +6,10 @@
  * - otherwise all fields. `avatar` is always a string.
  */
 import type { Config } from '../../config.js';
-import type { comments } from '../../db/schema/index.js';
-import { attribute, withheldAvatar, type AuthorUser } from './attribution.js';
+import { attribute, withheldAvatar } from './attribution.js';
 import { formatTime } from './time.js';
-
-export type CommentRow = typeof comments.$inferSelect;
+import type { CommentRow } from '../../contexts/comments/types.js';
+import type { AuthorUser } from '../../contexts/users/types.js';
 
 export interface CommentViewInput {
   comment: CommentRow;

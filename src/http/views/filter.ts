@@ -1,5 +1,5 @@
 /** The filter object (spec "Filter response", reference §5.8). */
-import type { FilterRow } from '../context.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
 
 export interface FilterJson {
   id: number;

@@ -1,7 +1,5 @@
 /** The forum object (spec "Forum response"). */
-import type { forums } from '../../db/schema/index.js';
-
-export type ForumRow = typeof forums.$inferSelect;
+import type { ForumRow } from '../../contexts/forums/types.js';
 
 export interface ForumJson {
   name: string;

@@ -2,9 +2,7 @@
  * The gallery object (spec "Gallery response"). Upstream now sends `creator`/`creator_id`; every
  * client we know reads the legacy `user`/`user_id`. Both pairs are sent.
  */
-import type { galleries } from '../../db/schema/index.js';
-
-export type GalleryRow = typeof galleries.$inferSelect;
+import type { GalleryRow } from '../../contexts/galleries/types.js';
 
 export interface GalleryJson {
   id: number;

@@ -10,29 +10,10 @@
  * - `orig_size` and `hides` are kept from the reference's body in addition to the spec's table.
  */
 import type { Config } from '../../config.js';
-import type { images } from '../../db/schema/index.js';
 import { wilsonScore } from '../../search/indexes/images/document.js';
 import { formatTime } from './time.js';
 import { prettyUrl, representations, type Representations } from './urls.js';
-
-export type ImageRow = typeof images.$inferSelect;
-
-/** A tag of an image, as the image views need it. */
-export interface ImageTag {
-  id: number;
-  name: string;
-  slug: string;
-  category: string | null;
-  namespace: string | null;
-  nameInNamespace: string;
-}
-
-export interface Intensities {
-  nw: number;
-  ne: number;
-  sw: number;
-  se: number;
-}
+import type { ImageRow, ImageTag, Intensities } from '../../contexts/images/types.js';
 
 export interface ImageViewInput {
   image: ImageRow;

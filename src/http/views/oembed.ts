@@ -3,8 +3,9 @@
  * the neutral word `site`; the provider is this service (`siteName`, `baseUrl` forced to https).
  */
 import type { Config } from '../../config.js';
-import type { ImageRow, ImageTag } from './image.js';
+
 import { prettyUrl, thumbUrl } from './urls.js';
+import type { ImageRow, ImageTag } from '../../contexts/images/types.js';
 
 export const OEMBED_CACHE_AGE = 7200;
 

@@ -3,11 +3,10 @@
  * `image_id`, and without topic or forum fields. The anonymous name is stable per topic.
  */
 import type { Config } from '../../config.js';
-import type { posts } from '../../db/schema/index.js';
-import { attribute, withheldAvatar, type AuthorUser } from './attribution.js';
+import { attribute, withheldAvatar } from './attribution.js';
 import { formatTime } from './time.js';
-
-export type PostRow = typeof posts.$inferSelect;
+import type { PostRow } from '../../contexts/forums/types.js';
+import type { AuthorUser } from '../../contexts/users/types.js';
 
 export interface PostViewInput {
   post: PostRow;

@@ -3,13 +3,9 @@
  * "user" when the user hides their role; only public, verified links are shown.
  */
 import type { Config } from '../../config.js';
-import type { badgeAwards, badges, userLinks, users } from '../../db/schema/index.js';
 import { formatTime } from './time.js';
 import { avatarUrl, badgeImageUrl } from './urls.js';
-
-export type ProfileUserRow = typeof users.$inferSelect;
-export type UserLinkRow = typeof userLinks.$inferSelect;
-export type AwardRow = typeof badgeAwards.$inferSelect & { badge: typeof badges.$inferSelect };
+import type { AwardRow, UserLinkRow, UserRow } from '../../contexts/users/types.js';
 
 export interface LinkJson {
   user_id: number;
@@ -61,7 +57,7 @@ export function awardView(config: Pick<Config, 'cdnUrl'>, award: AwardRow): Awar
 
 export function profileView(
   config: Pick<Config, 'cdnUrl'>,
-  user: ProfileUserRow,
+  user: UserRow,
   links: readonly UserLinkRow[],
   awards: readonly AwardRow[],
 ): ProfileJson {

@@ -3,12 +3,9 @@
  * `listed` do-not-post entries are shown, with their reason withheld when asked to.
  */
 import type { Config } from '../../config.js';
-import type { dnpEntries, tags } from '../../db/schema/index.js';
 import { formatTime } from './time.js';
 import { tagImageUrl } from './urls.js';
-
-export type TagRow = typeof tags.$inferSelect;
-export type DnpEntryRow = typeof dnpEntries.$inferSelect;
+import type { DnpEntryRow, TagRow } from '../../contexts/tags/types.js';
 
 export interface TagViewInput {
   tag: TagRow;

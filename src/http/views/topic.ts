@@ -1,10 +1,9 @@
 /** The topic object (spec "Topic response", reference §5.6). */
 import type { Config } from '../../config.js';
-import type { topics } from '../../db/schema/index.js';
-import { attribute, type AuthorUser } from './attribution.js';
+import { attribute } from './attribution.js';
 import { formatTime } from './time.js';
-
-export type TopicRow = typeof topics.$inferSelect;
+import type { TopicRow } from '../../contexts/forums/types.js';
+import type { AuthorUser } from '../../contexts/users/types.js';
 
 export interface TopicJson {
   slug: string;

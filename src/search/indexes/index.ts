@@ -29,10 +29,6 @@ export function isIndexName(name: string): name is IndexName {
   return (indexNames as readonly string[]).includes(name);
 }
 
-export function indexDefinition(name: IndexName): IndexDefinition {
-  return indexDefinitions[name];
-}
-
 /** What an engine needs to create the index. */
 export function indexSpec(name: IndexName): IndexSpec {
   const def = indexDefinitions[name];

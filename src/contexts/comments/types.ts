@@ -1,0 +1,4 @@
+/** The comment rows the comments context hands out, derived from the Drizzle schema. */
+import type { comments } from '../../db/schema/index.js';
+
+export type CommentRow = typeof comments.$inferSelect;

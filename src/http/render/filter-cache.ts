@@ -1,0 +1,68 @@
+/**
+ * Filter rows kept between requests. Every request of the API is seen through a filter (the key
+ * user's, or the system filter `Default` for anonymous callers), and reading that row was a query
+ * on every search. Filters change rarely; any announced change to one (`filters:id`, see
+ * `src/db/change-feed.ts`) empties this cache, so an edited filter applies from the next request.
+ * It also starts again every minute, which bounds a change missed while the listening connection
+ * reconnected.
+ */
+import type { RecordChange } from '../../db/change-feed.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+
+/** Rows kept at most; past that the cache starts again (there are few filters in use at once). */
+const MAX_ROWS = 5_000;
+const MAX_AGE_MS = 60_000;
+
+export class FilterCache {
+  private readonly rows = new Map<number, FilterRow | null>();
+  private defaultRow: FilterRow | null | undefined = undefined;
+  /** Bumped by every change heard: a read that overlapped one must not be kept. */
+  private changeCount = 0;
+  private startedAt: number;
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+    this.startedAt = now();
+  }
+
+  onChange(change: RecordChange): void {
+    if (change.kind !== '*' && change.kind !== 'filters') return;
+    this.changeCount++;
+    this.empty();
+  }
+
+  private empty(): void {
+    this.rows.clear();
+    this.defaultRow = undefined;
+    this.startedAt = this.now();
+  }
+
+  private expire(): void {
+    if (this.now() - this.startedAt > MAX_AGE_MS) this.empty();
+  }
+
+  /** The filter with this id (null: there is none), read through `load` when not kept. */
+  async byId(id: number, load: (id: number) => Promise<FilterRow | undefined>): Promise<FilterRow | null> {
+    this.expire();
+    const kept = this.rows.get(id);
+    if (kept !== undefined) return kept;
+    const mark = this.changeCount;
+    const row = (await load(id)) ?? null;
+    if (mark === this.changeCount) {
+      if (this.rows.size >= MAX_ROWS) this.rows.clear();
+      this.rows.set(id, row);
+    }
+    return row;
+  }
+
+  /** The system filter `Default` (null: there is none), read through `load` when not kept. */
+  async defaultFilter(load: () => Promise<FilterRow | undefined>): Promise<FilterRow | null> {
+    this.expire();
+    if (this.defaultRow !== undefined) return this.defaultRow;
+    const mark = this.changeCount;
+    const row = (await load()) ?? null;
+    if (mark === this.changeCount) this.defaultRow = row;
+    return row;
+  }
+}

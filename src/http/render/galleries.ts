@@ -1,0 +1,13 @@
+/** Galleries by id, rendered (the gallery search route calls `renderGalleries` with its hit ids). */
+import { loadGalleries } from '../../contexts/galleries/load.js';
+import type { AppDeps } from '../context.js';
+import { galleryView, type GalleryJson } from '../views/gallery.js';
+
+/** In the order of `ids`; missing ids are dropped. */
+export async function renderGalleries(deps: AppDeps, ids: readonly number[]): Promise<GalleryJson[]> {
+  const byId = await loadGalleries(deps.db, ids);
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [galleryView(r.gallery, r.creatorName)] : [];
+  });
+}

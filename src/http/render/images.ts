@@ -1,0 +1,96 @@
+/**
+ * Image JSON for the API: the images context's data plus the `spoilered` flag against the current
+ * filter. Single images and short lists are rendered as objects by `renderImages`; search pages as
+ * JSON text by `renderImageListJson`, through the app's cache of rendered images.
+ */
+import type { Config } from '../../config.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import { loadInteractions } from '../../contexts/images/interactions.js';
+import { loadImageData, type ImageData } from '../../contexts/images/load.js';
+import type { UserRow } from '../../contexts/users/types.js';
+import type { Database } from '../../db/client.js';
+import type { AppDeps } from '../context.js';
+import { liveCaches } from '../read-caches.js';
+import { spoileredImageIds } from '../spoiler.js';
+import { imageView, type ImageJson } from '../views/image.js';
+import { interactionView, type InteractionJson } from '../views/interactions.js';
+import { cachedImageJson, imageJsonParts, type CachedImage } from './image-json-cache.js';
+
+export interface RenderContext {
+  filter: FilterRow | null;
+  user: UserRow | null;
+}
+
+/**
+ * The image JSON of each id that exists, in the order of `ids` (search hit order); missing ids
+ * are dropped.
+ */
+export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<ImageJson[]> {
+  const data = await loadImageData(deps.db, ids);
+  const list = [...data.values()];
+  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, list.map((d) => ({ id: d.image.id, tagIds: d.tags.map((t) => t.id) })));
+  const out: ImageJson[] = [];
+  const seen = new Set<number>();
+  for (const id of ids) {
+    const d = data.get(id);
+    if (!d || seen.has(id)) continue;
+    seen.add(id);
+    out.push(imageView(deps.config, { ...d, spoilered: spoilered.has(id) }));
+  }
+  return out;
+}
+
+/** An image's JSON, kept for lists (see `image-json-cache.ts`). */
+function cachedImageOf(config: Pick<Config, 'cdnUrl'>, d: ImageData): CachedImage {
+  const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
+  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
+}
+
+/** A list of images as JSON, and what determines it: each image's digest and spoiler flag. */
+export interface RenderedImageList {
+  /** The images' JSON objects, comma-separated, in pieces of UTF-8 (see `imageJsonParts`). */
+  parts: Uint8Array[];
+  fingerprint: string;
+}
+
+/**
+ * The JSON of each id that exists, in the order of `ids` (search hit order); missing and repeated
+ * ids are dropped. The same images as `renderImages`, byte for byte, but images rendered by an
+ * earlier request are taken from the app's cache.
+ */
+export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
+  const cache = liveCaches(deps.caches)?.images ?? null;
+  const unique = [...new Set(ids)];
+  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: unique };
+  if (missing.length > 0) {
+    const mark = cache?.mark() ?? 0;
+    const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d));
+    cache?.keep(mark, loaded);
+    for (const image of loaded) found.set(image.id, image);
+  }
+  const listed: CachedImage[] = [];
+  for (const id of unique) {
+    const image = found.get(id);
+    if (image !== undefined) listed.push(image);
+  }
+  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
+  return {
+    parts: imageJsonParts(listed, spoilered),
+    fingerprint: listed.map((image) => image.digest + (spoilered.has(image.id) ? '1' : '0')).join(''),
+  };
+}
+
+/** One image's JSON, or undefined when there is no such image. */
+export async function renderImage(deps: AppDeps, id: number, ctx: RenderContext): Promise<ImageJson | undefined> {
+  return (await renderImages(deps, [id], ctx))[0];
+}
+
+/**
+ * The caller's interactions with the given images (reference §5.4) as JSON; anonymous callers
+ * have none.
+ */
+export async function renderInteractions(db: Database, user: UserRow | null, imageIds: readonly number[]): Promise<InteractionJson[]> {
+  if (user === null) return [];
+  const rows = await loadInteractions(db, user.id, imageIds);
+  return rows.map((r) => (r.kind === 'voted' ? interactionView(r.imageId, user.id, 'voted', r.up ? 'up' : 'down') : interactionView(r.imageId, user.id, r.kind)));
+}

@@ -1,0 +1,106 @@
+/**
+ * The batch renderers the search routes use (hit ids in, JSON out in hit order), checked against
+ * the spec shapes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as s from '../../src/db/schema/index.js';
+import { renderComments } from '../../src/http/render/comments.js';
+import { renderGalleries } from '../../src/http/render/galleries.js';
+import { renderImageListJson, renderImages } from '../../src/http/render/images.js';
+import { renderPosts } from '../../src/http/render/posts.js';
+import { renderTags } from '../../src/http/render/tags.js';
+import type { AppDeps } from '../../src/http/context.js';
+import { assertShape, COMMENT, GALLERY, IMAGE, POST, TAG } from '../support/spec-shapes.js';
+import { insertFilter, insertImage, insertTag, insertUser, startHarness, stubEngine, type Harness } from './harness.js';
+
+let h: Harness;
+let deps: AppDeps;
+beforeAll(async () => {
+  h = await startHarness();
+  deps = { config: h.config, db: h.db, engine: stubEngine };
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('batch renderers', () => {
+  it('renders images in hit order, drops missing ids, and spoilers per image', async () => {
+    const safe = await insertTag(h.db, 'safe', { category: 'rating' });
+    const solo = await insertTag(h.db, 'solo');
+    const a = await insertImage(h.db, { tags: [safe] });
+    const b = await insertImage(h.db, { tags: [safe, solo] });
+    const filter = await insertFilter(h.db, { name: 'f', spoileredTagIds: [solo.id] });
+    const list = await renderImages(deps, [b.id, 999999, a.id, b.id], { filter, user: null });
+    expect(list.map((i) => [i.id, i.spoilered])).toEqual([
+      [b.id, true],
+      [a.id, false],
+    ]);
+    for (const i of list) assertShape(i, IMAGE);
+    expect(await renderImages(deps, [], { filter: null, user: null })).toEqual([]);
+    // without caches (as while changes cannot be heard), the list text is rendered afresh: the same
+    const { parts, fingerprint } = await renderImageListJson(deps, [b.id, 999999, a.id, b.id], { filter, user: null });
+    expect(Buffer.concat(parts).toString()).toEqual(list.map((i) => JSON.stringify(i)).join(','));
+    // each listed image's digest and spoiler flag, in order
+    expect(fingerprint).toMatch(/^([A-Za-z0-9_-]{22}[01]){2}$/);
+  });
+
+  it('renders galleries with both user/user_id and creator/creator_id', async () => {
+    const user = await insertUser(h.db, { name: 'Curator' });
+    const cover = await insertImage(h.db);
+    const [g] = await h.db
+      .insert(s.galleries)
+      .values({ title: 'Best', description: 'the best', spoilerWarning: 'none', thumbnailId: cover.id, creatorId: user.id })
+      .returning();
+    const [json] = await renderGalleries(deps, [g!.id, 999]);
+    expect(json).toStrictEqual({
+      id: g!.id,
+      title: 'Best',
+      thumbnail_id: cover.id,
+      spoiler_warning: 'none',
+      description: 'the best',
+      user: 'Curator',
+      user_id: user.id,
+      creator: 'Curator',
+      creator_id: user.id,
+    });
+    assertShape(json, GALLERY);
+  });
+
+  it('renders comments: destroyed as null, on hidden images with the author withheld', async () => {
+    const image = await insertImage(h.db);
+    const hiddenImage = await insertImage(h.db, { values: { hiddenFromUsers: true } });
+    const [ok, destroyed, withheld] = await h.db
+      .insert(s.comments)
+      .values([
+        { imageId: image.id, body: 'ok' },
+        { imageId: image.id, body: 'gone', destroyedContent: true },
+        { imageId: hiddenImage.id, body: 'secret' },
+      ])
+      .returning();
+    const out = await renderComments(deps, [withheld!.id, destroyed!.id, ok!.id]);
+    expect(out[1]).toBeNull();
+    assertShape(out[2], COMMENT);
+    expect(out[0]).toMatchObject({ id: withheld!.id, image_id: hiddenImage.id, user_id: null, author: null, body: null, created_at: null });
+    expect(out[0]!.avatar).toMatch(/^data:image\/svg\+xml;base64,/);
+  });
+
+  it('renders posts and tags in hit order', async () => {
+    const [forum] = await h.db.insert(s.forums).values({ name: 'F', shortName: 'f' }).returning();
+    const [topic] = await h.db.insert(s.topics).values({ forumId: forum!.id, title: 'T', slug: 't' }).returning();
+    const [p1, p2] = await h.db
+      .insert(s.posts)
+      .values([
+        { topicId: topic!.id, topicPosition: 0, body: 'one' },
+        { topicId: topic!.id, topicPosition: 1, body: 'two' },
+      ])
+      .returning();
+    const posts = await renderPosts(deps, [p2!.id, p1!.id]);
+    expect(posts.map((p) => p?.body)).toEqual(['two', 'one']);
+    for (const p of posts) assertShape(p, POST);
+    const x = await insertTag(h.db, 'x');
+    const y = await insertTag(h.db, 'y');
+    const tags = await renderTags(deps, [y.id, x.id, 12345]);
+    expect(tags.map((t) => t.name)).toEqual(['y', 'x']);
+    for (const t of tags) assertShape(t, TAG);
+  });
+});
