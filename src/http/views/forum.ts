@@ -1,15 +1,11 @@
 /** The forum object (spec "Forum response"). */
+import type { z } from 'zod';
 import type { forums } from '../../db/schema/index.js';
+import type { Forum } from '../schemas/resources.js';
 
 export type ForumRow = typeof forums.$inferSelect;
 
-export interface ForumJson {
-  name: string;
-  short_name: string;
-  description: string;
-  topic_count: number;
-  post_count: number;
-}
+export type ForumJson = z.output<typeof Forum>;
 
 export function forumView(forum: ForumRow): ForumJson {
   return {

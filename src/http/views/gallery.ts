@@ -2,21 +2,13 @@
  * The gallery object (spec "Gallery response"). Upstream now sends `creator`/`creator_id`; every
  * client we know reads the legacy `user`/`user_id`. Both pairs are sent.
  */
+import type { z } from 'zod';
 import type { galleries } from '../../db/schema/index.js';
+import type { Gallery } from '../schemas/resources.js';
 
 export type GalleryRow = typeof galleries.$inferSelect;
 
-export interface GalleryJson {
-  id: number;
-  title: string;
-  thumbnail_id: number;
-  spoiler_warning: string;
-  description: string;
-  user: string | null;
-  user_id: number | null;
-  creator: string | null;
-  creator_id: number | null;
-}
+export type GalleryJson = z.output<typeof Gallery>;
 
 export function galleryView(gallery: GalleryRow, creatorName: string | null): GalleryJson {
   return {
