@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as S from '../../src/http/schemas/index.js';
-import * as shapes from '../support/spec-shapes.js';
+import { RESOURCE_PAIRS } from '../support/resources.js';
 
 // ---------------------------------------------------------------------------------------------
 // Against the spec shapes
@@ -17,28 +17,9 @@ const fieldsOf = (schema: z.ZodObject) => Object.keys(schema.shape).sort();
 const acceptsNull = (field: z.ZodType) => field.safeParse(null).success;
 const isOptional = (field: z.ZodType) => field.safeParse(undefined).success;
 
-/** Zod schema ↔ spec-shapes shape pairs. */
-const PAIRS: [string, z.ZodObject, shapes.Shape][] = [
-  ['Image', S.Image, shapes.IMAGE],
-  ['Representations', S.Representations, shapes.REPRESENTATIONS],
-  ['Intensities', S.Intensities, shapes.INTENSITIES],
-  ['Comment', S.Comment, shapes.HIDDEN_COMMENT],
-  ['Forum', S.Forum, shapes.FORUM],
-  ['Topic', S.Topic, shapes.TOPIC],
-  ['Post', S.Post, shapes.POST],
-  ['DnpEntry', S.DnpEntry, shapes.DNP_ENTRY],
-  ['Tag', S.Tag, shapes.TAG],
-  ['Link', S.Link, shapes.LINK],
-  ['Award', S.Award, shapes.AWARD],
-  ['Profile', S.Profile, shapes.PROFILE],
-  ['Filter', S.Filter, shapes.FILTER],
-  ['Gallery', S.Gallery, shapes.GALLERY],
-  ['Oembed', S.Oembed, shapes.OEMBED],
-  ['Interaction', S.Interaction, shapes.INTERACTION],
-];
 
 describe('schemas', () => {
-  it.each(PAIRS)('%s has the fields, optional fields and nulls of the shared spec shape', (_name, schema, shape) => {
+  it.each(RESOURCE_PAIRS)('%s has the fields, optional fields and nulls of the shared spec shape', (_name, schema, shape) => {
     const all = { ...shape.fields, ...shape.extras };
     expect(fieldsOf(schema)).toEqual(Object.keys(all).sort());
     const optional = Object.entries(schema.shape as Record<string, z.ZodType>).filter(([, f]) => isOptional(f)).map(([k]) => k).sort();
