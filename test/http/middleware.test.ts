@@ -5,8 +5,8 @@ import { createDatabase } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
 import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
-import { parsePaging } from '../../src/http/middleware/paging.js';
-import { integerParsePrefix, parseId, textParam } from '../../src/http/params.js';
+import { toPaging } from '../../src/http/middleware/paging.js';
+import { integerParsePrefix, pathParams, routeQuery } from '../../src/http/schemas/params.js';
 import { compareDisplayOrder, displayOrder } from '../../src/tags/display-order.js';
 import { anonymousName, bestUserIdentifier } from '../../src/users/anonymous-name.js';
 import { avatarDataUri, avatarSvg, avatarTraits, crc32 } from '../../src/users/avatar.js';
@@ -186,6 +186,10 @@ describe('GET /healthz', () => {
   });
 });
 
+const parseId = (value: string | undefined) => pathParams.image_id.safeParse(value).data;
+const parsePaging = (query: { page?: string; per_page?: string }) => toPaging(routeQuery.paged.parse(query));
+const textParam = (value: string) => pathParams.tag_id.safeParse(value).data;
+
 describe('parameter parsing', () => {
   it('parses ids strictly', () => {
     expect(parseId('1')).toBe(1);
@@ -212,6 +216,7 @@ describe('parameter parsing', () => {
     expect(parsePaging({ page: '-5', per_page: '500' })).toEqual({ page: 1, perPage: 50, offset: 0 });
     expect(parsePaging({ page: 'x', per_page: 'y' })).toEqual({ page: 1, perPage: 25, offset: 0 });
     expect(parsePaging({ page: '9'.repeat(40) }).page).toBe(1_000_000_000);
+    expect(toPaging(routeQuery.paged.parse({ per_page: 'x' }), 75)).toEqual({ page: 1, perPage: 50, offset: 0 });
   });
 
   it('accepts only storable text in path values', () => {

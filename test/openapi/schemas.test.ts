@@ -84,9 +84,13 @@ describe('schemas', () => {
       expect(meta?.id, name).toEqual(expect.any(String));
       expect(meta?.description?.length, name).toBeGreaterThan(20);
     }
-    expect(S.PerPageParam.safeParse(51).success).toBe(false);
-    expect(S.PerPageParam.parse(undefined)).toBe(25);
+    // The readers are lenient, as the reference: clamped, or the default for junk.
+    expect(S.PerPageParam.parse('51')).toBe(50);
+    expect(S.PerPageParam.parse('junk')).toBeUndefined();
+    expect(S.PageParam.parse(['3', '4'])).toBe(3);
     expect(S.DistanceParam.parse(undefined)).toBe(0.25);
-    expect(S.routeQuery.submission.shape.key.safeParse(undefined).success).toBe(false);
+    expect(S.LimitParam.safeParse('51').success).toBe(false);
+    expect(S.routeQuery.searchExplain.safeParse({}).error?.issues[0]?.message).toMatch(/^index is required/);
+    expect(S.routeQuery.search.safeParse({ 'q[]': 'a' }).error?.issues[0]?.message).toBe(S.QUERY_NOT_A_STRING);
   });
 });

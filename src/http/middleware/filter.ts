@@ -11,7 +11,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { Database } from '../../db/client.js';
 import { filters } from '../../db/schema/index.js';
 import type { AppDeps, AppEnv, FilterRow, UserRow } from '../context.js';
-import { parseId } from '../params.js';
+import { FilterIdParam } from '../schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 
 export const DEFAULT_FILTER_NAME = 'Default';
@@ -49,7 +49,7 @@ export async function resolveCurrentFilter(
   const { db } = deps;
   const cache = liveCaches(deps.caches)?.filters;
   const byId = async (id: number) => (cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null));
-  const requested = parseId(filterIdParam);
+  const requested = FilterIdParam.safeParse(filterIdParam).data;
   if (requested !== undefined) {
     const filter = await byId(requested);
     if (filter && canViewFilter(user, filter)) return filter;

@@ -11,13 +11,14 @@ import type { AppContext, AppEnv } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import { canViewFilter, findFilter } from '../middleware/filter.js';
-import { paging } from '../middleware/paging.js';
-import { parseId } from '../params.js';
+import { toPaging, type PageParams } from '../middleware/paging.js';
+import { routeQuery } from '../schemas/params.js';
+import { validPath, validQuery } from '../validate.js';
 import { filterView } from '../views/filter.js';
 
-async function filterPage(c: AppContext, where: SQL) {
+async function filterPage(c: AppContext, params: PageParams, where: SQL) {
   const { db } = c.get('deps');
-  const { perPage, offset } = paging(c);
+  const { perPage, offset } = toPaging(params);
   const [rows, totals] = await Promise.all([
     db.select().from(filters).where(where).orderBy(asc(filters.id)).limit(perPage).offset(offset),
     db.select({ n: count() }).from(filters).where(where),
@@ -28,23 +29,22 @@ async function filterPage(c: AppContext, where: SQL) {
 export function filterRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/filters/system', async (c) => {
-    const body = await filterPage(c, eq(filters.system, true));
+  app.get('/filters/system', validQuery(routeQuery.paged), async (c) => {
+    const body = await filterPage(c, c.req.valid('query'), eq(filters.system, true));
     cacheFor(c, 300);
     return c.json(body);
   });
 
-  app.get('/filters/user', async (c) => {
+  app.get('/filters/user', validQuery(routeQuery.paged), async (c) => {
     const user = c.get('user');
     if (user === null) return forbidden(c);
-    const body = await filterPage(c, eq(filters.userId, user.id));
+    const body = await filterPage(c, c.req.valid('query'), eq(filters.userId, user.id));
     cacheFor(c, 60, { dependsOnUser: true });
     return c.json(body);
   });
 
-  app.get('/filters/:filter_id', async (c) => {
-    const id = parseId(c.req.param('filter_id'));
-    if (id === undefined) return notFound(c);
+  app.get('/filters/:filter_id', validPath('filter_id'), async (c) => {
+    const id = c.req.valid('param').filter_id;
     const user = c.get('user');
     const filter = await findFilter(c.get('deps').db, id);
     if (!filter || !canViewFilter(user, filter)) return notFound(c);

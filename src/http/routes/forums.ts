@@ -15,24 +15,23 @@ import { notFound } from '../errors.js';
 import { loadAuthors } from '../loaders/authors.js';
 import { renderPostRows } from '../loaders/posts.js';
 import { cacheFor } from '../middleware/cache.js';
-import { paging } from '../middleware/paging.js';
-import { INT32_MAX, parseId, textParam } from '../params.js';
+import { toPaging } from '../middleware/paging.js';
+import { INT32_MAX } from '../schemas/common.js';
+import { routeQuery } from '../schemas/params.js';
+import { validPath, validQuery } from '../validate.js';
 import { forumView, type ForumRow } from '../views/forum.js';
 import { topicView, type TopicRow } from '../views/topic.js';
 
 const normalForum = eq(forums.accessLevel, 'normal');
 
-async function findForum(c: AppContext): Promise<ForumRow | undefined> {
-  const shortName = textParam(c.req.param('short_name'));
-  if (shortName === undefined) return undefined;
+async function findForum(c: AppContext, shortName: string): Promise<ForumRow | undefined> {
   const rows = await c.get('deps').db.select().from(forums).where(and(eq(forums.shortName, shortName), normalForum)).limit(1);
   return rows[0];
 }
 
-async function findTopic(c: AppContext): Promise<TopicRow | undefined> {
-  const forum = await findForum(c);
-  const slug = textParam(c.req.param('topic_slug'));
-  if (!forum || slug === undefined) return undefined;
+async function findTopic(c: AppContext, shortName: string, slug: string): Promise<TopicRow | undefined> {
+  const forum = await findForum(c, shortName);
+  if (!forum) return undefined;
   const rows = await c
     .get('deps')
     .db.select()
@@ -45,9 +44,9 @@ async function findTopic(c: AppContext): Promise<TopicRow | undefined> {
 export function forumRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/forums', async (c) => {
+  app.get('/forums', validQuery(routeQuery.paged), async (c) => {
     const { db } = c.get('deps');
-    const { perPage, offset } = paging(c);
+    const { perPage, offset } = toPaging(c.req.valid('query'));
     const [rows, totals] = await Promise.all([
       db.select().from(forums).where(normalForum).orderBy(asc(forums.name), asc(forums.id)).limit(perPage).offset(offset),
       db.select({ n: count() }).from(forums).where(normalForum),
@@ -56,19 +55,19 @@ export function forumRoutes(): Hono<AppEnv> {
     return c.json({ forums: rows.map(forumView), total: totals[0]?.n ?? 0 });
   });
 
-  app.get('/forums/:short_name', async (c) => {
-    const forum = await findForum(c);
+  app.get('/forums/:short_name', validPath('short_name'), async (c) => {
+    const forum = await findForum(c, c.req.valid('param').short_name);
     if (!forum) return notFound(c);
     cacheFor(c, 300);
     return c.json({ forum: forumView(forum) });
   });
 
   /** Sticky topics first, then by last reply, newest first. */
-  app.get('/forums/:short_name/topics', async (c) => {
-    const forum = await findForum(c);
+  app.get('/forums/:short_name/topics', validPath('short_name'), validQuery(routeQuery.paged), async (c) => {
+    const forum = await findForum(c, c.req.valid('param').short_name);
     if (!forum) return notFound(c);
     const deps = c.get('deps');
-    const { perPage, offset } = paging(c);
+    const { perPage, offset } = toPaging(c.req.valid('query'));
     const visible = and(eq(topics.forumId, forum.id), eq(topics.hiddenFromUsers, false));
     const [rows, totals] = await Promise.all([
       deps.db
@@ -86,8 +85,9 @@ export function forumRoutes(): Hono<AppEnv> {
     return c.json({ topics: list, total: totals[0]?.n ?? 0 });
   });
 
-  app.get('/forums/:short_name/topics/:topic_slug', async (c) => {
-    const topic = await findTopic(c);
+  app.get('/forums/:short_name/topics/:topic_slug', validPath('short_name', 'topic_slug'), async (c) => {
+    const { short_name, topic_slug } = c.req.valid('param');
+    const topic = await findTopic(c, short_name, topic_slug);
     if (!topic) return notFound(c);
     const deps = c.get('deps');
     const authors = await loadAuthors(deps.db, [topic.userId]);
@@ -99,11 +99,12 @@ export function forumRoutes(): Hono<AppEnv> {
    * Posts whose position falls in the page's window [perPage·(page−1), perPage·page), by
    * position; destroyed posts are dropped (so a page may be short); `total` is the topic's count.
    */
-  app.get('/forums/:short_name/topics/:topic_slug/posts', async (c) => {
-    const topic = await findTopic(c);
+  app.get('/forums/:short_name/topics/:topic_slug/posts', validPath('short_name', 'topic_slug'), validQuery(routeQuery.paged), async (c) => {
+    const { short_name, topic_slug } = c.req.valid('param');
+    const topic = await findTopic(c, short_name, topic_slug);
     if (!topic) return notFound(c);
     const deps = c.get('deps');
-    const { perPage, offset } = paging(c);
+    const { perPage, offset } = toPaging(c.req.valid('query'));
     // Positions are int4: a window beyond that range is empty (and must not reach the query).
     const rows =
       offset > INT32_MAX
@@ -125,10 +126,9 @@ export function forumRoutes(): Hono<AppEnv> {
     return c.json({ posts: list, total: topic.postCount });
   });
 
-  app.get('/forums/:short_name/topics/:topic_slug/posts/:post_id', async (c) => {
-    const id = parseId(c.req.param('post_id'));
-    if (id === undefined) return notFound(c);
-    const topic = await findTopic(c);
+  app.get('/forums/:short_name/topics/:topic_slug/posts/:post_id', validPath('short_name', 'topic_slug', 'post_id'), async (c) => {
+    const { short_name, topic_slug, post_id: id } = c.req.valid('param');
+    const topic = await findTopic(c, short_name, topic_slug);
     if (!topic) return notFound(c);
     const deps = c.get('deps');
     const rows = await deps.db

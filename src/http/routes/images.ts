@@ -6,7 +6,7 @@ import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { loadInteractions, renderImage } from '../loaders/images.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import { validPath } from '../validate.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */
 const IMAGE_MAX_AGE = 60;
@@ -41,11 +41,7 @@ export function imageRoutes(): Hono<AppEnv> {
   });
 
   /** Any image, hidden ones included (with `hidden_from_users` and the merge or deletion reason). */
-  app.get('/images/:image_id', async (c) => {
-    const id = parseId(c.req.param('image_id'));
-    if (id === undefined) return notFound(c);
-    return respondWithImage(c, id);
-  });
+  app.get('/images/:image_id', validPath('image_id'), (c) => respondWithImage(c, c.req.valid('param').image_id));
 
   return app;
 }

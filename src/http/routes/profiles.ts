@@ -5,15 +5,14 @@ import { badgeAwards, badges, userLinks, users } from '../../db/schema/index.js'
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import { validPath } from '../validate.js';
 import { isPublicLink, profileView } from '../views/profile.js';
 
 export function profileRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/profiles/:user_id', async (c) => {
-    const id = parseId(c.req.param('user_id'));
-    if (id === undefined) return notFound(c);
+  app.get('/profiles/:user_id', validPath('user_id'), async (c) => {
+    const id = c.req.valid('param').user_id;
     const { db, config } = c.get('deps');
     const [user] = await db.select().from(users).where(eq(users.id, id)).limit(1);
     if (!user || user.deletedAt !== null) return notFound(c);

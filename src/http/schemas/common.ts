@@ -16,8 +16,11 @@ export const httpUrl = () => z.url({ protocol: /^https?$/ }).meta({ pattern: '^h
 /** An absolute https URL. */
 export const httpsUrl = () => z.url({ protocol: /^https$/ }).meta({ pattern: '^https://' });
 
+/** The largest PostgreSQL `integer`. */
+export const INT32_MAX = 2_147_483_647;
+
 /** A record id (PostgreSQL `integer`, always positive). */
-export const id = () => z.int().min(1).max(2_147_483_647);
+export const id = () => z.int().min(1).max(INT32_MAX);
 
 /** A counter that cannot go below zero. */
 export const count = () => z.int().min(0);
