@@ -6,12 +6,14 @@
  */
 import { asc, count, eq, type SQL } from 'drizzle-orm';
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { filters } from '../../db/schema/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import { canViewFilter, findFilter } from '../middleware/filter.js';
 import { toPaging, type PageParams } from '../middleware/paging.js';
+import type { FilterListResponse, FilterResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { validPath, validQuery } from '../validate.js';
 import { filterView } from '../views/filter.js';
@@ -23,7 +25,7 @@ async function filterPage(c: AppContext, params: PageParams, where: SQL) {
     db.select().from(filters).where(where).orderBy(asc(filters.id)).limit(perPage).offset(offset),
     db.select({ n: count() }).from(filters).where(where),
   ]);
-  return { filters: rows.map(filterView), total: totals[0]?.n ?? 0 };
+  return { filters: rows.map(filterView), total: totals[0]?.n ?? 0 } satisfies z.output<typeof FilterListResponse>;
 }
 
 export function filterRoutes(): Hono<AppEnv> {
@@ -50,7 +52,7 @@ export function filterRoutes(): Hono<AppEnv> {
     if (!filter || !canViewFilter(user, filter)) return notFound(c);
     // Public and system filters look the same to everyone; others only to their viewers.
     cacheFor(c, 300, { dependsOnUser: !(filter.system || filter.public) });
-    return c.json({ filter: filterView(filter) });
+    return c.json({ filter: filterView(filter) } satisfies z.output<typeof FilterResponse>);
   });
 
   return app;

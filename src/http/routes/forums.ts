@@ -9,6 +9,7 @@
  */
 import { and, asc, count, desc, eq, gte, lt } from 'drizzle-orm';
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { forums, posts, topics } from '../../db/schema/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
@@ -17,6 +18,7 @@ import { renderPostRows } from '../loaders/posts.js';
 import { cacheFor } from '../middleware/cache.js';
 import { toPaging } from '../middleware/paging.js';
 import { INT32_MAX } from '../schemas/common.js';
+import type { ForumListResponse, ForumResponse, TopicListResponse, TopicResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { validPath, validQuery } from '../validate.js';
 import { forumView, type ForumRow } from '../views/forum.js';
@@ -52,14 +54,14 @@ export function forumRoutes(): Hono<AppEnv> {
       db.select({ n: count() }).from(forums).where(normalForum),
     ]);
     cacheFor(c, 300);
-    return c.json({ forums: rows.map(forumView), total: totals[0]?.n ?? 0 });
+    return c.json({ forums: rows.map(forumView), total: totals[0]?.n ?? 0 } satisfies z.output<typeof ForumListResponse>);
   });
 
   app.get('/forums/:short_name', validPath('short_name'), async (c) => {
     const forum = await findForum(c, c.req.valid('param').short_name);
     if (!forum) return notFound(c);
     cacheFor(c, 300);
-    return c.json({ forum: forumView(forum) });
+    return c.json({ forum: forumView(forum) } satisfies z.output<typeof ForumResponse>);
   });
 
   /** Sticky topics first, then by last reply, newest first. */
@@ -82,7 +84,7 @@ export function forumRoutes(): Hono<AppEnv> {
     const authors = await loadAuthors(deps.db, rows.map((t) => t.userId));
     const list = rows.map((t) => topicView(deps.config, t, t.userId === null ? null : (authors.get(t.userId) ?? null)));
     cacheFor(c, 60);
-    return c.json({ topics: list, total: totals[0]?.n ?? 0 });
+    return c.json({ topics: list, total: totals[0]?.n ?? 0 } satisfies z.output<typeof TopicListResponse>);
   });
 
   app.get('/forums/:short_name/topics/:topic_slug', validPath('short_name', 'topic_slug'), async (c) => {
@@ -92,7 +94,8 @@ export function forumRoutes(): Hono<AppEnv> {
     const deps = c.get('deps');
     const authors = await loadAuthors(deps.db, [topic.userId]);
     cacheFor(c, 60);
-    return c.json({ topic: topicView(deps.config, topic, topic.userId === null ? null : (authors.get(topic.userId) ?? null)) });
+    const author = topic.userId === null ? null : (authors.get(topic.userId) ?? null);
+    return c.json({ topic: topicView(deps.config, topic, author) } satisfies z.output<typeof TopicResponse>);
   });
 
   /**

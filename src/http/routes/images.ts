@@ -1,11 +1,13 @@
 /** GET /images/featured and /images/:image_id. */
 import { and, desc, eq } from 'drizzle-orm';
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { imageFeatures, images } from '../../db/schema/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { loadInteractions, renderImage } from '../loaders/images.js';
 import { cacheFor } from '../middleware/cache.js';
+import type { ImageResponse } from '../schemas/envelopes.js';
 import { validPath } from '../validate.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */
@@ -19,7 +21,7 @@ async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   if (!image) return notFound(c);
   const interactions = await loadInteractions(deps.db, user, [image.id]);
   cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
-  return c.json({ image, interactions });
+  return c.json({ image, interactions } satisfies z.output<typeof ImageResponse>);
 }
 
 export function imageRoutes(): Hono<AppEnv> {

@@ -12,11 +12,13 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
 import { findSimilarImages, searchKeyOf } from '../../images/reverse-search.js';
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { renderImages } from '../loaders/images.js';
+import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
 import type { DepsWithUploads } from './upload.js';
@@ -102,7 +104,7 @@ export function reverseRoutes(): Hono<AppEnv> {
       const user = c.get('user');
       const filter = await c.get('currentFilter')();
       const views = await renderImages(deps, found.ids, { filter, user });
-      return c.json({ images: views, interactions: [], total: found.total });
+      return c.json({ images: views, interactions: [], total: found.total } satisfies z.output<typeof ImageListResponse>);
     },
   );
 

@@ -65,6 +65,7 @@ import { renderTags } from '../loaders/tags.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { canViewFilter, isStaffModerator } from '../middleware/filter.js';
 import { DEFAULT_PER_PAGE, toPaging, type Paging } from '../middleware/paging.js';
+import type { ExplainResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { validQuery } from '../validate.js';
 import { filterView } from '../views/filter.js';
@@ -289,7 +290,7 @@ function simpleSearch(index: SimpleIndex) {
 async function explain(c: AppContext, { index, q }: z.output<typeof routeQuery.searchExplain>): Promise<Response> {
   const query = await compileFor(c, index, q ?? '');
   cacheFor(c, 60, { dependsOnUser: true });
-  return c.json({ index, query });
+  return c.json({ index, query } satisfies z.output<typeof ExplainResponse>);
 }
 
 export function searchRoutes(): Hono<AppEnv> {

@@ -37,6 +37,7 @@ import { FileStore } from '../../media/storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { renderImage } from '../loaders/images.js';
+import type { BanErrorBody } from '../schemas/common.js';
 import { routeQuery, SubmissionBody } from '../schemas/params.js';
 import { validQuery } from '../validate.js';
 import { formatTime } from '../views/time.js';
@@ -118,7 +119,8 @@ export function fingerprintOf(userAgent: string | undefined): string {
 
 /** 403 for a banned caller, in the shape every limited route uses. */
 export function banResponse(c: Context, ban: ActiveBan): Response {
-  return c.json({ error: `Banned: ${ban.reason}`, reason: ban.reason, expires_at: formatTime(ban.validUntil) }, 403);
+  const body = { error: `Banned: ${ban.reason}`, reason: ban.reason, expires_at: formatTime(ban.validUntil) };
+  return c.json(body satisfies z.output<typeof BanErrorBody>, 403);
 }
 
 /** The body as the OpenAPI document states it; fields of the wrong type are 400. */
