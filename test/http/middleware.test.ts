@@ -7,6 +7,7 @@ import { createApp } from '../../src/http/app.js';
 import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
 import { toPaging } from '../../src/http/middleware/paging.js';
 import { integerParsePrefix, pathParams, routeQuery } from '../../src/http/schemas/params.js';
+import { queryValues } from '../../src/http/validate.js';
 import { compareDisplayOrder, displayOrder } from '../../src/tags/display-order.js';
 import { anonymousName, bestUserIdentifier } from '../../src/users/anonymous-name.js';
 import { avatarDataUri, avatarSvg, avatarTraits, crc32 } from '../../src/users/avatar.js';
@@ -217,6 +218,11 @@ describe('parameter parsing', () => {
     expect(parsePaging({ page: 'x', per_page: 'y' })).toEqual({ page: 1, perPage: 25, offset: 0 });
     expect(parsePaging({ page: '9'.repeat(40) }).page).toBe(1_000_000_000);
     expect(toPaging(routeQuery.paged.parse({ per_page: 'x' }), 75)).toEqual({ page: 1, perPage: 50, offset: 0 });
+  });
+
+  it('hands validators each query name once, with every value of a repeated name', () => {
+    expect(queryValues('http://x.test/s?q=a+b&q=%C3%A9&page=2&q%5B%5D=c&empty=')).toEqual({ q: ['a b', 'é'], page: '2', 'q[]': 'c', empty: '' });
+    expect(queryValues('http://x.test/s')).toEqual({});
   });
 
   it('accepts only storable text in path values', () => {
