@@ -352,7 +352,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'Filters',
     summary: "The key user's filters",
     description: 'The filters owned by the user of `key`, by id.',
-    query: Q.userFilters,
+    query: Q.paged,
     key: 'required',
     responses: readAnswers({ 200: ok(S.FilterListResponse, "The key user's filters") }, 'No key, or an unknown key: `{"error": "Forbidden"}`; or:'),
   },
@@ -578,8 +578,11 @@ function convertSchemas(): Converted {
   };
 }
 
-const unwrapOptional = (field: z.ZodType): { inner: z.ZodType; required: boolean } =>
-  field instanceof z.ZodOptional ? { inner: field.unwrap() as z.ZodType, required: false } : { inner: field, required: true };
+/** A parameter's own schema, and whether a request must carry it (those with a default need not). */
+const unwrapOptional = (field: z.ZodType): { inner: z.ZodType; required: boolean } => {
+  if (field instanceof z.ZodOptional) return { inner: field.unwrap() as z.ZodType, required: false };
+  return { inner: field, required: !(field instanceof z.ZodDefault) };
+};
 
 function parameterObjects(op: OperationSpec, converted: Converted): Json[] {
   const out: Json[] = [];

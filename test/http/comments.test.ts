@@ -2,7 +2,8 @@ import { pbkdf2Sync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
 import { avatarDataUri } from '../../src/contexts/users/avatar.js';
-import { assertShape, COMMENT, HIDDEN_COMMENT } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { COMMENT, HIDDEN_COMMENT } from '../support/spec-shapes.js';
 import { CDN_URL, insertImage, insertTag, insertUser, SALT, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -54,7 +55,7 @@ describe('GET /comments/:comment_id', () => {
         edit_reason: 'typo',
       },
     });
-    assertShape(res.body.comment, COMMENT);
+    assertResource(res.body.comment, COMMENT);
     expect(res.headers.get('cache-control')).toBe('public, max-age=60');
   });
 
@@ -77,7 +78,7 @@ describe('GET /comments/:comment_id', () => {
     expect(ca.avatar).toBe(avatarDataUri(ca.author));
     expect(ca.avatar).toMatch(/^data:image\/svg\+xml;base64,/);
     expect(Buffer.from(ca.avatar.split(',')[1], 'base64').toString()).toMatch(/^<svg [^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    assertShape(ca, COMMENT);
+    assertResource(ca, COMMENT);
     // Same author, same image: same name. Another image: another name.
     expect((await get(b.id)).author).toBe(ca.author);
     expect((await get(c.id)).author).toBe(pony(String(other.id), String(user.id)));
@@ -111,7 +112,7 @@ describe('GET /comments/:comment_id', () => {
     const res = await h.api(`/comments/${comment.id}`);
     expect(res.status).toBe(200);
     expect(res.body.comment).toMatchObject({ author: 'Hidden Author', user_id: user.id, body: null, edited_at: null, edit_reason: null });
-    assertShape(res.body.comment, HIDDEN_COMMENT);
+    assertResource(res.body.comment, HIDDEN_COMMENT);
   });
 
   it('answers 404 for destroyed comments and 403 JSON for comments on hidden images', async () => {

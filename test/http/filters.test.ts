@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertShape, FILTER } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { FILTER } from '../support/spec-shapes.js';
 import { insertFilter, insertKey, insertUser, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -44,7 +45,7 @@ describe('GET /filters/:filter_id', () => {
         spoilered_complex: '',
       },
     });
-    assertShape(res.body.filter, FILTER);
+    assertResource(res.body.filter, FILTER);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
   });
 
@@ -56,7 +57,7 @@ describe('GET /filters/:filter_id', () => {
     const own = await h.api(`/filters/${ids.mine}?key=${ownerKey}`);
     expect(own.status).toBe(200);
     expect(own.body.filter).toMatchObject({ user_id: owner.id, hidden_complex: 'score.lt:0', spoilered_complex: 'solo\nsafe' });
-    assertShape(own.body.filter, FILTER);
+    assertResource(own.body.filter, FILTER);
     expect(own.headers.get('cache-control')).toBe('private, max-age=300');
     expect((await h.api(`/filters/${ids.mine}?key=${adminKey}`)).status).toBe(200);
     expect((await h.api(`/filters/${ids.shared}`)).body.filter).toMatchObject({ public: true, user_id: owner.id });
@@ -75,7 +76,7 @@ describe('GET /filters/system', () => {
     expect(res.status).toBe(200);
     expect(res.body.filters.map((f: { id: number }) => f.id)).toEqual([ids.default, ids.everything, ids.sys0, ids.sys1, ids.sys2]);
     expect(res.body.total).toBe(5);
-    for (const f of res.body.filters) assertShape(f, FILTER);
+    for (const f of res.body.filters) assertResource(f, FILTER);
     expect((await h.api('/filters/system?page=2&per_page=2')).body.filters.map((f: { id: number }) => f.id)).toEqual([ids.sys0, ids.sys1]);
     expect((await h.api('/filters/system?page=4&per_page=2')).body).toStrictEqual({ filters: [], total: 5 });
     expect((await h.api('/filters/system?per_page=100')).body.filters).toHaveLength(5);
@@ -88,7 +89,7 @@ describe('GET /filters/user', () => {
     expect(res.status).toBe(200);
     expect(res.body.filters.map((f: { id: number }) => f.id)).toEqual([ids.mine, ids.shared]);
     expect(res.body.total).toBe(2);
-    for (const f of res.body.filters) assertShape(f, FILTER);
+    for (const f of res.body.filters) assertResource(f, FILTER);
     expect(res.headers.get('cache-control')).toBe('private, max-age=60');
     expect((await h.api(`/filters/user?key=${strangerKey}`)).body).toStrictEqual({ filters: [], total: 0 });
   });

@@ -3,7 +3,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
 import { avatarDataUri } from '../../src/contexts/users/avatar.js';
-import { assertShape, FORUM, POST, TOPIC } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { FORUM, POST, TOPIC } from '../support/spec-shapes.js';
 import { insertUser, SALT, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -86,7 +87,7 @@ describe('GET /forums', () => {
       ],
       total: 2,
     });
-    for (const f of res.body.forums) assertShape(f, FORUM);
+    for (const f of res.body.forums) assertResource(f, FORUM);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
   });
 
@@ -118,7 +119,7 @@ describe('GET /forums/:short_name/topics', () => {
     expect(res.status).toBe(200);
     expect(res.body.topics.map((t: { slug: string }) => t.slug)).toEqual(['rules', 'newest', 'the-main-topic', 'older']);
     expect(res.body.total).toBe(4);
-    for (const t of res.body.topics) assertShape(t, TOPIC);
+    for (const t of res.body.topics) assertResource(t, TOPIC);
     expect(res.body.topics[2]).toStrictEqual({
       slug: 'the-main-topic',
       title: 'The main topic',
@@ -159,7 +160,7 @@ describe('GET /forums/:short_name/topics/:topic_slug', () => {
   it('shows visible topics only', async () => {
     const res = await h.api('/forums/dis/topics/the-main-topic');
     expect(res.body.topic).toMatchObject({ slug: 'the-main-topic', post_count: 30, locked: true });
-    assertShape(res.body.topic, TOPIC);
+    assertResource(res.body.topic, TOPIC);
     for (const path of ['/forums/dis/topics/hidden', '/forums/staff/topics/secret', '/forums/art/topics/the-main-topic', '/forums/dis/topics/none']) {
       const r = await h.api(path);
       expect(r.status).toBe(404);
@@ -176,7 +177,7 @@ describe('GET /forums/:short_name/topics/:topic_slug/posts', () => {
     // Positions 0..24, position 5 destroyed.
     expect(res.body.posts).toHaveLength(24);
     expect(res.body.posts.map((p: { id: number }) => p.id)).toEqual(mainPosts.slice(0, 25).filter((_, i) => i !== 5).map((p) => p.id));
-    for (const p of res.body.posts) assertShape(p, POST);
+    for (const p of res.body.posts) assertResource(p, POST);
     const first = res.body.posts[0];
     expect(first).toStrictEqual({
       id: mainPosts[0]!.id,
@@ -215,7 +216,7 @@ describe('single posts', () => {
     const p = mainPosts[3]!;
     const res = await h.api(`/forums/dis/topics/the-main-topic/posts/${p.id}`);
     expect(res.status).toBe(200);
-    assertShape(res.body.post, POST);
+    assertResource(res.body.post, POST);
     expect(res.body.post.id).toBe(p.id);
     expect((await h.api(`/forums/dis/topics/older/posts/${p.id}`)).status).toBe(404);
     expect((await h.api(`/forums/dis/topics/the-main-topic/posts/${mainPosts[5]!.id}`)).status).toBe(404);

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { assertShape, IMAGE, INTERACTION } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { IMAGE, INTERACTION } from '../support/spec-shapes.js';
 import { CDN_URL, insertFilter, insertImage, insertKey, insertTag, insertUser, iso, startHarness, ymd, type Harness } from './harness.js';
 
 let h: Harness;
@@ -106,7 +107,7 @@ describe('GET /images/:image_id', () => {
         hidden_from_users: false,
       },
     });
-    assertShape(res.body.image, IMAGE);
+    assertResource(res.body.image, IMAGE);
   });
 
   it('lists tags and tag_ids in display order and builds view_url from their slugs', async () => {
@@ -118,7 +119,7 @@ describe('GET /images/:image_id', () => {
     expect(body.image.view_url).toBe(
       `${CDN_URL}/img/view/${ymd(image.createdAt)}/${image.id}__safe_artist-colon-hoofbeats_twilight+sparkle_pony_solo.png`,
     );
-    assertShape(body.image, IMAGE);
+    assertResource(body.image, IMAGE);
   });
 
   it('truncates the slug part of view_url to 151 characters', async () => {
@@ -163,7 +164,7 @@ describe('GET /images/:image_id', () => {
     expect(body.image.representations.mp4).toBe(`${p}/full.mp4`);
     expect(body.image.representations.thumb).toBe(`${p}/thumb.gif`);
     expect(body.image.representations.medium).toBe(`${p}/full.gif`);
-    assertShape(body.image, IMAGE);
+    assertResource(body.image, IMAGE);
   });
 
   it('uses png files for svg images and webm files for webm videos', async () => {
@@ -203,7 +204,7 @@ describe('GET /images/:image_id', () => {
     const expected = (pHat + (z * z) / (2 * n) - z * Math.sqrt((pHat * (1 - pHat) + (z * z) / (4 * n)) / n)) / (1 + (z * z) / n);
     expect(a.wilson_score).toBeCloseTo(expected, 9);
     expect(a.intensities).toStrictEqual({ nw: 0.25, ne: 0.5, sw: 0.75, se: 1 });
-    assertShape(a, IMAGE);
+    assertResource(a, IMAGE);
     const b = (await h.api(`/images/${hidden.id}`)).body.image;
     expect(b.uploader).toBeNull();
     expect(b.uploader_id).toBeNull();
@@ -220,10 +221,10 @@ describe('GET /images/:image_id', () => {
     const deleted = await insertImage(h.db, { values: { hiddenFromUsers: true, deletionReason: 'Rule #1' }, tags: [safe] });
     const a = await h.api(`/images/${merged.id}`);
     expect(a.status).toBe(200);
-    assertShape(a.body.image, IMAGE);
+    assertResource(a.body.image, IMAGE);
     expect(a.body.image).toMatchObject({ id: merged.id, hidden_from_users: true, duplicate_of: target.id, deletion_reason: null });
     const b = await h.api(`/images/${deleted.id}`);
-    assertShape(b.body.image, IMAGE);
+    assertResource(b.body.image, IMAGE);
     expect(b.body.image).toMatchObject({ id: deleted.id, hidden_from_users: true, duplicate_of: null, deletion_reason: 'Rule #1' });
   });
 
@@ -255,7 +256,7 @@ describe('GET /images/:image_id', () => {
       { image_id: image.id, user_id: user.id, interaction_type: 'faved', value: '' },
       { image_id: image.id, user_id: user.id, interaction_type: 'voted', value: 'up' },
     ]);
-    for (const i of body.interactions) assertShape(i, INTERACTION);
+    for (const i of body.interactions) assertResource(i, INTERACTION);
     expect(headers.get('cache-control')).toBe('private, max-age=60');
   });
 });
@@ -377,7 +378,7 @@ describe('GET /images/featured', () => {
     expect(res.status).toBe(200);
     expect(res.body.image.id).toBe(newer.id);
     expect(res.body.interactions).toEqual([]);
-    assertShape(res.body.image, IMAGE);
+    assertResource(res.body.image, IMAGE);
     const direct = await h.api(`/images/${newer.id}`);
     expect(res.body).toStrictEqual(direct.body);
     await h.db.delete(s.imageFeatures).where(eq(s.imageFeatures.imageId, newer.id));

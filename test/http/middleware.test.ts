@@ -5,8 +5,9 @@ import { createDatabase } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
 import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
-import { parsePaging } from '../../src/http/middleware/paging.js';
-import { integerParsePrefix, parseId, textParam } from '../../src/http/params.js';
+import { toPaging } from '../../src/http/middleware/paging.js';
+import { integerParsePrefix, pathParams, routeQuery } from '../../src/http/schemas/params.js';
+import { queryValues } from '../../src/http/validate.js';
 import { compareDisplayOrder, displayOrder } from '../../src/contexts/tags/display-order.js';
 import { anonymousName, bestUserIdentifier } from '../../src/contexts/users/anonymous-name.js';
 import { avatarDataUri, avatarSvg, avatarTraits, crc32 } from '../../src/contexts/users/avatar.js';
@@ -186,6 +187,10 @@ describe('GET /healthz', () => {
   });
 });
 
+const parseId = (value: string | undefined) => pathParams.image_id.safeParse(value).data;
+const parsePaging = (query: { page?: string; per_page?: string }) => toPaging(routeQuery.paged.parse(query));
+const textParam = (value: string) => pathParams.tag_id.safeParse(value).data;
+
 describe('parameter parsing', () => {
   it('parses ids strictly', () => {
     expect(parseId('1')).toBe(1);
@@ -212,6 +217,12 @@ describe('parameter parsing', () => {
     expect(parsePaging({ page: '-5', per_page: '500' })).toEqual({ page: 1, perPage: 50, offset: 0 });
     expect(parsePaging({ page: 'x', per_page: 'y' })).toEqual({ page: 1, perPage: 25, offset: 0 });
     expect(parsePaging({ page: '9'.repeat(40) }).page).toBe(1_000_000_000);
+    expect(toPaging(routeQuery.paged.parse({ per_page: 'x' }), 75)).toEqual({ page: 1, perPage: 50, offset: 0 });
+  });
+
+  it('hands validators each query name once, with every value of a repeated name', () => {
+    expect(queryValues('http://x.test/s?q=a+b&q=%C3%A9&page=2&q%5B%5D=c&empty=')).toEqual({ q: ['a b', 'é'], page: '2', 'q[]': 'c', empty: '' });
+    expect(queryValues('http://x.test/s')).toEqual({});
   });
 
   it('accepts only storable text in path values', () => {

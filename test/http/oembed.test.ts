@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageIdFromUrl, urlPath } from '../../src/http/routes/oembed.js';
-import { assertShape, OEMBED } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { OEMBED } from '../support/spec-shapes.js';
 import { CDN_URL, insertImage, insertTag, SITE_NAME, startHarness, ymd, type Harness } from './harness.js';
 
 let h: Harness;
@@ -55,7 +56,7 @@ describe('GET /oembed', () => {
       site_comments: 2,
       site_tags: ['safe', 'artist:labra', 'artist:zed', 'solo'],
     });
-    assertShape(res.body, OEMBED);
+    assertResource(res.body, OEMBED);
     expect(res.headers.get('cache-control')).toBe('public, max-age=7200');
   });
 

@@ -10,7 +10,8 @@ import { renderImageListJson, renderImages } from '../../src/http/render/images.
 import { renderPosts } from '../../src/http/render/posts.js';
 import { renderTags } from '../../src/http/render/tags.js';
 import type { AppDeps } from '../../src/http/context.js';
-import { assertShape, COMMENT, GALLERY, IMAGE, POST, TAG } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { COMMENT, GALLERY, IMAGE, POST, TAG } from '../support/spec-shapes.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, stubEngine, type Harness } from './harness.js';
 
 let h: Harness;
@@ -35,7 +36,7 @@ describe('batch renderers', () => {
       [b.id, true],
       [a.id, false],
     ]);
-    for (const i of list) assertShape(i, IMAGE);
+    for (const i of list) assertResource(i, IMAGE);
     expect(await renderImages(deps, [], { filter: null, user: null })).toEqual([]);
     // without caches (as while changes cannot be heard), the list text is rendered afresh: the same
     const { parts, fingerprint } = await renderImageListJson(deps, [b.id, 999999, a.id, b.id], { filter, user: null });
@@ -63,7 +64,7 @@ describe('batch renderers', () => {
       creator: 'Curator',
       creator_id: user.id,
     });
-    assertShape(json, GALLERY);
+    assertResource(json, GALLERY);
   });
 
   it('renders comments: destroyed as null, on hidden images with the author withheld', async () => {
@@ -79,7 +80,7 @@ describe('batch renderers', () => {
       .returning();
     const out = await renderComments(deps, [withheld!.id, destroyed!.id, ok!.id]);
     expect(out[1]).toBeNull();
-    assertShape(out[2], COMMENT);
+    assertResource(out[2], COMMENT);
     expect(out[0]).toMatchObject({ id: withheld!.id, image_id: hiddenImage.id, user_id: null, author: null, body: null, created_at: null });
     expect(out[0]!.avatar).toMatch(/^data:image\/svg\+xml;base64,/);
   });
@@ -96,11 +97,11 @@ describe('batch renderers', () => {
       .returning();
     const posts = await renderPosts(deps, [p2!.id, p1!.id]);
     expect(posts.map((p) => p?.body)).toEqual(['two', 'one']);
-    for (const p of posts) assertShape(p, POST);
+    for (const p of posts) assertResource(p, POST);
     const x = await insertTag(h.db, 'x');
     const y = await insertTag(h.db, 'y');
     const tags = await renderTags(deps, [y.id, x.id, 12345]);
     expect(tags.map((t) => t.name)).toEqual(['y', 'x']);
-    for (const t of tags) assertShape(t, TAG);
+    for (const t of tags) assertResource(t, TAG);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { assertShape, PROFILE, TAG } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { PROFILE, TAG } from '../support/spec-shapes.js';
 import { CDN_URL, insertTag, insertUser, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -62,13 +63,13 @@ describe('GET /tags/:tag_id (by slug)', () => {
         ],
       },
     });
-    assertShape(res.body.tag, TAG);
+    assertResource(res.body.tag, TAG);
     expect(res.headers.get('cache-control')).toBe('public, max-age=300');
 
     // Aliases are answered as themselves, pointing at their target.
     const a = await h.api(`/tags/${alias.slug}`);
     expect(a.body.tag).toMatchObject({ name: 'hoofbeats', aliased_tag: 'artist-colon-hoofbeats', category: null, namespace: null, spoiler_image_uri: null });
-    assertShape(a.body.tag, TAG);
+    assertResource(a.body.tag, TAG);
   });
 
   it('decodes percent-escapes but looks up by slug only', async () => {
@@ -136,7 +137,7 @@ describe('GET /profiles/:user_id', () => {
         ],
       },
     });
-    assertShape(res.body.user, PROFILE);
+    assertResource(res.body.user, PROFILE);
   });
 
   it('masks the role when the user hides it and has a null avatar_url without an avatar', async () => {
@@ -146,7 +147,7 @@ describe('GET /profiles/:user_id', () => {
     expect(body.user.avatar_url).toBeNull();
     expect(body.user.links).toEqual([]);
     expect(body.user.awards).toEqual([]);
-    assertShape(body.user, PROFILE);
+    assertResource(body.user, PROFILE);
   });
 
   it('answers 404 for deactivated, unknown and malformed ids', async () => {

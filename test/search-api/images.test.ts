@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_SORT_FIELDS } from '../../src/search/requests/index.js';
 import { insertKey, insertUser } from '../http/harness.js';
-import { assertShape, IMAGE, INTERACTION } from '../support/spec-shapes.js';
-import { buildBoard, expectedOrder, type Board, type ImageModel } from './fixtures.js';
+import { assertResource } from '../support/resources.js';
+import { IMAGE, INTERACTION } from '../support/spec-shapes.js';
+import { buildBoard, expectedOrder, listable, type Board, type ImageModel } from './fixtures.js';
 import { idsOf, qs, startSearchHarness, type SearchHarness } from './harness.js';
 
 let h: SearchHarness;
@@ -74,7 +75,7 @@ describe('visibility', () => {
 
   it('answers the spec shape for every listed image, and /search is the same endpoint', async () => {
     const body = await search({ q: 'sortable', per_page: 50 });
-    for (const image of body.images) assertShape(image, IMAGE);
+    for (const image of body.images) assertResource(image, IMAGE);
     const alias = await h.ok(`/search${qs({ q: 'sortable', per_page: 50 })}`);
     expect(alias).toEqual(body);
   });
@@ -222,7 +223,7 @@ describe('interactions', () => {
       { image_id: idOf('S1'), user_id: alice, interaction_type: 'voted', value: 'up' },
       { image_id: idOf('S5'), user_id: alice, interaction_type: 'voted', value: 'down' },
     ]);
-    for (const i of body.interactions) assertShape(i, INTERACTION);
+    for (const i of body.interactions) assertResource(i, INTERACTION);
   });
 
   it('only for the images on the page', async () => {

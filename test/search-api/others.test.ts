@@ -4,7 +4,8 @@
  * GET /search/explain.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertShape, COMMENT, FILTER, GALLERY, HIDDEN_COMMENT, POST, TAG } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { COMMENT, FILTER, GALLERY, HIDDEN_COMMENT, POST, TAG } from '../support/spec-shapes.js';
 import { buildBoard, type Board } from './fixtures.js';
 import { idsOf, qs, startSearchHarness, type SearchHarness } from './harness.js';
 
@@ -31,7 +32,7 @@ describe('GET /search/comments', () => {
     const body = await get('comments', { q: '*' });
     expect(idsOf(body.comments)).toEqual([c2, c1]);
     expect(body.total).toBe(2);
-    for (const c of body.comments) assertShape(c, COMMENT);
+    for (const c of body.comments) assertResource(c, COMMENT);
   });
 
   it('comments on images the current filter hides are left out', async () => {
@@ -52,7 +53,7 @@ describe('GET /search/comments', () => {
       const body = await get('comments', { q: '*', key });
       expect(idsOf(body.comments)).toEqual([c7, c5, c4, c3, c2, c1]);
       const hidden = body.comments.find((c: { id: number }) => c.id === c3);
-      assertShape(hidden, HIDDEN_COMMENT);
+      assertResource(hidden, HIDDEN_COMMENT);
       expect(hidden.body).toBeNull();
       const onHiddenImage = body.comments.find((c: { id: number }) => c.id === c4);
       expect(onHiddenImage).toMatchObject({ id: c4, image_id: b.excluded.deleted.id, body: null, author: null });
@@ -85,7 +86,7 @@ describe('GET /search/posts', () => {
     const body = await get('posts', { q: '*' });
     expect(idsOf(body.posts)).toEqual([p2, p1]);
     expect(body.total).toBe(2);
-    for (const p of body.posts) assertShape(p, POST);
+    for (const p of body.posts) assertResource(p, POST);
     // staff are no exception on this endpoint
     expect(await ids('posts', { q: '*', key: b.keys.mod })).toEqual([p2, p1]);
   });
@@ -107,7 +108,7 @@ describe('GET /search/galleries', () => {
     const body = await get('galleries', { q: '*' });
     expect(idsOf(body.galleries)).toEqual([b.galleries.misc, b.galleries.best]);
     expect(body.total).toBe(2);
-    for (const g of body.galleries) assertShape(g, GALLERY);
+    for (const g of body.galleries) assertResource(g, GALLERY);
     expect(body.galleries[1]).toMatchObject({ title: 'Best Ponies', user: 'Alice', user_id: b.users.alice, creator: 'Alice', thumbnail_id: b.s[1]!.id });
   });
 
@@ -132,7 +133,7 @@ describe('GET /search/tags', () => {
     const body = await get('tags', { q: '*', per_page: 50 });
     expect(idsOf(body.tags)).toEqual(byCount());
     expect(body.total).toBe(12);
-    for (const t of body.tags) assertShape(t, TAG);
+    for (const t of body.tags) assertResource(t, TAG);
     expect(await ids('tags', { q: '*', per_page: 5, page: 3 })).toEqual(byCount().slice(10));
     expect(await get('tags', { q: '*', per_page: 5, page: 4 })).toEqual({ tags: [], total: 12, interactions: [] });
   });
@@ -155,7 +156,7 @@ describe('GET /search/filters', () => {
     const body = await get('filters', { q: '*' });
     expect(idsOf(body.filters)).toEqual(publicOnes());
     expect(body.total).toBe(5);
-    for (const x of body.filters) assertShape(x, FILTER);
+    for (const x of body.filters) assertResource(x, FILTER);
   });
 
   it('a key user also finds their own; nobody finds another user’s private filter, moderators neither', async () => {

@@ -88,12 +88,6 @@ export function shapeProblems(value: unknown, shape: Shape): string[] {
   return problems;
 }
 
-/** Throws listing every problem. */
-export function assertShape(value: unknown, shape: Shape): void {
-  const problems = shapeProblems(value, shape);
-  if (problems.length > 0) throw new Error(`shape mismatch:\n  ${problems.join('\n  ')}`);
-}
-
 const nested = (shape: Shape) => (v: unknown) => {
   const p = shapeProblems(v, shape);
   return p.length ? p.join('; ') : null;

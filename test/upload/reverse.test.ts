@@ -10,7 +10,8 @@ import { DEFAULT_DISTANCE, parseDistance, parseLimit } from '../../src/contexts/
 import { computeIntensities } from '../../src/media/intensities.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { insertImage } from '../http/harness.js';
-import { assertShape, IMAGE } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { IMAGE } from '../support/spec-shapes.js';
 import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
@@ -49,7 +50,7 @@ describe('POST /search/reverse', () => {
     expect(res.body.interactions).toEqual([]);
     expect(res.body.images.map((i: { id: number }) => i.id)).toEqual([ids.png]);
     expect(res.body.total).toBe(1);
-    for (const image of res.body.images) assertShape(image, IMAGE);
+    for (const image of res.body.images) assertResource(image, IMAGE);
 
     const asJpeg = await sharp(originals.png!).resize({ width: 300 }).jpeg({ quality: 80 }).toBuffer();
     const res2 = await reverse(`?url=${encodeURIComponent(h.serve('/copy.jpg', { body: asJpeg }))}&distance=0.25`);

@@ -19,7 +19,8 @@ import { generateDemoImage, type DemoKind } from '../../src/media/demo-images.js
 import { boxesSmallerThan, fitInside, REPRESENTATION_BOXES } from '../../src/media/representations.js';
 import { loadImageDocuments } from '../../src/search/indexes/images/document.js';
 import { insertTag } from '../http/harness.js';
-import { assertShape, IMAGE } from '../support/spec-shapes.js';
+import { assertResource } from '../support/resources.js';
+import { IMAGE } from '../support/spec-shapes.js';
 import { CDN_URL, seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
 
 const run = promisify(execFile);
@@ -114,7 +115,7 @@ describe('POST /images, then processing', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.headers.get('cache-control')).toBe('no-store');
       const created = res.body.image;
-      assertShape(created, IMAGE);
+      assertResource(created, IMAGE);
       expect(res.body.interactions).toEqual([]);
       expect(created).toMatchObject({
         processed: false,
@@ -154,7 +155,7 @@ describe('POST /images, then processing', () => {
       const shown = await h.api(`/images/${id}`);
       expect(shown.status).toBe(200);
       const image = shown.body.image;
-      assertShape(image, IMAGE);
+      assertResource(image, IMAGE);
       expect(image.processed).toBe(true);
       expect(image.thumbnails_generated).toBe(true);
       expect(image.orig_sha512_hash).toBe(sha512(file.bytes));

@@ -12,7 +12,7 @@ import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
 import type { AppDeps, AppEnv } from '../context.js';
-import { parseId } from '../params.js';
+import { FilterIdParam } from '../schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 
 /** The filter a request is seen through; rows come from the app's filter cache while it is live. */
@@ -24,7 +24,7 @@ export async function resolveCurrentFilter(
   const { db } = deps;
   const cache = liveCaches(deps.caches)?.filters;
   const byId = async (id: number) => (cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null));
-  const requested = parseId(filterIdParam);
+  const requested = FilterIdParam.safeParse(filterIdParam).data;
   if (requested !== undefined) {
     const filter = await byId(requested);
     if (filter && canViewFilter(user, filter)) return filter;

@@ -29,7 +29,8 @@ import { searchCost, type BanCache, type Budget, type Caller, type RequestLimite
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext, AppEnv } from '../context.js';
-import { parsePaging } from './paging.js';
+import { routeQuery } from '../schemas/params.js';
+import { toPaging } from './paging.js';
 import { formatTime } from '../views/time.js';
 
 /** Cost of one stored file against the `read` budget. */
@@ -62,7 +63,7 @@ export function chargeFor(path: string, query: (name: string) => string | undefi
     const rest = path.slice(API_PREFIX.length);
     if (rest === '/search/reverse') return { budget: 'search', cost: REVERSE_SEARCH_COST };
     if (rest === '/search' || rest.startsWith('/search/')) {
-      const { page, perPage } = parsePaging({ page: query('page'), per_page: query('per_page') });
+      const { page, perPage } = toPaging(routeQuery.paged.parse({ page: query('page'), per_page: query('per_page') }));
       return { budget: 'search', cost: searchCost(query('q'), page, perPage) };
     }
     return { budget: 'read', cost: 1 };

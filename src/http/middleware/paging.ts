@@ -1,15 +1,13 @@
 /**
- * `page` and `per_page` (reference §5.2): both read like `Integer.parse` (a numeric prefix);
- * `page` missing, empty or invalid is 1 and at least 1; `per_page` missing or invalid is 25 and
- * clamped to 1..50.
+ * `page` and `per_page` (reference §5.2), read by their schemas (schemas/params.ts): both like
+ * `Integer.parse` (a numeric prefix); `page` missing, empty or invalid is 1 and at least 1;
+ * `per_page` missing or invalid is the route's default (25) and clamped to 1..50.
  *
  * Past the last page, Postgres-backed lists answer an empty page with the true `total` (the
  * reference's Scrivener lists clamp to the last page instead). We chose the empty page on purpose:
  * it is what the search lists do, and clients that page "until a short page" (gallery-dl,
  * DerPyBooru) would otherwise loop forever on a full last page.
  */
-import type { AppContext } from '../context.js';
-import { integerParsePrefix } from '../params.js';
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 50;
@@ -23,18 +21,14 @@ export interface Paging {
   offset: number;
 }
 
-export function parsePaging(
-  params: { page?: string | undefined; per_page?: string | undefined },
-  defaultPerPage = DEFAULT_PER_PAGE,
-): Paging {
-  const rawPage = integerParsePrefix(params.page) ?? 1;
-  const page = Math.min(Math.max(rawPage, 1), MAX_PAGE);
-  const rawPerPage = integerParsePrefix(params.per_page) ?? defaultPerPage;
-  const perPage = Math.min(Math.max(rawPerPage, 1), MAX_PER_PAGE);
-  return { page, perPage, offset: (page - 1) * perPage };
+/** `page` and `per_page` as their schemas read them; `per_page` is undefined when absent or invalid. */
+export interface PageParams {
+  page: number;
+  per_page?: number | undefined;
 }
 
-/** The paging of a request. */
-export function paging(c: AppContext, defaultPerPage = DEFAULT_PER_PAGE): Paging {
-  return parsePaging({ page: c.req.query('page'), per_page: c.req.query('per_page') }, defaultPerPage);
+/** The window of a page; without a valid `per_page`, `defaultPerPage` (clamped like one). */
+export function toPaging({ page, per_page }: PageParams, defaultPerPage = DEFAULT_PER_PAGE): Paging {
+  const perPage = per_page ?? Math.min(Math.max(defaultPerPage, 1), MAX_PER_PAGE);
+  return { page, perPage, offset: (page - 1) * perPage };
 }

@@ -5,14 +5,13 @@ import { forbidden, notFound } from '../errors.js';
 import { loadComments } from '../../contexts/comments/load.js';
 import { renderComments } from '../render/comments.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import { validPath } from '../validate.js';
 
 export function commentRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/comments/:comment_id', async (c) => {
-    const id = parseId(c.req.param('comment_id'));
-    if (id === undefined) return notFound(c);
+  app.get('/comments/:comment_id', validPath('comment_id'), async (c) => {
+    const id = c.req.valid('param').comment_id;
     const deps = c.get('deps');
     const data = (await loadComments(deps.db, [id])).get(id);
     if (!data || data.comment.destroyedContent) return notFound(c);

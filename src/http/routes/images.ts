@@ -1,11 +1,13 @@
 /** GET /images/featured and /images/:image_id. */
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import { featuredImageId } from '../../contexts/images/features.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { renderInteractions, renderImage } from '../render/images.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import type { ImageResponse } from '../schemas/envelopes.js';
+import { validPath } from '../validate.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */
 const IMAGE_MAX_AGE = 60;
@@ -18,7 +20,7 @@ async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   if (!image) return notFound(c);
   const interactions = await renderInteractions(deps.db, user, [image.id]);
   cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
-  return c.json({ image, interactions });
+  return c.json({ image, interactions } satisfies z.output<typeof ImageResponse>);
 }
 
 export function imageRoutes(): Hono<AppEnv> {
@@ -32,11 +34,7 @@ export function imageRoutes(): Hono<AppEnv> {
   });
 
   /** Any image, hidden ones included (with `hidden_from_users` and the merge or deletion reason). */
-  app.get('/images/:image_id', async (c) => {
-    const id = parseId(c.req.param('image_id'));
-    if (id === undefined) return notFound(c);
-    return respondWithImage(c, id);
-  });
+  app.get('/images/:image_id', validPath('image_id'), (c) => respondWithImage(c, c.req.valid('param').image_id));
 
   return app;
 }

@@ -9,7 +9,8 @@ import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { loadImageData } from '../../contexts/images/load.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import { RecordId, routeQuery } from '../schemas/params.js';
+import { validQuery } from '../validate.js';
 import { OEMBED_CACHE_AGE, oembedView } from '../views/oembed.js';
 
 const CDN_PATH = /\/img\/(?:view\/|download\/)?\d{4}\/\d{1,2}\/\d{1,2}\/(\d+)[./_-]/;
@@ -27,17 +28,17 @@ export function imageIdFromUrl(url: string): number | undefined {
   const path = urlPath(url);
   if (path === '') return undefined;
   const cdn = CDN_PATH.exec(path);
-  if (cdn) return parseId(cdn[1]);
+  if (cdn) return RecordId.safeParse(cdn[1]).data;
   if (path.includes('/img/')) return undefined;
   const plain = /\/(\d+)/.exec(path);
-  return plain ? parseId(plain[1]) : undefined;
+  return plain ? RecordId.safeParse(plain[1]).data : undefined;
 }
 
 export function oembedRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/oembed', async (c) => {
-    const url = c.req.query('url');
+  app.get('/oembed', validQuery(routeQuery.oembed), async (c) => {
+    const { url } = c.req.valid('query');
     const id = url ? imageIdFromUrl(url) : undefined;
     if (id === undefined) return notFound(c);
     const deps = c.get('deps');

@@ -5,14 +5,13 @@ import { notFound } from '../errors.js';
 import { isPostShowable, loadPosts } from '../../contexts/forums/posts.js';
 import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import { validPath } from '../validate.js';
 
 export function postRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/posts/:post_id', async (c) => {
-    const id = parseId(c.req.param('post_id'));
-    if (id === undefined) return notFound(c);
+  app.get('/posts/:post_id', validPath('post_id'), async (c) => {
+    const id = c.req.valid('param').post_id;
     const deps = c.get('deps');
     const data = (await loadPosts(deps.db, [id])).get(id);
     if (!data || !isPostShowable(data)) return notFound(c);

@@ -4,15 +4,14 @@ import { loadProfile } from '../../contexts/users/profiles.js';
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
-import { parseId } from '../params.js';
+import { validPath } from '../validate.js';
 import { isPublicLink, profileView } from '../views/profile.js';
 
 export function profileRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/profiles/:user_id', async (c) => {
-    const id = parseId(c.req.param('user_id'));
-    if (id === undefined) return notFound(c);
+  app.get('/profiles/:user_id', validPath('user_id'), async (c) => {
+    const id = c.req.valid('param').user_id;
     const { db, config } = c.get('deps');
     const profile = await loadProfile(db, id);
     if (!profile) return notFound(c);

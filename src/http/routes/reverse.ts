@@ -12,11 +12,15 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { findSimilarImages, parseDistance, parseLimit, searchKeyOf } from '../../contexts/images/reverse-search.js';
+import type { z } from 'zod';
+import { findSimilarImages, searchKeyOf } from '../../contexts/images/reverse-search.js';
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { renderImages } from '../render/images.js';
+import type { ImageListResponse } from '../schemas/envelopes.js';
+import { routeQuery } from '../schemas/params.js';
+import { queryValues } from '../validate.js';
 import type { DepsWithUploads } from './upload.js';
 
 type Params = Record<string, unknown>;
@@ -68,16 +72,17 @@ export function reverseRoutes(): Hono<AppEnv> {
     async (c) => {
       const deps = c.get('deps') as DepsWithUploads;
       const body = await bodyParams(c);
-      const param = (name: string) => c.req.query(name) ?? str(body[name]);
-
-      const limit = parseLimit(param('limit'));
-      if (limit === null) return c.json(EMPTY);
-      const distance = parseDistance(param('distance'));
+      const query = queryValues(c.req.url);
+      const param = (name: string) => query[name] ?? str(body[name]);
+      // An invalid `limit` is the only value the schema refuses: the reference answers nothing.
+      const params = routeQuery.reverse.safeParse({ url: param('url'), distance: param('distance'), limit: param('limit') });
+      if (!params.success) return c.json(EMPTY);
+      const { limit, distance } = params.data;
       const maxBytes = deps.upload?.maxBytes ?? MAX_IMAGE_SIZE;
 
       let bytes = await fileBytes(body);
       if (!bytes) {
-        const url = param('url')?.trim();
+        const url = params.data.url?.trim();
         if (!url) return c.json(EMPTY);
         try {
           bytes = (
@@ -99,7 +104,7 @@ export function reverseRoutes(): Hono<AppEnv> {
       const user = c.get('user');
       const filter = await c.get('currentFilter')();
       const views = await renderImages(deps, found.ids, { filter, user });
-      return c.json({ images: views, interactions: [], total: found.total });
+      return c.json({ images: views, interactions: [], total: found.total } satisfies z.output<typeof ImageListResponse>);
     },
   );
 

@@ -29,6 +29,7 @@
  *   the reference lets anyone use `del=1`.
  */
 import { Hono } from 'hono';
+import type { z } from 'zod';
 import type { Query } from '../../../grammar/dsl.js';
 import {
   compileQuery,
@@ -40,7 +41,7 @@ import {
   type WatchList,
 } from '../../../grammar/index.js';
 import type { SearchRequest } from '../../search/engine.js';
-import { isSearchIndex, queryFields, SEARCH_INDEXES, type SearchIndexName } from '../../search/explain.js';
+import { queryFields, type SearchIndexName } from '../../search/explain.js';
 import {
   buildCommentSearch,
   buildFilterSearch,
@@ -63,41 +64,19 @@ import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { renderPosts } from '../render/posts.js';
 import { renderTags } from '../render/tags.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
-import { DEFAULT_PER_PAGE, parsePaging, type Paging } from '../middleware/paging.js';
+import { DEFAULT_PER_PAGE, toPaging, type Paging } from '../middleware/paging.js';
+import type { ExplainResponse } from '../schemas/envelopes.js';
+import { routeQuery } from '../schemas/params.js';
+import { validQuery } from '../validate.js';
 import { filterView } from '../views/filter.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
-
-export const QUERY_NOT_A_STRING = 'search query is not a string';
 
 /**
  * Search answers may be kept for a second: a change reaches the index within about that long,
  * and each answer carries an ETag, so a client that revalidates pays only for a 304.
  */
 const SEARCH_MAX_AGE = 1;
-
-// ---------------------------------------------------------------------------------------------
-// Parameters
-// ---------------------------------------------------------------------------------------------
-
-/**
- * The `q` parameter: `''` when absent. Given twice, or as a list or map (`q[]=a`, `q[k]=a`),
- * it is not a string: 400 like the reference's comment, post, gallery, tag and filter searches.
- */
-export function queryParam(c: AppContext): string {
-  const params = new URL(c.req.url).searchParams;
-  let count = 0;
-  for (const key of params.keys()) {
-    if (key === 'q') count++;
-    else if (key.startsWith('q[')) throw new ApiError(400, QUERY_NOT_A_STRING);
-  }
-  if (count > 1) throw new ApiError(400, QUERY_NOT_A_STRING);
-  return params.get('q') ?? '';
-}
-
-function pageOf(c: AppContext, defaultPerPage = DEFAULT_PER_PAGE): Paging {
-  return parsePaging({ page: c.req.query('page'), per_page: c.req.query('per_page') }, defaultPerPage);
-}
 
 const roleOf = (user: UserRow | null): Role => user?.role ?? 'anonymous';
 
@@ -191,9 +170,9 @@ function hiddenBy(deps: AppDeps, filter: FilterRow | null, user: UserRow | null)
 }
 
 /** `del`, for moderators and admins: `1` includes hidden images, `only`/`deleted` restrict to them. */
-function deletedParam(c: AppContext): 'include' | 'only' | 'deleted' | undefined {
+function deletedParam(c: AppContext, del: '1' | 'only' | 'deleted' | undefined): 'include' | 'only' | 'deleted' | undefined {
   if (!isStaffModerator(c.get('user'))) return undefined;
-  switch (c.req.query('del')) {
+  switch (del) {
     case '1':
       return 'include';
     case 'only':
@@ -207,19 +186,20 @@ function deletedParam(c: AppContext): 'include' | 'only' | 'deleted' | undefined
 
 const IMAGES_OPEN = Buffer.from('{"images":[');
 
-async function searchImages(c: AppContext): Promise<Response> {
+type ImageSearchParams = z.output<typeof routeQuery.searchImages>;
+
+async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
-  const q = queryParam(c);
-  const page = pageOf(c, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
-  const query = await compileFor(c, 'images', q);
+  const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
+  const query = await compileFor(c, 'images', params.q ?? '');
   const filter = await c.get('currentFilter')();
   const request = buildImageSearch({
     query,
-    sort: parseImageSort(c.req.query('sf'), c.req.query('sd')),
+    sort: parseImageSort(params.sf, params.sd),
     filters: hiddenBy(deps, filter, user),
-    ...(user === null ? {} : { userId: user.id, showOwnHidden: c.req.query('hidden') === '1' }),
-    ...withDeleted(deletedParam(c)),
+    ...(user === null ? {} : { userId: user.id, showOwnHidden: params.hidden === '1' }),
+    ...withDeleted(deletedParam(c, params.del)),
     page: page.page,
     perPage: page.perPage,
   });
@@ -290,11 +270,10 @@ function render(deps: AppDeps, index: SimpleIndex, ids: number[]): Promise<unkno
 }
 
 function simpleSearch(index: SimpleIndex) {
-  return async (c: AppContext): Promise<Response> => {
+  return async (c: AppContext, params: z.output<typeof routeQuery.search>): Promise<Response> => {
     const deps = c.get('deps');
-    const q = queryParam(c);
-    const page = pageOf(c);
-    const query = await compileFor(c, index, q);
+    const page = toPaging(params);
+    const query = await compileFor(c, index, params.q ?? '');
     const request = await simpleRequest(c, index, query, page);
     const { ids, total } = await runSearch(deps, index, request);
     const list = await render(deps, index, ids);
@@ -307,27 +286,22 @@ function simpleSearch(index: SimpleIndex) {
 // Explain
 // ---------------------------------------------------------------------------------------------
 
-async function explain(c: AppContext): Promise<Response> {
-  const index = c.req.query('index');
-  if (!isSearchIndex(index)) {
-    const known = SEARCH_INDEXES.join(', ');
-    const message = index === undefined ? `index is required; one of: ${known}` : `unknown index \`${index}'; one of: ${known}`;
-    throw new ApiError(400, message);
-  }
-  const query = await compileFor(c, index, queryParam(c));
+async function explain(c: AppContext, { index, q }: z.output<typeof routeQuery.searchExplain>): Promise<Response> {
+  const query = await compileFor(c, index, q ?? '');
   cacheFor(c, 60, { dependsOnUser: true });
-  return c.json({ index, query });
+  return c.json({ index, query } satisfies z.output<typeof ExplainResponse>);
 }
 
 export function searchRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get('/search/images', searchImages);
-  app.get('/search', searchImages);
-  app.get('/search/comments', simpleSearch('comments'));
-  app.get('/search/posts', simpleSearch('posts'));
-  app.get('/search/galleries', simpleSearch('galleries'));
-  app.get('/search/tags', simpleSearch('tags'));
-  app.get('/search/filters', simpleSearch('filters'));
-  app.get('/search/explain', explain);
+  const images = validQuery(routeQuery.searchImages);
+  app.get('/search/images', images, (c) => searchImages(c, c.req.valid('query')));
+  app.get('/search', images, (c) => searchImages(c, c.req.valid('query')));
+  const others = validQuery(routeQuery.search);
+  for (const index of ['comments', 'posts', 'galleries', 'tags', 'filters'] as const) {
+    const search = simpleSearch(index);
+    app.get(`/search/${index}`, others, (c) => search(c, c.req.valid('query')));
+  }
+  app.get('/search/explain', validQuery(routeQuery.searchExplain), (c) => explain(c, c.req.valid('query')));
   return app;
 }

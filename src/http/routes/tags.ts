@@ -9,14 +9,13 @@ import { notFound } from '../errors.js';
 import { findTagBySlug } from '../../contexts/tags/load.js';
 import { renderTagRows } from '../render/tags.js';
 import { cacheFor } from '../middleware/cache.js';
-import { textParam } from '../params.js';
+import { validPath } from '../validate.js';
 
 export function tagRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/tags/:tag_id', async (c) => {
-    const slug = textParam(c.req.param('tag_id'));
-    if (slug === undefined) return notFound(c);
+  app.get('/tags/:tag_id', validPath('tag_id'), async (c) => {
+    const slug = c.req.valid('param').tag_id;
     const deps = c.get('deps');
     const row = await findTagBySlug(deps.db, slug);
     if (!row) return notFound(c);

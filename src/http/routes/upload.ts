@@ -27,7 +27,7 @@ import { crc32 } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context } from 'hono';
 import ipaddr from 'ipaddr.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { uploadsInLastDay } from '../../contexts/images/uploads.js';
 import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js';
 import { findActiveBan, type ActiveBan } from '../../contexts/users/active-bans.js';
@@ -37,6 +37,9 @@ import { FileStore } from '../../media/storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { renderImage } from '../render/images.js';
+import type { BanErrorBody } from '../schemas/common.js';
+import { routeQuery, SubmissionBody } from '../schemas/params.js';
+import { validQuery } from '../validate.js';
 import { formatTime } from '../views/time.js';
 
 export interface UploadOptions {
@@ -116,26 +119,12 @@ export function fingerprintOf(userAgent: string | undefined): string {
 
 /** 403 for a banned caller, in the shape every limited route uses. */
 export function banResponse(c: Context, ban: ActiveBan): Response {
-  return c.json({ error: `Banned: ${ban.reason}`, reason: ban.reason, expires_at: formatTime(ban.validUntil) }, 403);
+  const body = { error: `Banned: ${ban.reason}`, reason: ban.reason, expires_at: formatTime(ban.validUntil) };
+  return c.json(body satisfies z.output<typeof BanErrorBody>, 403);
 }
 
-const text = z.string().nullish();
-
-const bodySchema = z.looseObject({
-  url: text,
-  image: z
-    .looseObject({
-      description: text,
-      tag_input: text,
-      source_url: text,
-      /** An array of URLs, or the reference's `{"0": {"source": "…"}}` map. */
-      sources: z.union([z.array(z.string()), z.record(z.string(), z.looseObject({ source: z.string().nullish() }))]).nullish(),
-      anonymous: z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]).nullish(),
-    })
-    .nullish(),
-});
-
-type Body = z.infer<typeof bodySchema>;
+/** The body as the OpenAPI document states it; fields of the wrong type are 400. */
+type Body = z.output<typeof SubmissionBody>;
 
 /** Type errors of the body as an errors map: `image.tag_input` → `tag_input: ["is invalid"]`. */
 function typeErrors(error: z.ZodError): SubmitErrors {
@@ -198,7 +187,7 @@ async function dailyCapWait(c: AppContext, userId: number): Promise<number | nul
 export function uploadRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.post('/images', async (c) => {
+  app.post('/images', validQuery(routeQuery.submission), async (c) => {
     const deps = c.get('deps') as DepsWithUploads;
     const user = c.get('user');
     if (!user) return errorResponse(c, 401, 'Unauthorized');
@@ -216,7 +205,7 @@ export function uploadRoutes(): Hono<AppEnv> {
     } catch {
       return errorResponse(c, 400, 'Malformed JSON body');
     }
-    const parsed = bodySchema.safeParse(raw);
+    const parsed = SubmissionBody.safeParse(raw);
     if (!parsed.success) return c.json({ errors: typeErrors(parsed.error) }, 400);
     const body = parsed.data;
     const image = body.image ?? {};
@@ -245,7 +234,7 @@ export function uploadRoutes(): Hono<AppEnv> {
         user,
         ip: ip ?? null,
         fingerprint: fingerprintOf(c.req.header('user-agent')),
-        url: body.url ?? c.req.query('url') ?? null,
+        url: body.url ?? c.req.valid('query').url ?? null,
         description: image.description ?? '',
         tagInput: image.tag_input ?? '',
         sourceUrl: image.source_url ?? null,

@@ -6,6 +6,7 @@
  * document (openapi.ts) and nothing else reads it.
  */
 import { z } from 'zod';
+import { INT32_MAX } from '../../db/int32.js';
 
 /** RFC 3339 in UTC at second precision, always ending in `Z` (`2024-05-01T12:00:00Z`). */
 export const datetime = () => z.iso.datetime({ precision: 0 });
@@ -17,7 +18,7 @@ export const httpUrl = () => z.url({ protocol: /^https?$/ }).meta({ pattern: '^h
 export const httpsUrl = () => z.url({ protocol: /^https$/ }).meta({ pattern: '^https://' });
 
 /** A record id (PostgreSQL `integer`, always positive). */
-export const id = () => z.int().min(1).max(2_147_483_647);
+export const id = () => z.int().min(1).max(INT32_MAX);
 
 /** A counter that cannot go below zero. */
 export const count = () => z.int().min(0);

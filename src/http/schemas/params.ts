@@ -1,15 +1,63 @@
 /**
- * Query and path parameters of every route: what a client should send. The server reads them
- * leniently, as the reference does (see the descriptions): a malformed paging or filter value
- * falls back to its default rather than failing, and unknown parameters are ignored. The
- * per-route objects (`routeQuery`, `routePath`) are what the OpenAPI document lists.
+ * Query and path parameters of every route: what the OpenAPI document lists, and what the routes
+ * read (http/validate.ts runs these schemas as Hono validators). The server reads them leniently,
+ * as the reference does (see the descriptions): a malformed paging or filter value falls back to
+ * its default rather than failing, a parameter given twice is read from its first value, and
+ * unknown parameters are ignored. Each lenient reader is a `z.preprocess` in front of the schema
+ * of the values it yields, so the document shows the values a client should send.
  */
 import { z } from 'zod';
-import { DEFAULT_DISTANCE, MAX_LIMIT } from '../../contexts/images/reverse-search.js';
+import { DEFAULT_DISTANCE, MAX_LIMIT, parseDistance, parseLimit } from '../../contexts/images/reverse-search.js';
 import { SEARCH_INDEXES } from '../../search/explain.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';
 import { id } from './common.js';
+
+// ---------------------------------------------------------------------------------------------
+// Reading raw values
+// ---------------------------------------------------------------------------------------------
+
+/** A query value as the validators hand it over: one string, or every value of a repeated name. */
+type Raw = unknown;
+
+/** The first value of a parameter given more than once (`?page=2&page=3` reads 2). */
+const first = (value: Raw): string | undefined => {
+  const one = Array.isArray(value) ? value[0] : value;
+  return typeof one === 'string' ? one : undefined;
+};
+
+/** The first value read by `schema`: repeated parameters count once. */
+const single = <T extends z.ZodType>(schema: T) => z.preprocess(first, schema);
+
+/**
+ * Elixir's `Integer.parse` as the reference's pagination uses it: an optional sign and the
+ * leading digits (`"2abc"` → 2); undefined when there are none. Values beyond the safe-integer
+ * range saturate, which the callers clamp anyway.
+ */
+export function integerParsePrefix(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^([+-]?)(\d+)/.exec(value);
+  if (!m) return undefined;
+  const digits = m[2]!.replace(/^0+(?=\d)/, '');
+  const n = digits.length > 15 ? Number.MAX_SAFE_INTEGER : Number(digits);
+  return m[1] === '-' ? -n : n;
+}
+
+const clamp = (n: number, min: number, max: number) => Math.min(Math.max(n, min), max);
+
+/** A record id: decimal digits only, within PostgreSQL's `integer`; anything else fails. */
+const decimalId = (value: Raw): unknown => {
+  const text = first(value);
+  return text !== undefined && /^\d{1,10}$/.test(text) ? Number(text) : value;
+};
+
+/** An id written in decimal (`007` is 7; `1.0`, `+1`, `1e3`, `0`, `2147483648` fail). */
+export const RecordId = z.preprocess(decimalId, id());
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Text PostgreSQL can store and compare: no NUL, no lone surrogates. */
+const storable = (text: string) => !text.includes('\0') && !LONE_SURROGATE.test(text);
 
 // ---------------------------------------------------------------------------------------------
 // Query parameters
@@ -23,16 +71,15 @@ export const KeyParam = z
       'API key of the caller, from the account settings. Optional except for `POST /images` and `GET /filters/user`; without it (or with an unknown key) the request is anonymous. A key of a deactivated or unconfirmed account is refused with 403.',
   });
 
-export const FilterIdParam = id().meta({
+/** Read as undefined when it is not an id: the current filter applies. */
+export const FilterIdParam = z.preprocess((value) => RecordId.safeParse(value).data, id().optional()).meta({
   id: 'FilterId',
   description:
     'Id of a filter to see the answer through instead of the current one (the key user\'s filter, else the system filter `Default`). Ignored when the caller may not use that filter (system, public and own filters are usable) or when it is not an id.',
 });
 
 export const PageParam = z
-  .int()
-  .min(1)
-  .max(MAX_PAGE)
+  .preprocess((value) => clamp(integerParsePrefix(first(value)) ?? 1, 1, MAX_PAGE), z.int().min(1).max(MAX_PAGE))
   .default(1)
   .meta({
     id: 'Page',
@@ -40,18 +87,23 @@ export const PageParam = z
       'Page number, from 1. Read like a leading integer (`2abc` is 2); empty, invalid or below 1 is the first page. Past the last page the list is empty and `total` still counts every match.',
   });
 
+/** Read as undefined when absent or invalid: the route's default applies (a key user's setting for image searches). */
 export const PerPageParam = z
-  .int()
-  .min(1)
-  .max(MAX_PER_PAGE)
-  .default(DEFAULT_PER_PAGE)
+  .preprocess((value) => {
+    const n = integerParsePrefix(first(value));
+    return n === undefined ? undefined : clamp(n, 1, MAX_PER_PAGE);
+  }, z.int().min(1).max(MAX_PER_PAGE).optional())
   .meta({
     id: 'PerPage',
+    default: DEFAULT_PER_PAGE,
     description: `Results per page, 1 to ${MAX_PER_PAGE}, default ${DEFAULT_PER_PAGE} (for image searches by a key user: their own setting). Values outside the range are clamped; invalid ones give the default.`,
   });
 
+export const QUERY_NOT_A_STRING = 'search query is not a string';
+
+/** Given twice (a list), it is not a string: 400 like the reference's searches. */
 export const QueryParam = z
-  .string()
+  .string({ error: QUERY_NOT_A_STRING })
   .meta({
     id: 'Query',
     description:
@@ -59,8 +111,7 @@ export const QueryParam = z
     examples: ['safe, solo', 'artist:example || (cute -sad)', 'created_at.gte:3 days ago, score.gt:100'],
   });
 
-export const SortFieldParam = z
-  .string()
+export const SortFieldParam = single(z.string())
   .default('first_seen_at')
   .meta({
     id: 'SortField',
@@ -69,24 +120,28 @@ export const SortFieldParam = z
   });
 
 export const SortDirectionParam = z
-  .enum(['desc', 'asc'])
+  .preprocess((value) => (first(value) === 'asc' ? 'asc' : 'desc'), z.enum(['desc', 'asc']))
   .default('desc')
   .meta({ id: 'SortDirection', description: 'Sort direction of image searches; anything but `asc` is `desc`.' });
 
-export const DeletedParam = z
-  .enum(['1', 'only', 'deleted'])
+/** One of `values`, else undefined: unknown values are ignored. */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((value) => {
+    const text = first(value);
+    return (values as readonly string[]).includes(text ?? '') ? text : undefined;
+  }, z.enum(values).optional());
+
+export const DeletedParam = oneOf(['1', 'only', 'deleted'])
   .meta({
     id: 'Deleted',
     description:
       'Moderators and admins only (ignored for anyone else): `1` includes hidden images, `only` lists only hidden images, `deleted` only hidden images that were not merged.',
   });
 
-export const HiddenParam = z
-  .enum(['1'])
+export const HiddenParam = oneOf(['1'])
   .meta({ id: 'Hidden', description: "`1`: key users also get the images they hid themselves (left out otherwise)." });
 
-export const ImageUrlParam = z
-  .string()
+export const ImageUrlParam = single(z.string())
   .meta({
     id: 'ImageUrl',
     description:
@@ -94,26 +149,25 @@ export const ImageUrlParam = z
   });
 
 export const DistanceParam = z
-  .number()
-  .min(0)
-  .max(1)
+  .preprocess((value) => parseDistance(Array.isArray(value) ? value[0] : value), z.number().min(0).max(1))
   .default(DEFAULT_DISTANCE)
   .meta({
     id: 'Distance',
     description: `How far matches may be: each quadrant intensity within 3·distance, the aspect ratio within distance. Read as a leading decimal number (\`.3\` is 0.3, junk is 0); empty or absent is ${DEFAULT_DISTANCE}; clamped to 0..1.`,
   });
 
+/** Absent or empty is undefined (no limit); an invalid value fails, and the search answers nothing. */
 export const LimitParam = z
-  .int()
-  .min(1)
-  .max(MAX_LIMIT)
+  .preprocess((value) => {
+    const limit = parseLimit(Array.isArray(value) ? value[0] : value);
+    return limit === null ? Number.NaN : limit;
+  }, z.int().min(1).max(MAX_LIMIT).optional())
   .meta({
     id: 'Limit',
     description: `Most matches to return, 1 to ${MAX_LIMIT} (absent: up to 50, all counted in \`total\`). Any other value gives the empty result. Ignored by every other route.`,
   });
 
-export const OembedUrlParam = z
-  .string()
+export const OembedUrlParam = single(z.string())
   .meta({
     id: 'OembedUrl',
     description:
@@ -121,9 +175,17 @@ export const OembedUrlParam = z
     examples: ['https://example.org/images/123'],
   });
 
-export const IndexParam = z
-  .enum(SEARCH_INDEXES)
-  .meta({ id: 'SearchIndex', description: 'The index whose fields the query is compiled with.' });
+const KNOWN_INDEXES = SEARCH_INDEXES.join(', ');
+
+/** Required: missing or unknown is 400 with the list of indexes. */
+export const IndexParam = single(
+  z.enum(SEARCH_INDEXES, {
+    error: (issue) =>
+      issue.input === undefined
+        ? `index is required; one of: ${KNOWN_INDEXES}`
+        : `unknown index \`${String(issue.input)}'; one of: ${KNOWN_INDEXES}`,
+  }),
+).meta({ id: 'SearchIndex', description: 'The index whose fields the query is compiled with.' });
 
 /** Every query parameter, by name. */
 export const queryParams = {
@@ -149,8 +211,8 @@ export type QueryParamName = keyof typeof queryParams;
 // ---------------------------------------------------------------------------------------------
 
 const pathId = (what: string) =>
-  id().meta({ description: `${what} id. Anything but a decimal id within 1..2147483647 is 404.` });
-const pathText = (description: string) => z.string().min(1).max(1000).meta({ description });
+  z.preprocess(decimalId, id()).meta({ description: `${what} id. Anything but a decimal id within 1..2147483647 is 404.` });
+const pathText = (description: string) => z.string().min(1).max(1000).refine(storable).meta({ description });
 
 export const pathParams = {
   image_id: pathId('Image'),
@@ -169,36 +231,42 @@ export type PathParamName = keyof typeof pathParams;
 // Per route
 // ---------------------------------------------------------------------------------------------
 
-export const SubmissionUrlParam = z
-  .string()
+export const SubmissionUrlParam = single(z.string())
   .meta({
     id: 'SubmissionUrl',
     description: 'Direct https link to the image file; read from the query only when the JSON body has no `url`.',
   });
 
+/** Parameters a client may leave out; those with a default keep it (absent reads the default). */
 const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
-  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as { [K in keyof T]: z.ZodOptional<T[K]> };
+  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v instanceof z.ZodDefault ? v : v.optional()])) as {
+    [K in keyof T]: T[K] extends z.ZodDefault ? T[K] : z.ZodOptional<T[K]>;
+  };
 
-const { key, filter_id, page, per_page, q, sf, sd, del, hidden, distance, limit, index } = queryParams;
+const { filter_id, page, per_page, q, sf, sd, del, hidden, distance, limit, index } = queryParams;
+
+/** `q[]=…` or `q[k]=…` makes `q` a list or a map: not a string either. */
+const searchQuery = <T extends z.ZodRawShape>(shape: T) =>
+  z.looseObject(shape).refine((params) => !Object.keys(params).some((name) => name.startsWith('q[')), { error: QUERY_NOT_A_STRING });
 
 /**
- * The query parameters each kind of route reads. Every route also accepts `key` and
- * `filter_id` and ignores parameters it does not know (`limit` from some clients, empty ones).
+ * The query parameters each kind of route reads. `key` is not listed: it is the security scheme,
+ * read by middleware/auth.ts for every route. Parameters a route does not know are ignored
+ * (`limit` from some clients, empty ones).
  */
 export const routeQuery = {
   /** Single objects. */
-  show: z.strictObject(optional({ key, filter_id })),
-  /** Lists paged from the database (forums, topics, topic posts, system filters). */
-  paged: z.strictObject(optional({ key, page, per_page })),
-  /** `GET /filters/user`: the key is required. */
-  userFilters: z.strictObject({ key, ...optional({ page, per_page }) }),
-  oembed: z.strictObject({ url: OembedUrlParam.optional(), ...optional({ key }) }),
-  searchImages: z.strictObject(optional({ key, filter_id, page, per_page, q, sf, sd, del, hidden })),
-  search: z.strictObject(optional({ key, filter_id, page, per_page, q })),
-  searchExplain: z.strictObject({ index, ...optional({ key, filter_id, q }) }),
-  reverse: z.strictObject(optional({ key, url: ImageUrlParam, distance, limit })),
-  /** `POST /images`: the key is required. */
-  submission: z.strictObject({ key, url: SubmissionUrlParam.optional() }),
+  show: z.object(optional({ filter_id })),
+  /** Lists paged from the database (forums, topics, topic posts, system and user filters). */
+  paged: z.object(optional({ page, per_page })),
+  oembed: z.object({ url: OembedUrlParam.optional() }),
+  searchImages: searchQuery(optional({ filter_id, page, per_page, q, sf, sd, del, hidden })),
+  search: searchQuery(optional({ filter_id, page, per_page, q })),
+  searchExplain: searchQuery({ index, ...optional({ filter_id, q }) }),
+  /** Read from the query, else from the body. */
+  reverse: z.object(optional({ url: ImageUrlParam, distance, limit })),
+  /** `POST /images`: `url` when the JSON body has none. */
+  submission: z.object({ url: SubmissionUrlParam.optional() }),
 } as const;
 
 export type RouteQueryKind = keyof typeof routeQuery;

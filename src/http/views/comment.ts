@@ -5,8 +5,10 @@
  * - hidden comment: author and avatar kept, `body`, `edited_at`, `edit_reason` null;
  * - otherwise all fields. `avatar` is always a string.
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { attribute, withheldAvatar } from './attribution.js';
+import type { Comment, WithheldComment } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import type { CommentRow } from '../../contexts/comments/types.js';
 import type { AuthorUser } from '../../contexts/users/types.js';
@@ -19,18 +21,8 @@ export interface CommentViewInput {
   user: AuthorUser | null;
 }
 
-export interface CommentJson {
-  id: number;
-  image_id: number;
-  user_id: number | null;
-  author: string | null;
-  avatar: string;
-  body: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  edited_at: string | null;
-  edit_reason: string | null;
-}
+/** A visible comment, or one on a hidden image with everything but the ids withheld. */
+export type CommentJson = z.output<typeof Comment> | z.output<typeof WithheldComment>;
 
 export function commentView(
   config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>,

@@ -1,19 +1,9 @@
 /** The filter object (spec "Filter response", reference §5.8). */
 import type { FilterRow } from '../../contexts/filters/types.js';
+import type { z } from 'zod';
+import type { Filter } from '../schemas/resources.js';
 
-export interface FilterJson {
-  id: number;
-  name: string;
-  description: string;
-  public: boolean;
-  system: boolean;
-  user_count: number;
-  user_id: number | null;
-  hidden_tag_ids: number[];
-  spoilered_tag_ids: number[];
-  hidden_complex: string;
-  spoilered_complex: string;
-}
+export type FilterJson = z.output<typeof Filter>;
 
 export function filterView(filter: FilterRow): FilterJson {
   return {

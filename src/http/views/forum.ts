@@ -1,13 +1,9 @@
 /** The forum object (spec "Forum response"). */
 import type { ForumRow } from '../../contexts/forums/types.js';
+import type { z } from 'zod';
+import type { Forum } from '../schemas/resources.js';
 
-export interface ForumJson {
-  name: string;
-  short_name: string;
-  description: string;
-  topic_count: number;
-  post_count: number;
-}
+export type ForumJson = z.output<typeof Forum>;
 
 export function forumView(forum: ForumRow): ForumJson {
   return {

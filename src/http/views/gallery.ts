@@ -3,18 +3,10 @@
  * client we know reads the legacy `user`/`user_id`. Both pairs are sent.
  */
 import type { GalleryRow } from '../../contexts/galleries/types.js';
+import type { z } from 'zod';
+import type { Gallery } from '../schemas/resources.js';
 
-export interface GalleryJson {
-  id: number;
-  title: string;
-  thumbnail_id: number;
-  spoiler_warning: string;
-  description: string;
-  user: string | null;
-  user_id: number | null;
-  creator: string | null;
-  creator_id: number | null;
-}
+export type GalleryJson = z.output<typeof Gallery>;
 
 export function galleryView(gallery: GalleryRow, creatorName: string | null): GalleryJson {
   return {

@@ -9,11 +9,14 @@
  * - All URLs are absolute under the CDN root; tags and `tag_ids` are in display order.
  * - `orig_size` and `hides` are kept from the reference's body in addition to the spec's table.
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { wilsonScore } from '../../search/indexes/images/document.js';
+import type { Image, Intensities as IntensitiesSchema } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import { prettyUrl, representations, type Representations } from './urls.js';
 import type { ImageRow, ImageTag, Intensities } from '../../contexts/images/types.js';
+
 
 export interface ImageViewInput {
   image: ImageRow;
@@ -30,48 +33,7 @@ export interface ImageViewInput {
 /** `duration` of a still image (spec: "otherwise the constant .04"). */
 export const STILL_DURATION = 0.04;
 
-export interface ImageJson {
-  id: number;
-  created_at: string;
-  updated_at: string;
-  first_seen_at: string;
-  width: number;
-  height: number;
-  mime_type: string;
-  size: number;
-  orig_size: number;
-  duration: number;
-  animated: boolean;
-  format: string;
-  aspect_ratio: number;
-  name: string;
-  sha512_hash: string;
-  orig_sha512_hash: string;
-  tags: string[];
-  tag_ids: number[];
-  tag_count: number;
-  uploader: string | null;
-  uploader_id: number | null;
-  wilson_score: number;
-  intensities: Intensities | null;
-  score: number;
-  upvotes: number;
-  downvotes: number;
-  faves: number;
-  hides: number;
-  comment_count: number;
-  description: string;
-  source_url: string;
-  source_urls: string[];
-  view_url: string;
-  representations: Representations;
-  spoilered: boolean;
-  thumbnails_generated: boolean;
-  processed: boolean;
-  deletion_reason: string | null;
-  duplicate_of: number | null;
-  hidden_from_users: boolean;
-}
+export type ImageJson = z.output<typeof Image>;
 
 /** Whether the uploader is shown: there is a user and the upload is not anonymous. */
 export function showsUploader(image: Pick<ImageRow, 'userId' | 'anonymous'>): boolean {

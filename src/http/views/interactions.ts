@@ -2,15 +2,11 @@
  * The `interactions` list of image answers (reference §5.4): the caller's hides, faves and votes
  * on the listed images; always `[]` for anonymous callers.
  */
+import type { z } from 'zod';
+import type { Interaction } from '../schemas/resources.js';
 
-export type InteractionType = 'hidden' | 'faved' | 'voted';
-
-export interface InteractionJson {
-  image_id: number;
-  user_id: number;
-  interaction_type: InteractionType;
-  value: '' | 'up' | 'down';
-}
+export type InteractionJson = z.output<typeof Interaction>;
+export type InteractionType = InteractionJson['interaction_type'];
 
 export function interactionView(
   imageId: number,

@@ -2,33 +2,16 @@
  * The oEmbed answer (spec "oEmbed response", reference §5.8), unwrapped. Brand-named fields use
  * the neutral word `site`; the provider is this service (`siteName`, `baseUrl` forced to https).
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 
+import type { Oembed } from '../schemas/resources.js';
 import { prettyUrl, thumbUrl } from './urls.js';
 import type { ImageRow, ImageTag } from '../../contexts/images/types.js';
 
 export const OEMBED_CACHE_AGE = 7200;
 
-export interface OembedJson {
-  type: 'photo';
-  version: '1.0';
-  title: string;
-  author_name: string;
-  author_url: string;
-  provider_name: string;
-  provider_url: string;
-  cache_age: number;
-  thumbnail_url: string;
-  thumbnail_width: number;
-  thumbnail_height: number;
-  url: string;
-  width: number;
-  height: number;
-  site_id: number;
-  site_score: number;
-  site_comments: number;
-  site_tags: string[];
-}
+export type OembedJson = z.output<typeof Oembed>;
 
 /** The provider URL: the public base URL with the https scheme (usage term 7). */
 export function httpsBaseUrl(baseUrl: string): string {

@@ -2,8 +2,10 @@
  * The forum post object (spec "Post response", reference §5.6): like a comment without
  * `image_id`, and without topic or forum fields. The anonymous name is stable per topic.
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { attribute, withheldAvatar } from './attribution.js';
+import type { Post, WithheldPost } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import type { PostRow } from '../../contexts/forums/types.js';
 import type { AuthorUser } from '../../contexts/users/types.js';
@@ -15,17 +17,8 @@ export interface PostViewInput {
   user: AuthorUser | null;
 }
 
-export interface PostJson {
-  id: number;
-  user_id: number | null;
-  author: string | null;
-  avatar: string;
-  body: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  edited_at: string | null;
-  edit_reason: string | null;
-}
+/** A visible post, or one of a hidden topic with everything but the id withheld. */
+export type PostJson = z.output<typeof Post> | z.output<typeof WithheldPost>;
 
 export function postView(
   config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>,

@@ -2,41 +2,18 @@
  * The user profile (spec "User response", reference §5.8) with its links and awards. `role` reads
  * "user" when the user hides their role; only public, verified links are shown.
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
+import type { Award, Link, Profile } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import { avatarUrl, badgeImageUrl } from './urls.js';
 import type { AwardRow, UserLinkRow, UserRow } from '../../contexts/users/types.js';
 
-export interface LinkJson {
-  user_id: number;
-  created_at: string;
-  state: string;
-  tag_id: number | null;
-}
+export type LinkJson = z.output<typeof Link>;
 
-export interface AwardJson {
-  image_url: string;
-  title: string;
-  id: number;
-  label: string;
-  awarded_on: string;
-}
+export type AwardJson = z.output<typeof Award>;
 
-export interface ProfileJson {
-  id: number;
-  name: string;
-  slug: string;
-  role: string;
-  description: string;
-  avatar_url: string | null;
-  created_at: string;
-  comments_count: number;
-  uploads_count: number;
-  posts_count: number;
-  topics_count: number;
-  links: LinkJson[];
-  awards: AwardJson[];
-}
+export type ProfileJson = z.output<typeof Profile>;
 
 /** Whether a link appears on the public profile. */
 export const isPublicLink = (link: UserLinkRow): boolean => link.public && link.state === 'verified';

@@ -2,7 +2,9 @@
  * The tag object (spec "Tag response", reference §5.7). Related tags are given by slug; only
  * `listed` do-not-post entries are shown, with their reason withheld when asked to.
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
+import type { DnpEntry, Tag } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import { tagImageUrl } from './urls.js';
 import type { DnpEntryRow, TagRow } from '../../contexts/tags/types.js';
@@ -16,31 +18,9 @@ export interface TagViewInput {
   dnpEntries: readonly DnpEntryRow[];
 }
 
-export interface DnpEntryJson {
-  id: number;
-  dnp_type: string;
-  conditions: string;
-  reason: string | null;
-  created_at: string;
-}
+export type DnpEntryJson = z.output<typeof DnpEntry>;
 
-export interface TagJson {
-  id: number;
-  name: string;
-  slug: string;
-  description: string;
-  short_description: string;
-  images: number;
-  spoiler_image_uri: string | null;
-  namespace: string | null;
-  name_in_namespace: string;
-  category: string | null;
-  aliased_tag: string | null;
-  aliases: string[];
-  implied_tags: string[];
-  implied_by_tags: string[];
-  dnp_entries: DnpEntryJson[];
-}
+export type TagJson = z.output<typeof Tag>;
 
 export function dnpEntryView(entry: DnpEntryRow): DnpEntryJson {
   return {

@@ -1,21 +1,13 @@
 /** The topic object (spec "Topic response", reference §5.6). */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { attribute } from './attribution.js';
+import type { Topic } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import type { TopicRow } from '../../contexts/forums/types.js';
 import type { AuthorUser } from '../../contexts/users/types.js';
 
-export interface TopicJson {
-  slug: string;
-  title: string;
-  post_count: number;
-  view_count: number;
-  sticky: boolean;
-  last_replied_to_at: string;
-  locked: boolean;
-  user_id: number | null;
-  author: string;
-}
+export type TopicJson = z.output<typeof Topic>;
 
 export function topicView(
   config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>,

@@ -4,9 +4,11 @@
  * `{cdnUrl}/badge-img` and tag spoiler images under `{cdnUrl}/tag-img`; in embedded mode the
  * service serves all four itself (routes/files.ts).
  */
+import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { representationExtension } from '../../media/formats.js';
 import { datePath } from '../../media/storage.js';
+import type { Representations as RepresentationsSchema } from '../schemas/resources.js';
 
 type UrlConfig = Pick<Config, 'cdnUrl'>;
 
@@ -68,18 +70,7 @@ export const REPRESENTATION_BOXES = {
 
 export type RepresentationName = keyof typeof REPRESENTATION_BOXES;
 
-export interface Representations {
-  full: string;
-  large: string;
-  medium: string;
-  small: string;
-  tall: string;
-  thumb: string;
-  thumb_small: string;
-  thumb_tiny: string;
-  webm?: string;
-  mp4?: string;
-}
+export type Representations = z.output<typeof RepresentationsSchema>;
 
 /**
  * All eight representation URLs (a version not larger than the image is the original `full`

@@ -1,0 +1,42 @@
+/**
+ * Route parameters read through the schemas that document them (schemas/params.ts), as Hono
+ * validators: what a handler gets from `c.req.valid('query' | 'param')` is what its operation in
+ * the OpenAPI document lists, so the two cannot drift apart.
+ */
+import type { Context } from 'hono';
+import { validator } from 'hono/validator';
+import { z } from 'zod';
+import { ApiError, notFound } from './errors.js';
+import { pathParams, type PathParamName } from './schemas/params.js';
+
+/**
+ * The query string by name: one string, or every value of a name given more than once. Decoded
+ * like URLSearchParams (the WHATWG rules), the way `q` has always been read.
+ */
+export function queryValues(url: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URL(url).searchParams) {
+    const seen = out[name];
+    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
+/** The query read by `schema`; a value it refuses is 400 with the schema's message. */
+export const validQuery = <T extends z.ZodType>(schema: T) =>
+  validator('query', (_value, c: Context): z.output<T> => {
+    const parsed = schema.safeParse(queryValues(c.req.url));
+    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+    return parsed.data;
+  });
+
+/** The path parameters `names`, read by their schemas; a value they refuse is 404. */
+export const validPath = <const N extends PathParamName>(...names: N[]) => {
+  const schema = z.object(Object.fromEntries(names.map((name) => [name, pathParams[name]]))) as unknown as z.ZodObject<{
+    [K in N]: (typeof pathParams)[K];
+  }>;
+  return validator('param', (value, c: Context) => {
+    const parsed = schema.safeParse(value);
+    return parsed.success ? parsed.data : notFound(c);
+  });
+};
