@@ -8,7 +8,7 @@ import { IMAGE_SORT_FIELDS } from '../../src/search/requests/index.js';
 import { insertKey, insertUser } from '../http/harness.js';
 import { assertResource } from '../support/resources.js';
 import { IMAGE, INTERACTION } from '../support/spec-shapes.js';
-import { buildBoard, expectedOrder, listable, type Board, type ImageModel } from './fixtures.js';
+import { buildBoard, expectedOrder, type Board, type ImageModel } from './fixtures.js';
 import { idsOf, qs, startSearchHarness, type SearchHarness } from './harness.js';
 
 let h: SearchHarness;

@@ -12,9 +12,9 @@
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { wilsonScore } from '../../search/indexes/images/document.js';
-import type { Image, Intensities as IntensitiesSchema } from '../schemas/resources.js';
+import type { Image, } from '../schemas/resources.js';
 import { formatTime } from './time.js';
-import { prettyUrl, representations, type Representations } from './urls.js';
+import { prettyUrl, representations, } from './urls.js';
 import type { ImageRow, ImageTag, Intensities } from '../../contexts/images/types.js';
 
 
