@@ -678,7 +678,8 @@ function compileBool(body: Record<string, unknown>, ctx: Ctx): DocPredicate {
   if (emptyShouldSpec !== undefined && minimumShouldMatch(0, emptyShouldSpec as number | string) > 0) return MATCH_NONE;
   if (should.length > 0) {
     const spec = body.minimum_should_match as number | string | undefined;
-    const msm = spec !== undefined ? minimumShouldMatch(should.length, spec) : required.length > 0 ? 0 : 1;
+    // With no must or filter clause Lucene still wants one should clause, whatever the spec says.
+    const msm = Math.max(spec !== undefined ? minimumShouldMatch(should.length, spec) : 0, required.length > 0 ? 0 : 1);
     if (msm > should.length) return MATCH_NONE;
     if (msm === 1) parts.push(anyOf(should));
     else if (msm === should.length) parts.push(allOf(should));

@@ -308,6 +308,9 @@ export function queryCatalogue(docs: IndexDocument[]): [string, Query][] {
     ['bool should optional with must', q({ bool: { must: [{ term: { tags: 'safe' } }], should: [{ term: { tags: 'solo' } }] } })],
     ['bool minimum_should_match 2', q({ bool: { should: [{ term: { tags: 'safe' } }, { term: { tags: 'solo' } }, { term: { tags: 'pony' } }], minimum_should_match: 2 } })],
     ['bool minimum_should_match percent', q({ bool: { should: [{ term: { tags: 'safe' } }, { term: { tags: 'solo' } }, { term: { tags: 'pony' } }, { term: { animated: true } }], minimum_should_match: '50%' } })],
+    ['bool minimum_should_match 0 with only should', q({ bool: { should: [{ term: { tags: 'cute' } }], must_not: { term: { tags: 'safe' } }, minimum_should_match: -1 } })],
+    ['bool minimum_should_match 1 with no should', q({ bool: { must: { term: { tags: 'solo' } }, minimum_should_match: 1 } })],
+    ['bool minimum_should_match 1 with only must_not', q({ bool: { must_not: { term: { tags: 'solo' } }, minimum_should_match: 1 } })],
     ['bool minimum_should_match negative', q({ bool: { must: { term: { processed: true } }, should: [{ term: { tags: 'cute' } }, { term: { tags: 'hat' } }], minimum_should_match: -1 } })],
     ['bool only must_not', q({ bool: { must_not: [{ term: { tags: 'safe' } }, { range: { width: { lt: 1000 } } }] } })],
     ['bool empty', q({ bool: {} })],
@@ -368,7 +371,7 @@ export const dslTreeArb = (docs: IndexDocument[]): fc.Arbitrary<Query> => {
           filter: fc.array(tie('tree'), { maxLength: 2 }),
           should: fc.array(tie('tree'), { maxLength: 3 }),
           must_not: fc.oneof(tie('tree'), fc.array(tie('tree'), { maxLength: 2 })),
-          minimum_should_match: fc.constantFrom(1, 2, -1, '50%'),
+          minimum_should_match: fc.constantFrom(0, 1, 2, -1, '50%'),
         },
         { requiredKeys: [] },
       )

@@ -372,7 +372,8 @@ export class Executor {
     }
     if (should.length > 0) {
       const spec = body.minimum_should_match as number | string | undefined;
-      msm = spec !== undefined ? minimumShouldMatch(should.length, spec) : must.length + filter.length > 0 ? 0 : 1;
+      // With no must or filter clause Lucene still wants one should clause, whatever the spec says.
+      msm = Math.max(spec !== undefined ? minimumShouldMatch(should.length, spec) : 0, must.length + filter.length > 0 ? 0 : 1);
       if (msm > should.length) return { bits: new Bitmap(), score: null };
     }
     const required = [

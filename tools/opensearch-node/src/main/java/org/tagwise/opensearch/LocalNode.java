@@ -50,8 +50,6 @@ public final class LocalNode extends Node {
             .put("transport.port", "0")
             .put("http.type", "netty4")
             .put("transport.type", "netty4")
-            // One node holds every shard, so replicas could never be assigned.
-            .put("cluster.default_number_of_replicas", 0)
             .build();
         Environment environment = InternalSettingsPreparer.prepareEnvironment(
             settings, Map.of(), home.resolve("config"), () -> "tagwise-local");
