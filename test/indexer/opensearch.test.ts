@@ -4,13 +4,13 @@
  * and the outbox follower brings inserts, updates and deletions to search. Runs only when
  * OPENSEARCH_URL is set (`npm run opensearch`); every index carries a unique prefix and is deleted.
  */
-import { Client } from '@opensearch-project/opensearch';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../indexer/index.js';
 import { images, imageTaggings, searchOutbox, tags } from '../../src/db/schema/index.js';
 import { OpenSearchEngine } from '../../src/search/opensearch/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { deleteIndices } from '../support/opensearch.js';
 import { bulkBoard } from './fixtures.js';
 import { eventually, reindexUnderSearch } from './helpers.js';
 
@@ -36,11 +36,7 @@ describe.skipIf(!url)('the indexer on a live OpenSearch node', () => {
     await indexer?.stop();
     await engine?.close();
     await t?.drop();
-    const admin = new Client({ node: url! });
-    const res = await admin.cat.indices({ index: `${prefix}*`, format: 'json', h: ['index'] });
-    const names = (res.body as { index?: string }[]).map((r) => r.index).filter((n): n is string => !!n);
-    if (names.length > 0) await admin.indices.delete({ index: names });
-    await admin.close();
+    await deleteIndices(url!, prefix);
   });
 
   it('reindexes every index and then verifies clean', async () => {
@@ -66,7 +62,7 @@ describe.skipIf(!url)('the indexer on a live OpenSearch node', () => {
         expect((await engine.search('images', { query: { term: { score: 8888 } } })).ids).toEqual([added]);
       }, 10_000, 100);
       await eventually(async () => expect(await t.db.$count(searchOutbox)).toBe(0), 10_000, 100);
-      const old = await new Client({ node: url! }).indices.exists({ index: `${prefix}images_v2` });
+      const old = await engine.client.indices.exists({ index: `${prefix}images_v2` });
       expect(old.body).toBe(false);
       const report = await indexer.verify(['images'], { sample: 200 });
       expect(report.ok).toBe(true);

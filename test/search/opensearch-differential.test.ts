@@ -11,7 +11,6 @@
  * Deliberate differences, not compared here: relevance scores of text queries (BM25 statistics
  * are Lucene's), and random order (OpenSearch salts random_score with the index and shard).
  */
-import { Client } from '@opensearch-project/opensearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileQuery, isQueryError, type Query, type QueryContext, type SortClause } from '../../grammar/index.js';
@@ -20,6 +19,7 @@ import type { IndexDocument, SearchEngine, SearchRequest } from '../../src/searc
 import { queryFields } from '../../src/search/explain.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { OpenSearchEngine } from '../../src/search/opensearch/index.js';
+import { deleteIndices } from '../support/opensearch.js';
 import { conformanceMapping, dslTreeArb, makeCorpus, queryCatalogue, TAG_NAMES } from './conformance.js';
 
 const url = process.env.OPENSEARCH_URL;
@@ -120,11 +120,7 @@ describe.skipIf(!url)('the embedded engine and OpenSearch agree', () => {
     console.log(`differential: ${compared} requests compared on ${docs.length} documents`);
     await opensearch?.close();
     await embedded.close();
-    const admin = new Client({ node: url! });
-    const res = await admin.cat.indices({ index: `${prefix}*`, format: 'json', h: ['index'] });
-    const names = (res.body as { index?: string }[]).map((r) => r.index).filter((n): n is string => !!n);
-    if (names.length > 0) await admin.indices.delete({ index: names });
-    await admin.close();
+    await deleteIndices(url!, prefix);
   });
 
   /** Both engines on one query under one sort: the whole first page and a deeper one. */
