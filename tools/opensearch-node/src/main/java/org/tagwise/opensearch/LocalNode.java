@@ -66,7 +66,13 @@ public final class LocalNode extends Node {
                 stopped.countDown();
             }
         }, "tagwise-local-shutdown"));
-        node.start();
+        try {
+            node.start();
+        } catch (Exception e) {
+            // the node's thread pools would keep the JVM alive after a failed start (port in use, say)
+            e.printStackTrace();
+            System.exit(1);
+        }
         stopped.await();
     }
 }
