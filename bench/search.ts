@@ -1,6 +1,7 @@
 /**
  * `npm run bench -- search [--images N] [--rebuild] [--http|--no-http] [--seconds S] [--runs R]
- *  [--baseline-runs B] [--connections C,…] [--variants V]`: the search acceptance benchmark.
+ *  [--baseline-runs B] [--connections C,…] [--variants V] [--engine opensearch [--opensearch-url U]]`:
+ *  the search acceptance benchmark.
  *
  * 1. A bulk-seeded board of N images (default 1,000,000) in `bench/.cache/board-<N>/`, built once
  *    with the bulk seeder and reused while its count matches (build time reported, not a target).
@@ -20,6 +21,10 @@
  *    engine's targets, are those of the first count: a closed loop of C clients on 2 cores queues
  *    C requests at once, so its latencies grow with C even when nothing gets slower. Then the
  *    latency at half the first count's throughput, offered on a schedule (open loop).
+ * 6. With `--engine opensearch`: the same images reindexed into the OpenSearch node at
+ *    `--opensearch-url` (default OPENSEARCH_URL, else http://127.0.0.1:9200; `npm run opensearch`
+ *    starts one) through the same indexer (seconds, documents/s), and the same mix run on it
+ *    (p50/p99 and answers compared with the embedded engine's), beside the embedded figures.
  *
  * Wall times on a shared machine depend on its load: the load average is printed with every
  * phase, and CPU times of this process and of the PostgreSQL server are reported beside them.
@@ -37,7 +42,7 @@ import { compileComplexFilter } from '../src/http/filter-query.js';
 import { findDefaultFilter } from '../src/contexts/filters/load.js';
 import { EmbeddedEngine, EngineThread } from '../src/search/embedded/index.js';
 import { idRangeBits, IdPermutation } from '../src/search/embedded/score.js';
-import type { SearchResult } from '../src/search/engine.js';
+import type { SearchEngine, SearchResult } from '../src/search/engine.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
 import { ensureBaselineTable } from './search/baseline.js';
@@ -45,6 +50,7 @@ import { openBoard } from './search/board.js';
 import type { DriverResult } from './harness/driver.js';
 import { drive, startApp, startHonoCeiling, type Server } from './harness/http.js';
 import { allMatchesSql, baselineSql, buildMix, PER_PAGE, type MixQuery } from './search/mix.js';
+import { benchOpenSearch, type OpenSearchSide } from './search/opensearch.js';
 import { ascending, cpuMs, loadAverage, mean, ms, percentile, serverCpuMs } from './harness/stats.js';
 import { table } from '../src/lib/table.js';
 
@@ -68,6 +74,8 @@ function options() {
       'baseline-runs': { type: 'string' },
       connections: { type: 'string' },
       variants: { type: 'string' },
+      engine: { type: 'string' },
+      'opensearch-url': { type: 'string' },
     },
   });
   const int = (v: string | undefined, name: string, fallback: number, min: number) => {
@@ -84,10 +92,21 @@ function options() {
     baselineRuns: int(values['baseline-runs'], 'baseline-runs', 48, 1),
     connections: connectionCounts(values.connections),
     variants: int(values.variants, 'variants', 16, 2),
+    opensearchUrl: opensearchUrl(values.engine, values['opensearch-url']),
   };
 }
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
+
+/** The node to compare with under `--engine opensearch`, else undefined. */
+function opensearchUrl(engine: string | undefined, url: string | undefined): string | undefined {
+  if (engine === undefined) {
+    if (url !== undefined) throw new Error('--opensearch-url needs --engine opensearch');
+    return undefined;
+  }
+  if (engine !== 'opensearch') throw new Error('--engine takes opensearch (the embedded engine always runs)');
+  return url ?? process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
+}
 
 /** `--connections 4,16`: the counts of concurrent connections of the HTTP runs, in order. */
 function connectionCounts(v: string | undefined): number[] {
@@ -216,11 +235,12 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------------------------ queries
     const mix = await buildMix(base, { images: o.images, hiddenTagIds, variants: o.variants });
     const compileOptions: CompileOptions = { fields: imageFields, role: 'anonymous', context: { userId: null, filters: () => undefined } };
-    const engineSearch = (m: MixQuery): Promise<SearchResult> => {
+    const searchOn = (target: SearchEngine, m: MixQuery): Promise<SearchResult> => {
       const query: Query = compileQuery(m.q, compileOptions);
       const request = buildImageSearch({ query, sort: parseImageSort(m.sf, undefined), filters: hidden, page: m.page, perPage: PER_PAGE });
-      return engine!.search('images', request);
+      return target.search('images', request);
     };
+    const engineSearch = (m: MixQuery): Promise<SearchResult> => searchOn(engine!, m);
     const baselineSearch = async (m: MixQuery): Promise<SearchResult> => {
       const [row] = await base.unsafe<{ total: number; ids: number[] }[]>(baselineSql(m, hiddenTagIds));
       return { total: row?.total ?? 0, ids: row?.ids ?? [] };
@@ -312,6 +332,24 @@ async function main(): Promise<void> {
     const bp50 = percentile(allBaseline, 0.5);
     const bp99 = percentile(allBaseline, 0.99);
     const pgCpuPerQuery = mean(kinds.map((k) => k.baselinePgCpuPerQuery ?? Number.NaN));
+
+    // --------------------------------------------------------------------------- OpenSearch
+    let opensearch: OpenSearchSide | undefined;
+    if (o.opensearchUrl) {
+      loads.opensearch = loadAverage();
+      opensearch = await benchOpenSearch({
+        url: o.opensearchUrl,
+        db,
+        queries: mix.queries,
+        kinds: mix.kinds,
+        runs: o.runs,
+        embeddedAnswers: engineFirst,
+        search: searchOn,
+        log,
+      });
+      loads.opensearchEnd = loadAverage();
+    }
+    const osAll = opensearch ? ascending(opensearch.kinds.flatMap((k) => k.times)) : [];
 
     // --------------------------------------------------------------------------------- HTTP
     interface HttpRun {
@@ -495,6 +533,35 @@ async function main(): Promise<void> {
     );
     console.log(`load average: queries start ${loads.queries}, end ${loads.queriesEnd}`);
 
+    if (opensearch) {
+      console.log(
+        `\n== OpenSearch at ${o.opensearchUrl} beside the embedded engine (same images, same indexer, same mix; ` +
+          `reindex ${opensearch.docs} docs in ${opensearch.reindexS.toFixed(1)} s = ${(opensearch.docs / opensearch.reindexS).toFixed(0)} docs/s, ` +
+          `embedded ${docs} docs in ${reindexS.toFixed(1)} s = ${(docs / reindexS).toFixed(0)} docs/s)`,
+      );
+      console.log(
+        table(
+          ['query kind', 'embedded p50', 'embedded p99', 'OpenSearch p50', 'OpenSearch p99', 'same total', 'same ids'],
+          opensearch.kinds.map((k) => {
+            const mine = kinds.find((x) => x.kind === k.kind)!;
+            return [
+              k.kind,
+              ms(percentile(mine.engine, 0.5)),
+              ms(percentile(mine.engine, 0.99)),
+              ms(percentile(k.times, 0.5)),
+              ms(percentile(k.times, 0.99)),
+              `${k.sameTotal}/${k.compared}`,
+              k.kind.startsWith('random') ? 'own order' : `${k.sameIds}/${k.compared}`,
+            ];
+          }),
+        ),
+      );
+      console.log(
+        `all kinds: embedded p50 ${ms(p50)} ms, p99 ${ms(p99)} ms; OpenSearch p50 ${ms(percentile(osAll, 0.5))} ms, p99 ${ms(percentile(osAll, 0.99))} ms ` +
+          `(sequential, one query at a time, HTTP round trip on loopback included); load average: start ${loads.opensearch}, end ${loads.opensearchEnd}`,
+      );
+    }
+
     const headline = http?.runs[0];
     if (http && headline) {
       console.log(
@@ -543,6 +610,11 @@ async function main(): Promise<void> {
         http_half_load_rps: http ? round(http.halfLoad.result.rps, 0) : null,
         http_half_load_p50_ms: http ? round(http.halfLoad.result.p50) : null,
         http_half_load_p99_ms: http ? round(http.halfLoad.result.p99) : null,
+        opensearch_p50_ms: opensearch ? round(percentile(osAll, 0.5), 3) : null,
+        opensearch_p99_ms: opensearch ? round(percentile(osAll, 0.99), 3) : null,
+        opensearch_reindex_s: opensearch ? round(opensearch.reindexS, 1) : null,
+        opensearch_docs_per_s: opensearch ? round(opensearch.docs / opensearch.reindexS, 0) : null,
+        reindex_docs_per_s: round(docs / reindexS, 0),
       }),
     );
   } finally {

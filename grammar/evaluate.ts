@@ -418,6 +418,8 @@ function parseIpNet(s: string): IpNet | null {
   const bytes = parseIp(addr);
   if (!bytes) return null;
   const v4 = !addr.includes(':');
+  // OpenSearch refuses a prefix on an IPv4-mapped IPv6 address: v4 or v6 prefix length?
+  if (!v4 && bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return null;
   const bits = Number(len) + (v4 ? 96 : 0);
   if (bits > 128 || (v4 && Number(len) > 32)) return null;
   return { bytes, bits };
@@ -670,9 +672,14 @@ function compileBool(body: Record<string, unknown>, ctx: Ctx): DocPredicate {
   const mustNot = asClauses(body.must_not, 'bool').map((c) => compileQuery(c, ctx));
 
   const parts: DocPredicate[] = [...required];
+  // OpenSearch applies minimum_should_match to zero should clauses too: a positive one then
+  // matches nothing (a bool of only must_not drops it when it adds its match_all).
+  const emptyShouldSpec = should.length === 0 && required.length > 0 ? body.minimum_should_match : undefined;
+  if (emptyShouldSpec !== undefined && minimumShouldMatch(0, emptyShouldSpec as number | string) > 0) return MATCH_NONE;
   if (should.length > 0) {
     const spec = body.minimum_should_match as number | string | undefined;
-    const msm = spec !== undefined ? minimumShouldMatch(should.length, spec) : required.length > 0 ? 0 : 1;
+    // With no must or filter clause Lucene still wants one should clause, whatever the spec says.
+    const msm = Math.max(spec !== undefined ? minimumShouldMatch(should.length, spec) : 0, required.length > 0 ? 0 : 1);
     if (msm > should.length) return MATCH_NONE;
     if (msm === 1) parts.push(anyOf(should));
     else if (msm === should.length) parts.push(allOf(should));

@@ -178,9 +178,8 @@ const AUTO_RE = /^auto(?::(\d+),(\d+))?$/i;
 
 /**
  * The maximum number of edits a fuzzy query allows for `value`:
- * - a number ≥ 1 (or its string): min(floor(f), 2);
- * - 0 ≤ f < 1: min(trunc((1 − f) · length), 2), length in code points (the relative fuzziness
- *   Philomena's `~0.8` syntax intends);
+ * - a number (or its string): min(trunc(f), 2), so `~0.8` allows no edit: OpenSearch 2.x
+ *   (`Fuzziness.asDistance`) no longer reads a fraction as a relative similarity;
  * - `AUTO` / `AUTO:low,high` (Lucene defaults 3 and 6): 0 edits below `low` code points, 1 below
  *   `high`, else 2.
  * Throws on anything else (negative, NaN, unknown strings), as OpenSearch rejects them.
@@ -203,8 +202,7 @@ export function fuzzyMaxEdits(value: string, fuzziness: number | string): number
   if (!Number.isFinite(fuzziness) || fuzziness < 0) {
     throw new Error(`Invalid fuzziness: ${String(fuzziness)}`);
   }
-  if (fuzziness >= 1) return Math.min(Math.floor(fuzziness), 2);
-  return Math.min(Math.trunc((1 - fuzziness) * codePointLength(value)), 2);
+  return Math.min(Math.trunc(fuzziness), 2);
 }
 
 // Reused DP rows, grown on demand (the module is single-threaded).

@@ -10,7 +10,7 @@ import { images, imageTaggings, searchOutbox, tags } from '../../src/db/schema/i
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bulkBoard } from './fixtures.js';
-import { eventually } from './helpers.js';
+import { eventually, reindexUnderSearch } from './helpers.js';
 
 const IMAGES = 5000;
 
@@ -53,43 +53,7 @@ describe('reindex', () => {
     await indexer.reindex(['images']);
     indexer.start();
     try {
-      let searches = 0;
-      let failures = 0;
-      let wrongTotals = 0;
-      let stop = false;
-      const total = await t.db.$count(images);
-      const searching = (async () => {
-        while (!stop) {
-          try {
-            const r = await engine.search('images', { query: { match_all: {} }, sort: [{ id: { order: 'desc' } }], size: 15 });
-            if (r.total < total) wrongTotals++;
-            searches++;
-          } catch {
-            failures++;
-          }
-          await new Promise((r) => setImmediate(r));
-        }
-      })();
-      let changed: number | undefined;
-      let added: number | undefined;
-      const results = await indexer.reindex(['images'], {
-        batchSize: 500,
-        onProgress: (p) => {
-          // change the board while the new version is half built
-          if (p.phase === 'loading' && p.done >= 2000 && changed === undefined) {
-            changed = -1;
-            void (async () => {
-              const [row] = await t.db.select({ id: images.id }).from(images).orderBy(images.id).limit(1);
-              changed = row!.id;
-              await t.db.update(images).set({ score: 9999 }).where(eq(images.id, changed));
-              const [img] = await t.db.insert(images).values({ imageFormat: 'png', imageMimeType: 'image/png', score: 8888 }).returning();
-              added = img!.id;
-            })();
-          }
-        },
-      });
-      stop = true;
-      await searching;
+      const { results, searches, failures, wrongTotals, changed, added } = await reindexUnderSearch(t.db, indexer, engine, 2000);
       expect(results[0]!.version).toBe('images_v3');
       expect(failures).toBe(0);
       expect(wrongTotals).toBe(0);

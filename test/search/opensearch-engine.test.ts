@@ -214,6 +214,17 @@ describe('createVersion and switchAlias', () => {
     expect(await engine.createVersion(images)).toBe('images_v3');
   });
 
+  it('also deletes older versions no alias points at (builds that failed before their switch)', async () => {
+    const engine = makeEngine();
+    await engine.ensureIndex(images);
+    const abandoned = await engine.createVersion(images);
+    const version = await engine.createVersion(images);
+    expect([abandoned, version]).toEqual(['images_v2', 'images_v3']);
+    const later = await engine.createVersion(images);
+    await engine.switchAlias('images', version);
+    expect([...fake.indices.keys()].sort()).toEqual(['test_images_v3', `test_${later}`]);
+  });
+
   it('restores settings, refreshes, swaps the alias atomically, then deletes the old version', async () => {
     const engine = makeEngine({ numberOfReplicas: 2, refreshInterval: '2s' });
     await engine.ensureIndex(images);
@@ -228,6 +239,7 @@ describe('createVersion and switchAlias', () => {
       'GET /test_images_v2/_refresh',
       'GET /_alias/test_images',
       'POST /_aliases',
+      'GET /_cat/indices/test_images_v*',
       'DELETE /test_images_v1',
     ]);
     expect(fake.requests[0]!.body).toEqual({ index: { refresh_interval: '2s', number_of_replicas: 2 } });

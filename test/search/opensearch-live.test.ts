@@ -10,6 +10,7 @@ import type { IndexDocument, IndexSpec, SearchRequest } from '../../src/search/e
 import type { IndexMapping } from '../../src/search/mapping.js';
 import { BulkWriteError, OpenSearchEngine, type OpenSearchEngineOptions } from '../../src/search/opensearch/index.js';
 import { assertValidSearchBody } from '../support/dsl-schema.js';
+import { deleteIndices } from '../support/opensearch.js';
 import { runEngineConformance } from './conformance.js';
 
 const url = process.env.OPENSEARCH_URL;
@@ -63,9 +64,7 @@ describe.skipIf(!url)('OpenSearch engine against a live node', () => {
 
   afterAll(async () => {
     for (const e of engines.splice(0)) await e.close();
-    const res = await admin.cat.indices({ index: `${prefix}*`, format: 'json', h: ['index'], expand_wildcards: 'all' });
-    const names = (res.body as { index?: string }[]).map((r) => r.index).filter((n): n is string => !!n);
-    if (names.length > 0) await admin.indices.delete({ index: names });
+    await deleteIndices(url!, prefix);
     await admin.close();
   });
 

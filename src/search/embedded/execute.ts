@@ -364,9 +364,16 @@ export class Executor {
     const should = asClauses(body.should, 'bool');
     const mustNot = asClauses(body.must_not, 'bool');
     let msm = 0;
+    // As OpenSearch: a positive minimum_should_match with no should clause (but a must or
+    // filter) matches nothing.
+    const emptyShouldSpec = should.length === 0 && must.length + filter.length > 0 ? body.minimum_should_match : undefined;
+    if (emptyShouldSpec !== undefined && minimumShouldMatch(0, emptyShouldSpec as number | string) > 0) {
+      return { bits: new Bitmap(), score: null };
+    }
     if (should.length > 0) {
       const spec = body.minimum_should_match as number | string | undefined;
-      msm = spec !== undefined ? minimumShouldMatch(should.length, spec) : must.length + filter.length > 0 ? 0 : 1;
+      // With no must or filter clause Lucene still wants one should clause, whatever the spec says.
+      msm = Math.max(spec !== undefined ? minimumShouldMatch(should.length, spec) : 0, must.length + filter.length > 0 ? 0 : 1);
       if (msm > should.length) return { bits: new Bitmap(), score: null };
     }
     const required = [

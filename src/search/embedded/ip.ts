@@ -39,6 +39,8 @@ export function ipKeyRange(value: string): [string, string] | undefined {
     return undefined;
   }
   const [addr, len] = parsed;
+  // OpenSearch refuses a prefix on an IPv4-mapped IPv6 address: v4 or v6 prefix length?
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) return undefined;
   const prefix = addr.kind() === 'ipv4' ? 96 + len : len;
   const bytes = v6Bytes(addr);
   const lo = bytes.slice();

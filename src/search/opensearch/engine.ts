@@ -403,13 +403,21 @@ export class OpenSearchEngine implements SearchEngine {
       this.client.indices.updateAliases({ body: { actions } }),
     );
     this.windows.clear();
-    if (old.length === 0) return;
+    // Versions numbered below the new one that no alias points at are builds that failed before
+    // their switch (a node restarted mid-reindex, say): nothing reads them, so they go too.
+    const number = Number(/_v(\d+)$/.exec(version)?.[1]);
+    const abandoned = (await this.versions(alias))
+      .filter((n) => n < number)
+      .map((n) => `${alias}_v${n}`)
+      .filter((i) => !old.includes(i));
+    const retired = [...old, ...abandoned];
+    if (retired.length === 0) return;
     // searches that resolved the alias just before the switch finish on the old version
-    if (this.retireDelayMs > 0) await sleep(this.retireDelayMs);
-    await this.call(`delete old version [${old.join(',')}]`, () =>
-      this.client.indices.delete({ index: old, ignore_unavailable: true }),
+    if (old.length > 0 && this.retireDelayMs > 0) await sleep(this.retireDelayMs);
+    await this.call(`delete old versions [${retired.join(',')}]`, () =>
+      this.client.indices.delete({ index: retired, ignore_unavailable: true }),
     );
-    for (const o of old) this.touched.delete(o);
+    for (const o of retired) this.touched.delete(o);
   }
 
   // ---- writes ------------------------------------------------------------------------------
