@@ -122,5 +122,5 @@ export async function applyStaged(tx: TransactionSql, plans: readonly Plan[], ta
       reporter.note(`${plan.spec.target} was not written: ${(err as Error).message}`);
     }
   }
-  await advanceSequences(tx, writable.map((p) => p.spec.target));
+  await advanceSequences(tx, writable.filter((p) => p.spec.key.join() === 'id').map((p) => p.spec.target));
 }

@@ -120,7 +120,7 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
     const estimate = filter ? undefined : await source.estimate(chosen.tables[0]!.table);
     await stageTable(sql, source, spec, chosen.tables, filter, estimate, tally, reporter);
     if (removal === 'keys') await stageKeys(sql, source, chosen.tables[0]!.table, spec.target);
-    await sql`update philomena_import set staged = staged || ${sql.json({ [spec.target]: tally } as never)} where id = 1`;
+    await sql`update philomena_import set staged = staged || ${JSON.stringify({ [spec.target]: tally })}::jsonb where id = 1`;
     options.onStaged?.(spec.target);
   }
   if (absent.tag_aliases !== undefined) delete absent.tag_aliases; // only the public dump has it
