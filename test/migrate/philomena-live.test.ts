@@ -4,13 +4,17 @@
  * and nothing private reached the board.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Indexer } from '../../indexer/index.js';
 import { sqlClientOf } from '../../src/db/client.js';
+import { rebuildIndices } from '../../src/migrate/philomena/rebuild-indices.js';
+import { createSearchEngine } from '../../src/search/create-engine.js';
 import { openLiveSource } from '../../src/migrate/philomena/live-source.js';
 import { migratePhilomena, type MigrateResult } from '../../src/migrate/philomena/run.js';
 import { CDN_URL, startHarness, type Harness } from '../http/harness.js';
 import { createPhilomenaDatabase, type PhilomenaDatabase } from '../support/philomena/database.js';
 import { fixtureRows } from '../support/philomena/rows.js';
 import type { Dialect } from '../support/philomena/schema.js';
+import { findPrivateValues } from './privacy.js';
 import { expectedComment, expectedFilter, expectedImage, expectedPost, expectedProfile, expectedTag, expectedTopic } from './reference-render.js';
 
 describe.each<Dialect>(['current', 'derpibooru'])('philomena import from the %s schema', (dialect) => {
@@ -130,6 +134,24 @@ describe.each<Dialect>(['current', 'derpibooru'])('philomena import from the %s 
     expect(await count('image_votes')).toBe(rows.image_votes!.length);
     expect(await count('image_hides')).toBe(rows.image_hides!.length);
     expect(await count('api_keys')).toBe(0);
+  });
+
+  test('the rebuilt search indices verify clean', async () => {
+    await rebuildIndices(h.db, h.config, () => {});
+    const engine = createSearchEngine(h.config);
+    try {
+      const report = await new Indexer({ db: h.db, engine, log: () => {} }).verify();
+      expect(report.indexes.filter((i) => !i.ok)).toEqual([]);
+      expect(report.ok).toBe(true);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  test('no private value reached the database or the data directory', async () => {
+    expect(await findPrivateValues(sqlClientOf(h.db), [h.dataDir])).toEqual([]);
+    // The search finds the markers where they are: in the source.
+    expect((await findPrivateValues(src.sql, [])).length).toBeGreaterThan(5);
   });
 
   test('new ids continue after the imported ones', async () => {
