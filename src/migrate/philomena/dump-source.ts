@@ -77,8 +77,9 @@ async function* pgRestoreLines(pgRestore: string, args: string[], info: ArchiveI
   child.stderr.on('data', (d: string) => {
     if (stderr.length < 10_000) stderr += d;
   });
-  const exited = new Promise<number>((resolve, reject) => {
-    child.once('error', reject);
+  // Settles either way, so a failed spawn is never an unhandled rejection.
+  const exited = new Promise<number | Error>((resolve) => {
+    child.once('error', resolve);
     child.once('close', (code) => resolve(code ?? 1));
   });
   const failure = (err: unknown) => {
@@ -89,9 +90,8 @@ async function* pgRestoreLines(pgRestore: string, args: string[], info: ArchiveI
   };
   try {
     for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) yield line;
-    const code = await exited.catch((err) => {
-      throw failure(err);
-    });
+    const code = await exited;
+    if (code instanceof Error) throw code;
     if (code !== 0) {
       const hint = /unsupported version/i.test(stderr) ? ` This pg_restore is too old for the archive (${describeArchive(info)}): install a newer ${PG_RESTORE_PACKAGE}.` : '';
       throw new Error(`pg_restore failed (exit ${code}): ${stderr.trim()}${hint}`);

@@ -166,8 +166,12 @@ function dumpTable(table: string, rows: FixtureRows): Array<Record<string, unkno
     case 'upvotes':
       return (rows.image_votes ?? []).filter((v) => v.up === true);
     case 'images':
-      // The public dump holds what the public sees: no deleted or merged images.
-      return (rows.images ?? []).filter((i) => i.hidden_from_users !== true);
+      // The public dump holds what the public sees: no deleted or merged images, no anonymous uploaders.
+      return (rows.images ?? []).filter((i) => i.hidden_from_users !== true).map((i) => ({ ...i, user_id: i.anonymous ? null : i.user_id }));
+    case 'image_taggings':
+    case 'image_sources':
+    case 'image_faves':
+      return (rows[table] ?? []).filter((x) => (rows.images ?? []).some((i) => i.id === x.image_id && i.hidden_from_users !== true));
     case 'comments':
       // Anonymous comments lose their author; destroyed and hidden ones are not published.
       return (rows.comments ?? [])
