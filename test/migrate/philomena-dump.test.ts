@@ -112,6 +112,11 @@ describe('the public dump shape', () => {
     }
   });
 
+  test('importing the same archive again writes nothing', async () => {
+    const again = await importArchive(h, archives['public-dump']!);
+    for (const [table, t] of again.tallies) expect([t.inserted, t.updated, t.deleted], table).toEqual([0, 0, 0]);
+  });
+
   test('upvotes become up votes; nothing private is written', async () => {
     const sql = sqlClientOf(h.db);
     const votes = await sql`select image_id, user_id, up from image_votes order by image_id, user_id`;
