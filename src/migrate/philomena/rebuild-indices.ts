@@ -12,13 +12,9 @@ export async function rebuildIndices(db: Database, config: Config, log: (message
   try {
     const indexer = new Indexer({ db, engine, log });
     await indexer.ensureIndexes();
-    const results = await indexer.reindex(undefined, {
-      onProgress: (p) => {
-        if (p.done === p.total) log(`index ${p.index}: ${p.done} documents`);
-      },
-    });
+    // The indexer logs each index it builds.
+    await indexer.reindex();
     await indexer.syncOnce();
-    for (const r of results) log(`index ${r.index}: ${r.docs} documents in ${r.seconds.toFixed(1)}s (${r.docsPerSecond} docs/s)`);
   } finally {
     await engine.flush();
     await engine.close();
