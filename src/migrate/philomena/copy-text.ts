@@ -2,6 +2,7 @@
  * PostgreSQL COPY text format, as both a live `COPY … TO STDOUT` and `pg_restore -f -` emit it:
  * one row a line, columns separated by tabs, `\N` for null, backslash escapes inside values.
  */
+import { StringDecoder } from 'node:string_decoder';
 
 /** One COPY field decoded to its text (null for `\N`). */
 export function decodeCopyField(field: string): string | null {
@@ -60,3 +61,20 @@ function unquoteIdentifier(name: string): string {
 
 /** The end-of-data marker of a COPY block in a script. */
 export const COPY_END = '\\.';
+
+/**
+ * The lines of a byte stream (COPY output), without their newlines. Reads the stream to its end,
+ * chunk by chunk, so the producer is never left half-read.
+ */
+export async function* streamLines(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of stream) {
+    const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) yield line;
+  }
+  rest += decoder.end();
+  if (rest !== '') yield rest;
+}

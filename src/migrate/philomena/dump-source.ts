@@ -7,8 +7,7 @@
 import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { COPY_END, decodeCopyField, parseCopyHeader } from './copy-text.js';
+import { COPY_END, decodeCopyField, parseCopyHeader, streamLines } from './copy-text.js';
 import type { PhilomenaSource, TableRows } from './source.js';
 
 export const PG_RESTORE_PACKAGE = 'postgresql-client';
@@ -89,7 +88,7 @@ async function* pgRestoreLines(pgRestore: string, args: string[], info: ArchiveI
     return err as Error;
   };
   try {
-    for await (const line of createInterface({ input: child.stdout, crlfDelay: Infinity })) yield line;
+    for await (const line of streamLines(child.stdout)) yield line;
     const code = await exited;
     if (code instanceof Error) throw code;
     if (code !== 0) {

@@ -1,12 +1,16 @@
 /**
  * Reading a live Philomena database: one REPEATABLE READ READ ONLY transaction for the whole run,
- * each table streamed with `COPY (SELECT <named columns> …) TO STDOUT`, so memory stays flat and
- * every table is read from the same snapshot. Nothing but the named columns is ever selected.
+ * each table streamed through a cursor of `SELECT <named columns>::text …`, so memory stays flat
+ * and every table is read from the same snapshot. Nothing but the named columns is ever selected.
+ * Values arrive as PostgreSQL's text output, as a dump's COPY lines give them, so one mapper
+ * serves both. (A COPY TO STDOUT stream would be faster, but postgres.js can leave its socket
+ * paused when such a stream ends while its reader is behind, hanging the connection.)
  */
-import { createInterface } from 'node:readline';
 import postgres, { type ReservedSql } from 'postgres';
-import { decodeCopyLine } from './copy-text.js';
 import type { PhilomenaSource, RowFilter, TableRows } from './source.js';
+
+/** Rows fetched per round trip. */
+const BATCH = 5000;
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -51,8 +55,7 @@ export async function openLiveSource(url: string): Promise<PhilomenaSource> {
       return rows.map((r) => r.version);
     },
     async estimate(table) {
-      const [row] = await reserved.unsafe<Array<{ n: number }>>(
-        `select reltuples::float8 as n from pg_class where oid = to_regclass($1)`, [ident(table)]);
+      const [row] = await reserved.unsafe<Array<{ n: number }>>(`select reltuples::float8 as n from pg_class where oid = to_regclass(${literal(ident(table))})`);
       return row && row.n > 0 ? row.n : undefined;
     },
     async snapshotTime() {
@@ -68,11 +71,11 @@ export async function openLiveSource(url: string): Promise<PhilomenaSource> {
       if (filter.imagesChangedSince !== undefined) {
         where.push(`image_id in (select id from images where updated_at >= ${literal(filter.imagesChangedSince)})`);
       }
-      const query = `copy (select ${columns.map(ident).join(', ')} from ${ident(table)}${where.length ? ` where ${where.join(' and ')}` : ''}) to stdout`;
-      const stream = await reserved.unsafe(query).readable();
-      const lines = createInterface({ input: stream, crlfDelay: Infinity });
+      const query = `select ${columns.map((c) => `${ident(c)}::text`).join(', ')} from ${ident(table)}${where.length ? ` where ${where.join(' and ')}` : ''}`;
       async function* rows() {
-        for await (const line of lines) yield decodeCopyLine(line);
+        for await (const batch of reserved.unsafe(query).values().cursor(BATCH)) {
+          for (const row of batch) yield row as Array<string | null>;
+        }
       }
       return { columns, rows: rows() };
     },

@@ -131,6 +131,9 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
     if (firstImport) {
       // Nothing is indexed yet: the caller rebuilds every index, so the outbox is bypassed.
       await tx.unsafe(`select set_config('tagwise.skip_outbox', 'on', true), pg_notify($1, '*')`, [RECORD_CHANGES_CHANNEL]);
+      // Every reference was checked while pruning, so row-by-row foreign key triggers only cost
+      // time on an empty board; skipping them needs a superuser, and without one they just run.
+      await tx.savepoint((sp) => sp.unsafe('set local session_replication_role = replica')).catch(() => {});
     }
     await applyStaged(tx, plans, tallies, reporter);
     await tx`update philomena_import set source = pending_source, snapshot = coalesce(pending_snapshot, snapshot),
