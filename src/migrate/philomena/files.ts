@@ -42,18 +42,20 @@ export async function bringFiles(db: Database, dir: string, store: FileStore, re
   const sql = sqlClientOf(db);
   const [{ total }] = (await sql`select count(*)::int as total from images where storage_key is null and not hidden_from_users`) as unknown as [{ total: number }];
   let done = 0;
-  const cursor = sql<Array<{ id: number; created_at: Date; image_format: string }>>`
-    select id, created_at, image_format from images where storage_key is null and not hidden_from_users order by id`.cursor(500);
+  const cursor = sql<Array<{ id: number; ms: number; image_format: string }>>`
+    select id, (extract(epoch from created_at) * 1000)::float8 as ms, image_format
+    from images where storage_key is null and not hidden_from_users order by id`.cursor(500);
   for await (const batch of cursor) {
     const placed: Array<{ id: number; key: string }> = [];
     for (const image of batch) {
-      const relative = `${datePath(image.created_at)}/${image.id}/full.${image.image_format}`;
+      const createdAt = new Date(image.ms);
+      const relative = `${datePath(createdAt)}/${image.id}/full.${image.image_format}`;
       const from = join(dir, relative);
       if (!(await stat(from).catch(() => null))?.isFile()) {
         summary.missing++;
         reporter.skipped('files', `image ${image.id}`, `no ${relative} under ${dir}`);
       } else {
-        const key = store.pathFor(image.created_at, image.id, 'full', image.image_format);
+        const key = store.pathFor(createdAt, image.id, 'full', image.image_format);
         summary[await placeFile(from, store.resolve(key))]++;
         placed.push({ id: image.id, key });
       }
