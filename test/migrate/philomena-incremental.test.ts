@@ -83,10 +83,12 @@ test('a run with nothing changed writes nothing', async () => {
   expect(changes(await run())).toEqual({});
 });
 
-test('a stopped run resumes without reading again the tables it had staged', async () => {
+test('a stopped run resumes without reading again the tables it had staged intact', async () => {
   await src.sql.unsafe(`update images set description = 'resumed', updated_at = ${NOW} where id = 3`);
   await expect(run({ onStaged: (t) => { if (t === 'images') throw new Error('stopped'); } })).rejects.toThrow('stopped');
   expect((await h.api('/images/3')).body.image.description).not.toBe('resumed');
+  // As a crash leaves an unlogged table: the ids staged to find removed tags are gone.
+  await sqlClientOf(h.db).unsafe('truncate philomena_staging."tags__keys"');
 
   const notes: string[] = [];
   const reporter: Reporter = { progress() {}, skipped() {}, note: (m) => notes.push(m) };
@@ -95,6 +97,7 @@ test('a stopped run resumes without reading again the tables it had staged', asy
   expect(notes.some((n) => n.startsWith('resuming'))).toBe(true);
   expect(staged).not.toContain('users');
   expect(staged).not.toContain('images');
+  expect(staged).toContain('tags'); // staged again, not taken as "every tag was removed"
   expect(staged).toContain('comments');
   expect(changes(result)).toEqual({ images: [0, 1, 0] });
   expect((await h.api('/images/3')).body.image.description).toBe('resumed');

@@ -15,6 +15,8 @@ export interface TableTally {
   skipped: Record<string, number>;
   /** Reason → rows whose optional reference was cleared. */
   adjusted: Record<string, number>;
+  /** Ids staged to find removed rows (live incremental runs). */
+  keys?: number;
 }
 
 export const emptyTally = (): TableTally => ({ read: 0, staged: 0, inserted: 0, updated: 0, unchanged: 0, deleted: 0, skipped: {}, adjusted: {} });

@@ -15,7 +15,7 @@ import { isBoardEmpty, truncateBoard } from '../../seed/common.js';
 import { applyStaged, type Plan } from './apply.js';
 import { emptyTally, silentReporter, type Reporter, type TableTally } from './report.js';
 import type { PhilomenaSource } from './source.js';
-import { STAGING, sourceTablesOf, stageKeys, stageTable, stagingTable } from './stage.js';
+import { STAGING, keysTable, sourceTablesOf, stageKeys, stageTable, stagingTable } from './stage.js';
 import { TABLES } from './tables.js';
 
 export interface MigrateOptions {
@@ -62,10 +62,11 @@ async function readState(sql: Sql): Promise<State | undefined> {
   return row;
 }
 
-async function stagedRows(sql: Sql, target: string): Promise<number | undefined> {
-  const [row] = await sql.unsafe<Array<{ exists: boolean }>>(`select to_regclass($1) is not null as exists`, [stagingTable(target)]);
+/** Rows in a staging table, or undefined when it is gone (unlogged tables empty after a crash, too). */
+async function stagedRows(sql: Sql, table: string): Promise<number | undefined> {
+  const [row] = await sql.unsafe<Array<{ exists: boolean }>>(`select to_regclass($1) is not null as exists`, [table]);
   if (!row?.exists) return undefined;
-  const [count] = await sql.unsafe<Array<{ n: number }>>(`select count(*)::int as n from ${stagingTable(target)}`);
+  const [count] = await sql.unsafe<Array<{ n: number }>>(`select count(*)::int as n from ${table}`);
   return count!.n;
 }
 
@@ -110,7 +111,10 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
     const removal = since === undefined || spec.stagingColumns ? 'full' : spec.changedBy ? 'keys' : spec.imageChild ? 'scoped' : 'full';
     plans.push({ spec, removal });
     const done = state!.staged[spec.target];
-    if (done && (await stagedRows(sql, spec.target)) === done.staged) {
+    const intact = async (d: TableTally) =>
+      (await stagedRows(sql, stagingTable(spec.target))) === d.staged &&
+      (removal !== 'keys' || (await stagedRows(sql, keysTable(spec.target))) === d.keys);
+    if (done && (await intact(done))) {
       tallies.set(spec.target, done);
       continue;
     }
@@ -119,7 +123,7 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
     const filter = since === undefined ? undefined : spec.changedBy ? { updatedSince: since } : spec.imageChild ? { imagesChangedSince: since } : undefined;
     const estimate = filter ? undefined : await source.estimate(chosen.tables[0]!.table);
     await stageTable(sql, source, spec, chosen.tables, filter, estimate, tally, reporter);
-    if (removal === 'keys') await stageKeys(sql, source, chosen.tables[0]!.table, spec.target);
+    if (removal === 'keys') tally.keys = await stageKeys(sql, source, chosen.tables[0]!.table, spec.target);
     await sql`update philomena_import set staged = staged || ${JSON.stringify({ [spec.target]: tally })}::jsonb where id = 1`;
     options.onStaged?.(spec.target);
   }

@@ -51,6 +51,7 @@ export async function stageTable(
   reporter: Reporter,
 ): Promise<void> {
   await createStaging(sql, spec);
+  reporter.progress(spec.target, 0, estimate);
   const cols = spec.columns.map((c) => `"${c}"`).join(', ');
   const writer = new CopyWriter(await sql.unsafe(`copy ${stagingTable(spec.target)} (${cols}) from stdin`).writable());
   try {
