@@ -139,7 +139,7 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
       // time on an empty board; skipping them needs a superuser, and without one they just run.
       await tx.savepoint((sp) => sp.unsafe('set local session_replication_role = replica')).catch(() => {});
     }
-    await applyStaged(tx, plans, tallies, reporter);
+    await applyStaged(tx, plans, tallies, reporter, { emptyBoard: firstImport });
     await tx`update philomena_import set source = pending_source, snapshot = coalesce(pending_snapshot, snapshot),
       completed_at = now(), pending_source = null, pending_snapshot = null, staged = '{}'::jsonb where id = 1`;
   });
