@@ -70,10 +70,7 @@ export async function stageTable(
       for await (const values of rows) {
         tally.read++;
         const row: SourceRow = { ...s.fixed };
-        for (let i = 0; i < fieldNames.length; i++) {
-          if (at[i]! >= 0) row[fieldNames[i]!] = values[at[i]!];
-          else if (row[fieldNames[i]!] === undefined) row[fieldNames[i]!] = undefined;
-        }
+        for (let i = 0; i < fieldNames.length; i++) if (at[i]! >= 0) row[fieldNames[i]!] = values[at[i]!];
         const mapped = spec.map(row);
         if (!Array.isArray(mapped)) {
           const reason = reasonKey(mapped.skip);
