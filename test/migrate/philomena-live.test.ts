@@ -5,7 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Indexer } from '../../indexer/index.js';
+import { eq } from 'drizzle-orm';
 import { sqlClientOf } from '../../src/db/client.js';
+import { galleries as galleryTable } from '../../src/db/schema/index.js';
+import { galleryView } from '../../src/http/views/gallery.js';
 import { rebuildIndices } from '../../src/migrate/philomena/rebuild-indices.js';
 import { createSearchEngine } from '../../src/search/create-engine.js';
 import { openLiveSource } from '../../src/migrate/philomena/live-source.js';
@@ -129,6 +132,10 @@ describe.each<Dialect>(['current', 'derpibooru'])('philomena import from the %s 
     expect(slots.map((r) => [r.gallery_id, r.image_id, r.position])).toEqual(rows.gallery_interactions!.map((g) => [g.gallery_id, g.image_id, g.position]));
     const galleries = await sql`select id, title, creator_id, anonymous from galleries order by id`;
     expect(galleries).toEqual(rows.galleries!.map((g) => ({ id: g.id, title: g.title, creator_id: g.user_id, anonymous: g.anonymous ?? false })));
+    // An anonymous gallery does not show its creator.
+    const [secret] = await h.db.select().from(galleryTable).where(eq(galleryTable.id, 3));
+    const shown = galleryView(secret!, 'Ünïcødé 名前');
+    expect([shown.creator, shown.creator_id, shown.user, shown.user_id]).toEqual(dialect === 'current' ? [null, null, null, null] : ['Ünïcødé 名前', 3, 'Ünïcødé 名前', 3]);
     const count = async (table: string) => Number((await sql.unsafe(`select count(*) as n from ${table}`))[0]!.n);
     expect(await count('image_faves')).toBe(rows.image_faves!.length);
     expect(await count('image_votes')).toBe(rows.image_votes!.length);
