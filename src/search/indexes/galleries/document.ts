@@ -5,7 +5,6 @@ import type { IndexDocument } from '../../engine.js';
  * Gallery documents as Philomena's `Galleries.SearchIndex.as_json` builds them (reference §2.5):
  * the title lowercased (the default field is an exact term), the image ids of the gallery in
  * order, the subscriber count, and the creator (lowercased name) unless the gallery is anonymous.
- * Galleries here have no anonymous flag, so `anonymous` is always false.
  */
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -23,7 +22,7 @@ with
     where s.gallery_id = any($1::int[])
     group by s.gallery_id)
 select
-  g.id, lower(g.title) as title, g.description, g.image_count, g.creator_id,
+  g.id, lower(g.title) as title, g.description, g.image_count, g.creator_id, g.anonymous,
   lower(u.name) as creator_name, coalesce(gs.subscriber_count, 0) as subscriber_count, gi.image_ids,
   ${iso('g.created_at')} as created_at, ${iso('g.updated_at')} as updated_at
 from galleries g
@@ -42,6 +41,7 @@ interface GalleryRow {
   description: string;
   image_count: number;
   creator_id: number;
+  anonymous: boolean;
   creator_name: string | null;
   subscriber_count: number;
   image_ids: number[] | null;
@@ -50,7 +50,7 @@ interface GalleryRow {
 }
 
 export function buildGalleryDocument(row: GalleryRow): IndexDocument {
-  const anonymous = false;
+  const anonymous = row.anonymous;
   return {
     id: row.id,
     image_count: row.image_count,

@@ -1,0 +1,92 @@
+/**
+ * Reading a live Philomena database: one REPEATABLE READ READ ONLY transaction for the whole run,
+ * each table streamed through a cursor of `SELECT <named columns>::text …`, so memory stays flat
+ * and every table is read from the same snapshot. Nothing but the named columns is ever selected.
+ * Values arrive as PostgreSQL's text output, as a dump's COPY lines give them, so one mapper
+ * serves both. (A COPY TO STDOUT stream would be faster, but postgres.js can leave its socket
+ * paused when such a stream ends while its reader is behind, hanging the connection.)
+ */
+import postgres, { type ReservedSql } from 'postgres';
+import type { PhilomenaSource, RowFilter, TableRows } from './source.js';
+
+/** Rows fetched per round trip. */
+const BATCH = 5000;
+
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** A database URL without its credentials: `postgres://host:port/name`. */
+export function sourceLabel(url: string): string {
+  const u = new URL(url);
+  return `postgres://${u.host}${u.pathname}`;
+}
+
+export async function openLiveSource(url: string): Promise<PhilomenaSource> {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, connection: { application_name: 'tagwise-import' } });
+  let reserved: ReservedSql;
+  try {
+    reserved = await sql.reserve();
+    await reserved.unsafe('begin isolation level repeatable read read only');
+  } catch (err) {
+    await sql.end({ timeout: 5 });
+    throw err;
+  }
+  let tableCache: Map<string, string[]> | undefined;
+  const source: PhilomenaSource = {
+    label: sourceLabel(url),
+    filters: true,
+    async tables() {
+      if (tableCache) return tableCache;
+      const rows = await reserved.unsafe<Array<{ table_name: string; column_name: string }>>(
+        `select table_name, column_name from information_schema.columns
+         where table_schema = current_schema() order by table_name, ordinal_position`,
+      );
+      tableCache = new Map();
+      for (const r of rows) {
+        const list = tableCache.get(r.table_name) ?? [];
+        list.push(r.column_name);
+        tableCache.set(r.table_name, list);
+      }
+      return tableCache;
+    },
+    async migrations() {
+      if (!(await source.tables()).has('schema_migrations')) return [];
+      const rows = await reserved.unsafe<Array<{ version: string }>>('select version::text as version from schema_migrations order by 1');
+      return rows.map((r) => r.version);
+    },
+    async estimate(table) {
+      const [row] = await reserved.unsafe<Array<{ n: number }>>(`select reltuples::float8 as n from pg_class where oid = to_regclass(${literal(ident(table))})`);
+      return row && row.n > 0 ? row.n : undefined;
+    },
+    async snapshotTime() {
+      const [row] = await reserved.unsafe<Array<{ now: string }>>(`select (now() at time zone 'UTC')::text as now`);
+      return row!.now;
+    },
+    async read(table: string, pick, filter: RowFilter = {}): Promise<TableRows> {
+      const available = (await source.tables()).get(table);
+      if (!available) throw new Error(`the source has no table ${table}`);
+      const columns = pick(available);
+      const where: string[] = [];
+      if (filter.updatedSince !== undefined) where.push(`updated_at >= ${literal(filter.updatedSince)}`);
+      if (filter.imagesChangedSince !== undefined) {
+        where.push(`image_id in (select id from images where updated_at >= ${literal(filter.imagesChangedSince)})`);
+      }
+      const query = `select ${columns.map((c) => `${ident(c)}::text`).join(', ')} from ${ident(table)}${where.length ? ` where ${where.join(' and ')}` : ''}`;
+      async function* rows() {
+        for await (const batch of reserved.unsafe(query).values().cursor(BATCH)) {
+          for (const row of batch) yield row as Array<string | null>;
+        }
+      }
+      return { columns, rows: rows() };
+    },
+    async close() {
+      try {
+        await reserved.unsafe('rollback');
+      } finally {
+        reserved.release();
+        await sql.end({ timeout: 5 });
+      }
+    },
+  };
+  return source;
+}
