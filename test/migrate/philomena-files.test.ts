@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
-import { processStoredImage } from '../../src/images/process-job.js';
+import { processStoredImage } from '../../src/contexts/images/process-job.js';
 import { FileStore } from '../../src/media/storage.js';
 import { bringFiles } from '../../src/migrate/philomena/files.js';
 import { openLiveSource } from '../../src/migrate/philomena/live-source.js';

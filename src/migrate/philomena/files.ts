@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { images } from '../../db/schema/index.js';
-import { PROCESS_IMAGE_JOB } from '../../images/submit.js';
+import { PROCESS_IMAGE_JOB } from '../../contexts/images/submit.js';
 import { enqueueJob } from '../../jobs/queue.js';
 import { datePath, type FileStore } from '../../media/storage.js';
 import type { Reporter } from './report.js';
