@@ -11,7 +11,7 @@
  * pre-compiled, dates pre-resolved); `evaluate` caches compiled queries by query object.
  */
 import type { Query } from './dsl.js';
-import type { FieldMapping, IndexMapping } from '../src/search/mapping.js';
+import type { FieldMapping, IndexMapping } from './mapping.js';
 import { analyzerFor, type AnalyzedText } from './text.js';
 import { compileDateBound, parseTimeZone, toEpochMillis } from './dates.js';
 import { compareStrings, compileWildcard, fuzzyMaxEdits, withinEditDistance } from './patterns.js';

@@ -7,11 +7,11 @@
  * in the text); nothing else is thrown for bad input.
  */
 export type { Query, SearchBody, SortClause } from './dsl.js';
+export type { FieldMapping, IndexMapping, ScalarType } from './mapping.js';
 export type { AndNode, BoostNode, NotNode, OrNode, QueryAst, QueryNode, Span, TermNode } from './ast.js';
 export { countNodes } from './ast.js';
 export { QueryError, isQueryError, positionAt, type SourcePosition } from './errors.js';
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.js';
-export { lex } from './lexer.js';
 export { parse, parseMessages, type ParseOptions } from './parser.js';
 export { print, printTerm, type PrintOptions } from './print.js';
 export { compile, compileQuery, compileSaved, compileMessages, foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
@@ -42,3 +42,30 @@ export { customMessages, filterIdTransform, galleryIdTransform, myTransform, wat
 export { normalizeMultiline } from './normalize.js';
 export { cleanTagName, NAMESPACE_CATEGORIES, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { formatUtc } from './values/date.js';
+export { junkText, lex } from './lexer.js';
+export { compileEvaluator, evaluate, minimumShouldMatch, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate.js';
+export {
+  analyze,
+  analyzeStandard,
+  analyzeWithPositions,
+  analyzerFor,
+  lowercase as lowercaseToken,
+  MAX_TOKEN_LENGTH,
+  stem,
+  STOP_WORDS,
+  tokenize,
+  type AnalyzedText,
+} from './text.js';
+export {
+  codePointLength,
+  compareStrings,
+  compileWildcard,
+  editDistanceUpTo,
+  fuzzyMaxEdits,
+  hasWildcard,
+  wildcardLiteralPrefix,
+  wildcardLiterals,
+  withinEditDistance,
+  type WildcardMatcher,
+} from './patterns.js';
+export { compileDateBound, parseDateBound, parseTimeZone, toEpochMillis, type DateBoundOptions } from './dates.js';

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { cleanTagName } from '../../grammar/tag-name.js';
+import { cleanTagName } from '../../grammar/index.js';
 import type { Database } from '../db/client.js';
 import { filters, tags } from '../db/schema/index.js';
 import { complexProblem } from './complex.js';

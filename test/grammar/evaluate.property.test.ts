@@ -5,8 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../grammar/evaluate.js';
-import { compile, compileQuery, print, type QueryNode, type RangeOp } from '../../grammar/index.js';
+import { evaluate, compile, compileQuery, print, type QueryNode, type RangeOp } from '../../grammar/index.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { assertValidQuery } from '../support/dsl-schema.js';

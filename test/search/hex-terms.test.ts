@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareStrings, compileWildcard, withinEditDistance } from '../../grammar/patterns.js';
+import { compareStrings, compileWildcard, withinEditDistance } from '../../grammar/index.js';
 import { HexTerms, storeOf } from '../../src/search/embedded/hex-terms.js';
 import { TermDictionary } from '../../src/search/embedded/keyword-index.js';
 import { StringTerms, type TermStore } from '../../src/search/embedded/term-store.js';

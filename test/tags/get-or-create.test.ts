@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NAMESPACE_CATEGORIES as GRAMMAR_NAMESPACE_CATEGORIES } from '../../grammar/tag-name.js';
+import { NAMESPACE_CATEGORIES as GRAMMAR_NAMESPACE_CATEGORIES } from '../../grammar/index.js';
 import { imageTaggings, images, tagImplications, tags } from '../../src/db/schema/index.js';
 import { aliasProblem, aliasSetProblems, aliasTag } from '../../src/tags/aliases.js';
 import {

@@ -30,8 +30,8 @@
  */
 import { inArray } from 'drizzle-orm';
 import { Hono } from 'hono';
-import type { Query } from '../../../grammar/dsl.js';
 import {
+  type Query,
   compileQuery,
   filterIdsIn,
   isQueryError,

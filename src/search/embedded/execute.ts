@@ -1,4 +1,4 @@
-import { minimumShouldMatch } from '../../../grammar/evaluate.js';
+import { minimumShouldMatch } from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import type { Field, FieldSet, NestedField } from './field-set.js';
 import {

@@ -1,7 +1,7 @@
 import type { FieldMapping } from '../mapping.js';
 import { Bitmap } from './bitmap.js';
 import { NumericColumn } from './columns.js';
-import { toEpochMillis } from '../../../grammar/dates.js';
+import { toEpochMillis } from '../../../grammar/index.js';
 import { ipKey } from './ip.js';
 import { TermDictionary } from './keyword-index.js';
 import { ByteReader, ByteWriter, RowStore } from './row-store.js';

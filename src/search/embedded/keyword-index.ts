@@ -1,4 +1,4 @@
-import { compareStrings, compileWildcard, wildcardLiteralPrefix, wildcardLiterals, withinEditDistance } from '../../../grammar/patterns.js';
+import { compareStrings, compileWildcard, wildcardLiteralPrefix, wildcardLiterals, withinEditDistance } from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
 import { PostingList, unionPostings } from './postings.js';

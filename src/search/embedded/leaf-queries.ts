@@ -1,9 +1,6 @@
-import { minimumShouldMatch } from '../../../grammar/evaluate.js';
-import { analyzerFor } from '../../../grammar/text.js';
-import { fuzzyMaxEdits } from '../../../grammar/patterns.js';
+import { minimumShouldMatch, analyzerFor, fuzzyMaxEdits, parseDateBound, parseTimeZone } from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import type { NumericRange } from './columns.js';
-import { parseDateBound, parseTimeZone } from '../../../grammar/dates.js';
 import type { Field, LeafField, TermField } from './field-set.js';
 import { ipKey, ipKeyRange } from './ip.js';
 import type { TermDictionary } from './keyword-index.js';

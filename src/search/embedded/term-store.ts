@@ -1,4 +1,4 @@
-import { compareStrings } from '../../../grammar/patterns.js';
+import { compareStrings } from '../../../grammar/index.js';
 import { finalizeHash, FNV_OFFSET, fnvStep } from './hash.js';
 
 /**

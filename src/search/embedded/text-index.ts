@@ -1,4 +1,4 @@
-import { analyzerFor, type AnalyzedText } from '../../../grammar/text.js';
+import { analyzerFor, type AnalyzedText } from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import { TermDictionary } from './keyword-index.js';
 import { u32 } from './search-memory.js';
