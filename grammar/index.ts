@@ -43,7 +43,7 @@ export { normalizeMultiline } from './normalize.js';
 export { cleanTagName, NAMESPACE_CATEGORIES, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { formatUtc } from './values/date.js';
 export { junkText, lex } from './lexer.js';
-export { compileEvaluator, evaluate, minimumShouldMatch, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate.js';
+export { compileEvaluator, evaluate, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate/index.js';
 export {
   analyze,
   analyzeStandard,
@@ -57,15 +57,48 @@ export {
   type AnalyzedText,
 } from './text.js';
 export {
+  asClauses,
+  asObject,
+  booleanRangeTest,
   codePointLength,
   compareStrings,
   compileWildcard,
+  dateBoundAt,
+  dateRangeInterval,
+  dateTermInterval,
   editDistanceUpTo,
+  fieldEntry,
+  fuzzyMatcher,
   fuzzyMaxEdits,
+  fuzzyOptions,
+  fuzzyPrefix,
   hasWildcard,
+  intervalTest,
+  ipKey,
+  ipKeyRange,
+  ipRangeKeys,
+  isPlainObject,
+  keywordOf,
+  longForm,
+  minimumShouldMatch,
+  numericBound,
+  numericTerm,
+  queryAnalyzer,
+  queryBoolean,
+  queryError,
+  queryNumber,
+  readRangeBounds,
+  requiredMatchTerms,
+  scalarQueryValue,
+  sloppyPhraseMatches,
   wildcardLiteralPrefix,
   wildcardLiterals,
   withinEditDistance,
+  type DateBound,
+  type DateInterval,
+  type FuzzyOptions,
+  type NumericKind,
+  type RangeBounds,
   type WildcardMatcher,
-} from './patterns.js';
+} from './match/index.js';
 export { compileDateBound, parseDateBound, parseTimeZone, toEpochMillis, type DateBoundOptions } from './dates.js';

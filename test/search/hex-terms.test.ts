@@ -118,7 +118,7 @@ describe('TermDictionary over hashes', () => {
         expect(termsOf(dict, dict.wildcardOrds(pattern))).toEqual(termsOf(dict, dict.matchingOrds(compileWildcard(pattern))));
         const prefix = pattern.replace(/[*?]/g, '');
         expect(termsOf(dict, dict.prefixOrds(prefix))).toEqual(all.filter((t) => t.startsWith(prefix)).sort());
-        expect(termsOf(dict, dict.fuzzyOrds(other, 2))).toEqual(all.filter((t) => withinEditDistance(t, other, 2, true)).sort());
+        expect(termsOf(dict, dict.fuzzyOrds(other, { maxEdits: 2, prefixLength: 0, transpositions: true }))).toEqual(all.filter((t) => withinEditDistance(t, other, 2, true)).sort());
         const [lo, hi] = [first, other].sort();
         expect(termsOf(dict, dict.rangeOrds(lo, true, hi, false))).toEqual(all.filter((t) => t >= lo! && t < hi!).sort());
         expect(Array.from(dict.sortedOrds(), (o) => dict.termAt(o))).toEqual([...all].sort(compareStrings));

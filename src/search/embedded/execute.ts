@@ -1,24 +1,17 @@
-import { minimumShouldMatch } from '../../../grammar/index.js';
-import { Bitmap } from './bitmap.js';
-import type { Field, FieldSet, NestedField } from './field-set.js';
 import {
+  asClauses,
   asObject,
-  boostOf,
   fieldEntry,
-  fuzzyBits,
   isPlainObject,
   keywordOf,
   longForm,
-  matchBits,
-  patternBits,
-  phraseBits,
+  minimumShouldMatch,
   queryError,
-  rangeBits,
   scalarQueryValue,
-  termBits,
-  termsBits,
-  type LeafEnv,
-} from './leaf-queries.js';
+} from '../../../grammar/index.js';
+import { Bitmap } from './bitmap.js';
+import type { Field, FieldSet, NestedField } from './field-set.js';
+import { boostOf, fuzzyBits, matchBits, patternBits, phraseBits, rangeBits, termBits, termsBits, type LeafEnv } from './leaf-queries.js';
 import type { PhysicalIndex } from './physical-index.js';
 import {
   combineBoost,
@@ -61,12 +54,6 @@ export interface Hits {
 }
 
 const BOOL_KEYS = new Set(['must', 'filter', 'should', 'must_not', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative']);
-
-function asClauses(v: unknown, kind: string): unknown[] {
-  if (v === undefined || v === null) return [];
-  if (Array.isArray(v)) return v;
-  return [asObject(v, kind)];
-}
 
 function union(list: Bitmap[]): Bitmap {
   if (list.length === 0) return new Bitmap();

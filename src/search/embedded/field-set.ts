@@ -1,8 +1,7 @@
 import type { FieldMapping } from '../mapping.js';
 import { Bitmap } from './bitmap.js';
 import { NumericColumn } from './columns.js';
-import { toEpochMillis } from '../../../grammar/index.js';
-import { ipKey } from './ip.js';
+import { ipKey, isPlainObject, toEpochMillis } from '../../../grammar/index.js';
 import { TermDictionary } from './keyword-index.js';
 import { ByteReader, ByteWriter, RowStore } from './row-store.js';
 import { TextField } from './text-index.js';
@@ -90,10 +89,6 @@ export interface NestedField extends Base {
 
 export type LeafField = NumericField | TermField | TextFieldDef;
 export type Field = LeafField | ObjectField | NestedField;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
-}
 
 function growU32(a: Uint32Array, index: number): Uint32Array {
   if (index < a.length) return a;

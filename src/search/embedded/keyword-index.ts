@@ -1,4 +1,12 @@
-import { compareStrings, compileWildcard, wildcardLiteralPrefix, wildcardLiterals, withinEditDistance } from '../../../grammar/index.js';
+import {
+  compareStrings,
+  compileWildcard,
+  fuzzyMatcher,
+  fuzzyPrefix,
+  wildcardLiteralPrefix,
+  wildcardLiterals,
+  type FuzzyOptions,
+} from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
 import { PostingList, unionPostings } from './postings.js';
@@ -473,16 +481,11 @@ export class TermDictionary {
   }
 
   /** Terms within `maxEdits` of `value` that share its first `prefixLength` characters. */
-  fuzzyOrds(value: string, maxEdits: number, prefixLength = 0, transpositions = true): number[] {
+  fuzzyOrds(value: string, options: FuzzyOptions): number[] {
     const out: number[] = [];
-    const prefix = prefixLength > 0 ? [...value].slice(0, prefixLength).join('') : '';
-    const len = value.length;
-    this.forPrefix(prefix, (o) => {
-      const t = this.store.at(o);
-      if (t === value) out.push(o);
-      else if (Math.abs(t.length - len) <= maxEdits * 2 && withinEditDistance(t, value, maxEdits, transpositions)) {
-        out.push(o);
-      }
+    const matches = fuzzyMatcher(value, options);
+    this.forPrefix(fuzzyPrefix(value, options.prefixLength), (o) => {
+      if (matches(this.store.at(o))) out.push(o);
     });
     return out;
   }

@@ -1,9 +1,8 @@
+import { asObject, ipKey, isPlainObject } from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import type { NumericColumn } from './columns.js';
 import { parentsOf, type Executor, type Scope } from './execute.js';
 import type { Field, FieldSet, NestedField, TermField } from './field-set.js';
-import { ipKey } from './ip.js';
-import { asObject, isPlainObject } from './leaf-queries.js';
 import type { PhysicalIndex } from './physical-index.js';
 import type { RandomOrder, Scorer } from './score.js';
 import { f64, u32 } from './search-memory.js';

@@ -1,4 +1,4 @@
-import { analyzerFor, type AnalyzedText } from '../../../grammar/index.js';
+import { analyzerFor, sloppyPhraseMatches, type AnalyzedText } from '../../../grammar/index.js';
 import { Bitmap } from './bitmap.js';
 import { TermDictionary } from './keyword-index.js';
 import { u32 } from './search-memory.js';
@@ -132,7 +132,7 @@ export class TextField {
         const at = cur.seek(doc);
         posOf.set(unique[u]!, Array.from(cur.s.data.subarray(at, at + cur.count())));
       }
-      if (slop === 0 ? exactPhrase(posOf, ords, offsets) : sloppyPhrase(posOf, ords, positions, slop)) out.push(doc);
+      if (slop === 0 ? exactPhrase(posOf, ords, offsets) : sloppyPhraseMatches(ords.map((o) => posOf.get(o)!), positions, slop)) out.push(doc);
     }
     return Bitmap.fromSorted(out);
   }
@@ -172,30 +172,6 @@ function exactPhrase(posOf: Map<number, number[]>, ords: number[], offsets: numb
     let ok = true;
     for (let i = 1; i < ords.length && ok; i++) ok = sets[i]!.has(start + offsets[i]!);
     if (ok) return true;
-  }
-  return false;
-}
-
-/** Some choice of distinct occurrences whose offsets (position − query position) span ≤ slop. */
-function sloppyPhrase(posOf: Map<number, number[]>, ords: number[], qPos: number[], slop: number): boolean {
-  const occ = ords.map((o) => posOf.get(o)!);
-  const starts = new Set<number>();
-  occ.forEach((l, k) => l.forEach((p) => starts.add(p - qPos[k]!)));
-  const used = new Set<number>();
-  const assign = (k: number, lo: number): boolean => {
-    if (k === ords.length) return true;
-    for (const p of occ[k]!) {
-      const off = p - qPos[k]!;
-      if (off < lo || off > lo + slop || used.has(p)) continue;
-      used.add(p);
-      if (assign(k + 1, lo)) return true;
-      used.delete(p);
-    }
-    return false;
-  };
-  for (const lo of starts) {
-    used.clear();
-    if (assign(0, lo)) return true;
   }
   return false;
 }
