@@ -1,7 +1,7 @@
-import { Bitmap } from './bitmap.js';
-import { PostingList } from './postings.js';
+import { Bitmap } from '../postings/bitmap.js';
+import { PostingList } from '../postings/postings.js';
 import { radixArgsort } from './radix.js';
-import { u32 } from './search-memory.js';
+import { u32 } from '../search-memory.js';
 
 export interface NumericRange {
   lo: number;

@@ -1,5 +1,5 @@
-import { compareStrings } from '../../../grammar/index.js';
-import { finalizeHash, FNV_OFFSET, fnvStep } from './hash.js';
+import { compareStrings } from '../../../../grammar/index.js';
+import { finalizeHash, FNV_OFFSET, fnvStep } from '../hash.js';
 import { StringTerms, type TermStore } from './term-store.js';
 
 /*

@@ -11,7 +11,7 @@
  * a result bound for elsewhere is copied out of one.
  */
 
-import { inSearchMemory, KERNEL_SCRATCH_OFFSET, searchMemory } from './search-memory.js';
+import { inSearchMemory, KERNEL_SCRATCH_OFFSET, searchMemory } from '../search-memory.js';
 
 /** Words of a bitset container, and its bytes. */
 export const CONTAINER_WORDS = 2048;

@@ -1,5 +1,5 @@
-import { compareStrings } from '../../../grammar/index.js';
-import { finalizeHash, FNV_OFFSET, fnvStep } from './hash.js';
+import { compareStrings } from '../../../../grammar/index.js';
+import { finalizeHash, FNV_OFFSET, fnvStep } from '../hash.js';
 
 /**
  * The terms of a dictionary by ordinal (ordinals are dense, in order of first appearance), with

@@ -1,7 +1,7 @@
-import { analyzerFor, sloppyPhraseMatches, type AnalyzedText } from '../../../grammar/index.js';
-import { Bitmap } from './bitmap.js';
+import { analyzerFor, sloppyPhraseMatches, type AnalyzedText } from '../../../../grammar/index.js';
+import { Bitmap } from '../postings/bitmap.js';
 import { TermDictionary } from './keyword-index.js';
-import { u32 } from './search-memory.js';
+import { u32 } from '../search-memory.js';
 
 /** Position gap between the values of a multi-valued text field (Lucene's default). */
 const POSITION_INCREMENT_GAP = 100;

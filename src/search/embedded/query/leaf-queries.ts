@@ -17,12 +17,12 @@ import {
   requiredMatchTerms,
   scalarQueryValue,
   type NumericKind,
-} from '../../../grammar/index.js';
-import { Bitmap } from './bitmap.js';
-import type { NumericRange } from './columns.js';
-import type { Field, LeafField, NumericField, TermField } from './field-set.js';
-import type { TermDictionary } from './keyword-index.js';
-import { atLeast } from './text-index.js';
+} from '../../../../grammar/index.js';
+import { Bitmap } from '../postings/bitmap.js';
+import type { NumericRange } from '../columns/columns.js';
+import type { Field, LeafField, NumericField, TermField } from '../index/field-set.js';
+import type { TermDictionary } from '../terms/keyword-index.js';
+import { atLeast } from '../terms/text-index.js';
 
 /*
  * Field-level queries (term, terms, range, prefix, wildcard, fuzzy, match, match_phrase) as

@@ -1,14 +1,14 @@
 import { appendFile, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IndexDocument } from '../engine.js';
-import type { IndexMapping } from '../mapping.js';
-import { Bitmap } from './bitmap.js';
-import type { FieldSet } from './field-set.js';
-import { HexTerms } from './hex-terms.js';
-import { TermDictionary } from './keyword-index.js';
-import { PhysicalIndex } from './physical-index.js';
-import { RowStore } from './row-store.js';
-import type { TermStore } from './term-store.js';
+import type { IndexDocument } from '../../engine.js';
+import type { IndexMapping } from '../../mapping.js';
+import { Bitmap } from '../postings/bitmap.js';
+import type { FieldSet } from '../index/field-set.js';
+import { HexTerms } from '../terms/hex-terms.js';
+import { TermDictionary } from '../terms/keyword-index.js';
+import { PhysicalIndex } from '../index/physical-index.js';
+import { RowStore } from '../store/row-store.js';
+import type { TermStore } from '../terms/term-store.js';
 
 /*
  * Snapshots, under `<dataDir>/index/`:

@@ -1,11 +1,11 @@
-import { asObject, ipKey, isPlainObject } from '../../../grammar/index.js';
-import { Bitmap } from './bitmap.js';
-import type { NumericColumn } from './columns.js';
-import { parentsOf, type Executor, type Scope } from './execute.js';
-import type { Field, FieldSet, NestedField, TermField } from './field-set.js';
-import type { PhysicalIndex } from './physical-index.js';
-import type { RandomOrder, Scorer } from './score.js';
-import { f64, u32 } from './search-memory.js';
+import { asObject, ipKey, isPlainObject } from '../../../../grammar/index.js';
+import { Bitmap } from '../postings/bitmap.js';
+import type { NumericColumn } from '../columns/columns.js';
+import { parentsOf, type Executor, type Scope } from '../query/execute.js';
+import type { Field, FieldSet, NestedField, TermField } from '../index/field-set.js';
+import type { PhysicalIndex } from '../index/physical-index.js';
+import type { RandomOrder, Scorer } from '../query/score.js';
+import { f64, u32 } from '../search-memory.js';
 
 /*
  * Sorting: each sort clause becomes a key function (a number per document, undefined when the

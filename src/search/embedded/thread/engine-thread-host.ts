@@ -4,7 +4,7 @@
  * runs to completion, so calls that follow one another on the port also take effect in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { EmbeddedEngine, type EmbeddedEngineOptions } from './engine.js';
+import { EmbeddedEngine, type EmbeddedEngineOptions } from '../engine.js';
 import type { EngineCall, EngineReply } from './engine-thread.js';
 
 const engine = new EmbeddedEngine((workerData as { options: EmbeddedEngineOptions }).options);

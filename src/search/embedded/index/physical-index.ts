@@ -1,6 +1,6 @@
-import type { IndexDocument } from '../engine.js';
-import type { IndexMapping } from '../mapping.js';
-import { Bitmap } from './bitmap.js';
+import type { IndexDocument } from '../../engine.js';
+import type { IndexMapping } from '../../mapping.js';
+import { Bitmap } from '../postings/bitmap.js';
 import { FieldSet } from './field-set.js';
 
 /** id → document number: a direct table for ids below 2^26, a Map for the others. */

@@ -11,8 +11,8 @@
  * made after it. Errors come back with their name and message.
  */
 import { Worker } from 'node:worker_threads';
-import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
-import type { EmbeddedEngine, EmbeddedEngineOptions } from './engine.js';
+import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
+import type { EmbeddedEngine, EmbeddedEngineOptions } from '../engine.js';
 
 type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'close';
 

@@ -6,11 +6,11 @@ import {
   wildcardLiteralPrefix,
   wildcardLiterals,
   type FuzzyOptions,
-} from '../../../grammar/index.js';
-import { Bitmap } from './bitmap.js';
+} from '../../../../grammar/index.js';
+import { Bitmap } from '../postings/bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
-import { PostingList, unionPostings } from './postings.js';
-import { outsideSearchMemory } from './search-memory.js';
+import { PostingList, unionPostings } from '../postings/postings.js';
+import { outsideSearchMemory } from '../search-memory.js';
 import { SortedTermText } from './term-text.js';
 import { StringTerms, type TermStore } from './term-store.js';
 

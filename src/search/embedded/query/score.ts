@@ -3,7 +3,7 @@
  * times its boost (a constant-score approximation of OpenSearch's relevance), `bool` sums its
  * `must` and `should` clauses, `function_score` combines its query score with its functions.
  */
-import { finalizeHash } from './hash.js';
+import { finalizeHash } from '../hash.js';
 
 export type Scorer = ((doc: number) => number) & {
   /** Set on a pure random order (random_score of the document id, boost_mode replace). */

@@ -8,11 +8,11 @@ import {
   minimumShouldMatch,
   queryError,
   scalarQueryValue,
-} from '../../../grammar/index.js';
-import { Bitmap } from './bitmap.js';
-import type { Field, FieldSet, NestedField } from './field-set.js';
+} from '../../../../grammar/index.js';
+import { Bitmap } from '../postings/bitmap.js';
+import type { Field, FieldSet, NestedField } from '../index/field-set.js';
 import { boostOf, fuzzyBits, matchBits, patternBits, phraseBits, rangeBits, termBits, termsBits, type LeafEnv } from './leaf-queries.js';
-import type { PhysicalIndex } from './physical-index.js';
+import type { PhysicalIndex } from '../index/physical-index.js';
 import {
   combineBoost,
   combineFunctions,
@@ -26,8 +26,8 @@ import {
   type ScoreMode,
   type Scorer,
 } from './score.js';
-import { outsideSearchMemory } from './search-memory.js';
-import { atLeast } from './text-index.js';
+import { outsideSearchMemory } from '../search-memory.js';
+import { atLeast } from '../terms/text-index.js';
 
 /*
  * Query execution: the DSL as bitmap algebra. Every query yields the bitmap of its matching
