@@ -3,8 +3,12 @@
  *
  *     compileQuery('safe, solo', { fields: imageFields, role: 'user', context: { userId: 1 } })
  *
- * Everything here is pure. Errors are `QueryError` (message in the reference wording, position
- * in the text); nothing else is thrown for bad input.
+ * Also what that DSL means: `match/` says how a leaf query (term, range, wildcard, fuzzy, date,
+ * IP …) matches a value, for the embedded engine and for `evaluate/`, which runs a query against
+ * one document. Everything here is pure and imports nothing of the rest of the project; the rest
+ * of the project imports the grammar through this file only. Errors of the language are
+ * `QueryError` (message in the reference wording, position in the text); nothing else is thrown
+ * for bad input.
  */
 export type { Query, SearchBody, SortClause } from './dsl.js';
 export type { FieldMapping, IndexMapping, ScalarType } from './mapping.js';

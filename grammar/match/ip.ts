@@ -15,10 +15,17 @@ function bytesKey(bytes: number[]): string {
   return s;
 }
 
+/** IPv4 in four-part decimal, each part 0–255 without leading zeros (OpenSearch's only IPv4 form). */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 function parseAddress(value: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
-  if (ipaddr.IPv4.isValidFourPartDecimal(value)) return ipaddr.IPv4.parse(value);
-  if (value.includes(':') && !value.includes('%') && ipaddr.IPv6.isValid(value)) return ipaddr.IPv6.parse(value);
-  return undefined;
+  if (IPV4.test(value)) return ipaddr.IPv4.parse(value);
+  if (!value.includes(':') || value.includes('%')) return undefined;
+  try {
+    return ipaddr.IPv6.parse(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function v6Bytes(addr: ipaddr.IPv4 | ipaddr.IPv6): number[] {
