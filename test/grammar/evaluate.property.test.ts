@@ -1,6 +1,6 @@
 /**
  * For random query trees over a small vocabulary and random image documents, evaluating the
- * compiled DSL (grammar/evaluate.ts, OpenSearch semantics) must agree with a direct reading of
+ * compiled DSL (grammar/evaluate/, OpenSearch semantics) must agree with a direct reading of
  * the tree written here from the reference's rules, independently of the compiler.
  */
 import fc from 'fast-check';

@@ -1,8 +1,9 @@
 /**
  * Stored fields: one variable-length byte record per document in a growable buffer, with an
  * offset per document. Records hold what the columns and term dictionaries cannot give back
- * (term ordinals and their JSON types, texts, nulls, unusual shapes); see `field-set.ts` for the
- * record layout. Also the byte reader and writer used for records and snapshots.
+ * (term ordinals and their JSON types, texts, nulls, unusual shapes); see
+ * `index/field-values.ts` for the record layout. Also the byte reader and writer used for records
+ * and snapshots.
  */
 
 const encoder = new TextEncoder();
