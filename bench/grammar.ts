@@ -10,8 +10,7 @@
  * Rates are per CPU second of this process (one core), so that a busy machine skews them less.
  * Prints one line per figure and a final JSON line.
  */
-import { compileQuery, type Query } from '../grammar/index.js';
-import { compileEvaluator } from '../grammar/evaluate.js';
+import { compileQuery, type Query, compileEvaluator } from '../grammar/index.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { imagesMapping } from '../src/search/indexes/images/mapping.js';
 

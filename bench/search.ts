@@ -41,7 +41,7 @@ import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
 import { findDefaultFilter } from '../src/contexts/filters/load.js';
 import { EmbeddedEngine, EngineThread } from '../src/search/embedded/index.js';
-import { idRangeBits, IdPermutation } from '../src/search/embedded/score.js';
+import { idRangeBits, IdPermutation } from '../src/search/embedded/query/score.js';
 import type { SearchEngine, SearchResult } from '../src/search/engine.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';

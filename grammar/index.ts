@@ -3,15 +3,19 @@
  *
  *     compileQuery('safe, solo', { fields: imageFields, role: 'user', context: { userId: 1 } })
  *
- * Everything here is pure. Errors are `QueryError` (message in the reference wording, position
- * in the text); nothing else is thrown for bad input.
+ * Also what that DSL means: `match/` says how a leaf query (term, range, wildcard, fuzzy, date,
+ * IP …) matches a value, for the embedded engine and for `evaluate/`, which runs a query against
+ * one document. Everything here is pure and imports nothing of the rest of the project; the rest
+ * of the project imports the grammar through this file only. Errors of the language are
+ * `QueryError` (message in the reference wording, position in the text); nothing else is thrown
+ * for bad input.
  */
 export type { Query, SearchBody, SortClause } from './dsl.js';
+export type { FieldMapping, IndexMapping, ScalarType } from './mapping.js';
 export type { AndNode, BoostNode, NotNode, OrNode, QueryAst, QueryNode, Span, TermNode } from './ast.js';
 export { countNodes } from './ast.js';
 export { QueryError, isQueryError, positionAt, type SourcePosition } from './errors.js';
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.js';
-export { lex } from './lexer.js';
 export { parse, parseMessages, type ParseOptions } from './parser.js';
 export { print, printTerm, type PrintOptions } from './print.js';
 export { compile, compileQuery, compileSaved, compileMessages, foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
@@ -42,3 +46,63 @@ export { customMessages, filterIdTransform, galleryIdTransform, myTransform, wat
 export { normalizeMultiline } from './normalize.js';
 export { cleanTagName, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { formatUtc } from './values/date.js';
+export { junkText, lex } from './lexer.js';
+export { compileEvaluator, evaluate, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate/index.js';
+export {
+  analyze,
+  analyzeStandard,
+  analyzeWithPositions,
+  analyzerFor,
+  lowercase as lowercaseToken,
+  MAX_TOKEN_LENGTH,
+  stem,
+  STOP_WORDS,
+  tokenize,
+  type AnalyzedText,
+} from './text.js';
+export {
+  asClauses,
+  asObject,
+  booleanRangeTest,
+  codePointLength,
+  compareStrings,
+  compileWildcard,
+  dateBoundAt,
+  dateRangeInterval,
+  dateTermInterval,
+  editDistanceUpTo,
+  fieldEntry,
+  fuzzyMatcher,
+  fuzzyMaxEdits,
+  fuzzyOptions,
+  fuzzyPrefix,
+  hasWildcard,
+  intervalTest,
+  ipKey,
+  ipKeyRange,
+  ipRangeKeys,
+  isPlainObject,
+  keywordOf,
+  longForm,
+  minimumShouldMatch,
+  numericBound,
+  numericTerm,
+  queryAnalyzer,
+  queryBoolean,
+  queryError,
+  queryNumber,
+  readRangeBounds,
+  requiredMatchTerms,
+  scalarQueryValue,
+  sloppyPhraseMatches,
+  wildcardLiteralPrefix,
+  wildcardLiterals,
+  withinEditDistance,
+  type DateBound,
+  type DateInterval,
+  type FuzzyOptions,
+  type NumericKind,
+  type RangeBounds,
+  type WildcardMatcher,
+} from './match/index.js';
+export { compileDateBound, parseDateBound, parseTimeZone, toEpochMillis, type DateBoundOptions } from './dates.js';

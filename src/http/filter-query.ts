@@ -6,8 +6,7 @@
  * an expression rather than letting it hide or spoiler every image (a deliberate fix of the
  * reference, §3.2).
  */
-import type { Query } from '../../grammar/dsl.js';
-import { compileQuery, normalizeMultiline } from '../../grammar/index.js';
+import { type Query, compileQuery, normalizeMultiline } from '../../grammar/index.js';
 import { imageFields } from '../search/indexes/images/fields.js';
 import type { UserRow } from '../contexts/users/types.js';
 

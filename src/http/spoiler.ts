@@ -6,7 +6,7 @@
  *       compiled by the grammar for the images index and evaluated in process.
  * An expression that is empty or does not compile is ignored: it never spoilers everything.
  */
-import { compileEvaluator, type DocPredicate } from '../../grammar/evaluate.js';
+import { compileEvaluator, type DocPredicate } from '../../grammar/index.js';
 import { imagesMapping } from '../search/indexes/images/mapping.js';
 import { loadImageDocuments } from '../search/indexes/images/document.js';
 import type { AppDeps } from './context.js';

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { eq, inArray, or, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { cleanTagName, slugify, splitNamespace } from '../../grammar/tag-name.js';
+import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
 import { complexProblem } from '../contexts/filters/complex.js';
 import type { Database } from '../db/client.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { slugify, splitNamespace } from '../../grammar/tag-name.js';
+import { slugify, splitNamespace } from '../../grammar/index.js';
 import {
   apiKeys,
   badgeAwards,

@@ -1,4 +1,4 @@
-import type { Query, SortClause } from '../../grammar/dsl.js';
+import type { Query, SortClause } from '../../grammar/index.js';
 import type { IndexMapping } from './mapping.js';
 
 /** A document as stored in an index: Philomena's field names (reference §2), `id` always set. */

@@ -1,15 +1,5 @@
 /**
- * The subset of OpenSearch mappings our indices use. Both engines read it: OpenSearch receives it
- * as is, the embedded engine picks its column and dictionary layouts from it.
+ * The search layer's name for the index mapping types. They are declared in the grammar, whose
+ * evaluator reads them to type document fields; both engines and every index definition use them.
  */
-export type ScalarType = 'integer' | 'long' | 'float' | 'date' | 'boolean' | 'keyword' | 'ip';
-
-export type FieldMapping =
-  | { type: ScalarType }
-  | { type: 'text'; analyzer?: string; fields?: Record<string, FieldMapping> }
-  | { type: 'object' | 'nested'; properties: Record<string, FieldMapping> };
-
-export interface IndexMapping {
-  dynamic: false;
-  properties: Record<string, FieldMapping>;
-}
+export type { FieldMapping, IndexMapping, ScalarType } from '../../grammar/index.js';

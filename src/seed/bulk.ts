@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { sql as drizzleSql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
-import { cleanTagName, slugify, splitNamespace } from '../../grammar/tag-name.js';
+import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
 import type { Database } from '../db/client.js';
 import type { FileStore } from '../media/storage.js';
 import { RATING_TAGS, categoryFor } from '../contexts/tags/categories.js';

@@ -7,7 +7,7 @@
  * with the rows they count.
  */
 import { createHash } from 'node:crypto';
-import { cleanTagName, slugify, splitNamespace } from '../../grammar/tag-name.js';
+import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
 import type {
   badgeAwards,
   badges,

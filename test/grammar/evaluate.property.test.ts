@@ -1,12 +1,11 @@
 /**
  * For random query trees over a small vocabulary and random image documents, evaluating the
- * compiled DSL (grammar/evaluate.ts, OpenSearch semantics) must agree with a direct reading of
+ * compiled DSL (grammar/evaluate/, OpenSearch semantics) must agree with a direct reading of
  * the tree written here from the reference's rules, independently of the compiler.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../grammar/evaluate.js';
-import { compile, compileQuery, print, type QueryNode, type RangeOp } from '../../grammar/index.js';
+import { evaluate, compile, compileQuery, print, type QueryNode, type RangeOp } from '../../grammar/index.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { assertValidQuery } from '../support/dsl-schema.js';

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../grammar/dsl.js';
-import { compileEvaluator, evaluate, minimumShouldMatch, type Doc } from '../../grammar/evaluate.js';
-import type { IndexMapping } from '../../src/search/mapping.js';
+import { type Query, compileEvaluator, evaluate, minimumShouldMatch, type Doc, type IndexMapping } from '../../grammar/index.js';
 
 /** Images mapping, as in Philomena's images index (a subset), plus an object and a multi-field. */
 const mapping: IndexMapping = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { junkText, lex } from '../../grammar/lexer.js';
+import { junkText, lex } from '../../grammar/index.js';
 
 /** Tokens as `Kind:text` (the text the reference shows for a leftover token). */
 function tokens(input: string): string[] {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { QueryNode } from '../../grammar/ast.js';
-import { parse, QueryError } from '../../grammar/index.js';
+import { type QueryNode, parse, QueryError } from '../../grammar/index.js';
 
 /** A compact picture of a tree: `and(a, or(b, c))`, `not(a)`, `a^2`. */
 function show(node: QueryNode | null): string {

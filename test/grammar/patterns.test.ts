@@ -8,7 +8,7 @@ import {
   hasWildcard,
   wildcardLiteralPrefix,
   withinEditDistance,
-} from '../../grammar/patterns.js';
+} from '../../grammar/index.js';
 
 describe('compileWildcard', () => {
   const m = (pattern: string, value: string, ci = false) => compileWildcard(pattern, ci)(value);

@@ -6,10 +6,10 @@ import {
   analyzeStandard,
   analyzeWithPositions,
   analyzerFor,
-  lowercase,
+  lowercaseToken as lowercase,
   stem,
   tokenize,
-} from '../../grammar/text.js';
+} from '../../grammar/index.js';
 
 describe('tokenize (standard tokenizer)', () => {
   it('splits on spaces, punctuation and symbols, keeping case', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../grammar/index.js';
-import { formatUtc } from '../../grammar/index.js';
+import { type Query, formatUtc } from '../../grammar/index.js';
 import { dsl, NOW, queryError, tag, type Options } from './helpers.js';
 
 function expectError(input: string, message: string, offset: number, options: Options = {}) {

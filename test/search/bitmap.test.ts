@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bitmap, DenseAccumulator } from '../../src/search/embedded/bitmap.js';
-import { PostingList, unionPostings } from '../../src/search/embedded/postings.js';
-import { radixArgsort } from '../../src/search/embedded/radix.js';
+import { Bitmap, DenseAccumulator } from '../../src/search/embedded/postings/bitmap.js';
+import { PostingList, unionPostings } from '../../src/search/embedded/postings/postings.js';
+import { radixArgsort } from '../../src/search/embedded/columns/radix.js';
 import { withSearchMemory } from '../../src/search/embedded/search-memory.js';
 
 /** Values spread over a few chunks, dense enough in places to make bitset containers. */

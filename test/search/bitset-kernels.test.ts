@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { andCount, andNotWords, andWords, CONTAINER_WORDS, countWords, orWords } from '../../src/search/embedded/bitset-kernels.js';
+import { andCount, andNotWords, andWords, CONTAINER_WORDS, countWords, orWords } from '../../src/search/embedded/postings/bitset-kernels.js';
 import { u32, withSearchMemory } from '../../src/search/embedded/search-memory.js';
 
 const bitsIn = (w: Uint32Array) => {

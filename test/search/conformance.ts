@@ -7,8 +7,7 @@
  */
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Query, SortClause } from '../../grammar/dsl.js';
-import { evaluate } from '../../grammar/evaluate.js';
+import { type Query, type SortClause, evaluate } from '../../grammar/index.js';
 import type { IndexDocument, SearchEngine, SearchRequest } from '../../src/search/engine.js';
 import type { IndexMapping } from '../../src/search/mapping.js';
 import { mulberry32 } from '../../src/lib/random.js';

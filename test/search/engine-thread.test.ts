@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Query } from '../../grammar/dsl.js';
+import type { Query } from '../../grammar/index.js';
 import { EngineThread } from '../../src/search/embedded/index.js';
 import { conformanceMapping, runEngineConformance } from './conformance.js';
 

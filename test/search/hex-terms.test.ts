@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareStrings, compileWildcard, withinEditDistance } from '../../grammar/patterns.js';
-import { HexTerms, storeOf } from '../../src/search/embedded/hex-terms.js';
-import { TermDictionary } from '../../src/search/embedded/keyword-index.js';
-import { StringTerms, type TermStore } from '../../src/search/embedded/term-store.js';
+import { compareStrings, compileWildcard, withinEditDistance } from '../../grammar/index.js';
+import { HexTerms, storeOf } from '../../src/search/embedded/terms/hex-terms.js';
+import { TermDictionary } from '../../src/search/embedded/terms/keyword-index.js';
+import { StringTerms, type TermStore } from '../../src/search/embedded/terms/term-store.js';
 import { dictionaryOf, termsOf } from './dictionaries.js';
 
 /** Hash-shaped terms over four digits, so that prefixes are often shared. */
@@ -118,7 +118,7 @@ describe('TermDictionary over hashes', () => {
         expect(termsOf(dict, dict.wildcardOrds(pattern))).toEqual(termsOf(dict, dict.matchingOrds(compileWildcard(pattern))));
         const prefix = pattern.replace(/[*?]/g, '');
         expect(termsOf(dict, dict.prefixOrds(prefix))).toEqual(all.filter((t) => t.startsWith(prefix)).sort());
-        expect(termsOf(dict, dict.fuzzyOrds(other, 2))).toEqual(all.filter((t) => withinEditDistance(t, other, 2, true)).sort());
+        expect(termsOf(dict, dict.fuzzyOrds(other, { maxEdits: 2, prefixLength: 0, transpositions: true }))).toEqual(all.filter((t) => withinEditDistance(t, other, 2, true)).sort());
         const [lo, hi] = [first, other].sort();
         expect(termsOf(dict, dict.rangeOrds(lo, true, hi, false))).toEqual(all.filter((t) => t >= lo! && t < hi!).sort());
         expect(Array.from(dict.sortedOrds(), (o) => dict.termAt(o))).toEqual([...all].sort(compareStrings));

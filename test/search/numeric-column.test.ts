@@ -5,8 +5,8 @@
  * float32 fields, open and exclusive bounds.
  */
 import { describe, expect, it } from 'vitest';
-import { Bitmap } from '../../src/search/embedded/bitmap.js';
-import { inRange, NumericColumn, type NumericRange } from '../../src/search/embedded/columns.js';
+import { Bitmap } from '../../src/search/embedded/postings/bitmap.js';
+import { inRange, NumericColumn, type NumericRange } from '../../src/search/embedded/columns/columns.js';
 import { mulberry32 } from '../../src/lib/random.js';
 
 interface Board {

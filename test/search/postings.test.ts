@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DenseAccumulator } from '../../src/search/embedded/bitmap.js';
-import { PostingList } from '../../src/search/embedded/postings.js';
+import { DenseAccumulator } from '../../src/search/embedded/postings/bitmap.js';
+import { PostingList } from '../../src/search/embedded/postings/postings.js';
 
 /** One step on one of a few lists: append documents one by one, as a batch, or compact them all. */
 const stepArb = fc.oneof(

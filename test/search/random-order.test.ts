@@ -4,9 +4,9 @@
  * every matching id by hand.
  */
 import { describe, expect, it } from 'vitest';
-import type { Query, SortClause } from '../../grammar/dsl.js';
+import type { Query, SortClause } from '../../grammar/index.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
-import { idRangeBits, IdPermutation } from '../../src/search/embedded/score.js';
+import { idRangeBits, IdPermutation } from '../../src/search/embedded/query/score.js';
 import type { IndexDocument } from '../../src/search/engine.js';
 import { conformanceMapping } from './conformance.js';
 

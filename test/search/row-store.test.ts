@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RowStore } from '../../src/search/embedded/row-store.js';
+import { RowStore } from '../../src/search/embedded/store/row-store.js';
 
 describe('RowStore', () => {
   it('keeps its records through a trim, and grows again after one (also when empty)', () => {

@@ -6,7 +6,7 @@
  * asks again and checks the answer against the documents.
  */
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../grammar/dsl.js';
+import type { Query } from '../../grammar/index.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { outsideSearchMemory, u16, u32, withSearchMemory } from '../../src/search/embedded/search-memory.js';
 import type { IndexDocument } from '../../src/search/engine.js';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileWildcard } from '../../grammar/patterns.js';
-import { TermDictionary } from '../../src/search/embedded/keyword-index.js';
-import { SortedTermText } from '../../src/search/embedded/term-text.js';
+import { compileWildcard } from '../../grammar/index.js';
+import { TermDictionary } from '../../src/search/embedded/terms/keyword-index.js';
+import { SortedTermText } from '../../src/search/embedded/terms/term-text.js';
 import { dictionaryOf, termsOf } from './dictionaries.js';
 
 /** Tag-like terms over a small alphabet, so that patterns often match. */

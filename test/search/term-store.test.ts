@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StringTerms } from '../../src/search/embedded/term-store.js';
+import { StringTerms } from '../../src/search/embedded/terms/term-store.js';
 
 describe('StringTerms', () => {
   it('finds every term it holds by ordinal and none it does not, through table growth', () => {

@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TAG_NAMESPACES } from '../../grammar/tag-name.js';
+import { TAG_NAMESPACES } from '../../grammar/index.js';
 import { imageTaggings, images, tagImplications, tags } from '../../src/db/schema/index.js';
 import { aliasProblem, aliasSetProblems, aliasTag } from '../../src/contexts/tags/aliases.js';
 import {

@@ -6,7 +6,7 @@
  * The search language is loaded on first use: building it takes a noticeable moment, and most
  * commands never need it.
  */
-import type { Role } from '../../../grammar/fields.js';
+import type { Role } from '../../../grammar/index.js';
 
 export interface ComplexCheckOptions {
   /**

@@ -1,6 +1,6 @@
 /** System filters: creating, editing and listing them, with their tag lists resolved by name. */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { cleanTagName } from '../../../grammar/tag-name.js';
+import { cleanTagName } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
 import { filters, tags } from '../../db/schema/index.js';
 import { complexProblem } from './complex.js';

@@ -4,7 +4,7 @@
  * targets, and the tags implied by the result are added (one level).
  */
 import { eq, inArray } from 'drizzle-orm';
-import { cleanTagName, slugify, splitNamespace } from '../../../grammar/tag-name.js';
+import { cleanTagName, slugify, splitNamespace } from '../../../grammar/index.js';
 import { tags } from '../../db/schema/index.js';
 import { categoryFor } from './categories.js';
 import type { Executor } from '../../db/executor.js';

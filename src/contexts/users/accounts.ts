@@ -1,6 +1,6 @@
 /** User accounts: finding a user by name, creating one, changing a role. */
 import { eq, sql } from 'drizzle-orm';
-import { slugify } from '../../../grammar/tag-name.js';
+import { slugify } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
 import { roles, users, type Role } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';

@@ -30,8 +30,8 @@
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
-import type { Query } from '../../../grammar/dsl.js';
 import {
+  type Query,
   compileQuery,
   filterIdsIn,
   isQueryError,

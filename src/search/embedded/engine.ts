@@ -1,7 +1,7 @@
 import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
-import { PhysicalIndex } from './physical-index.js';
+import { PhysicalIndex } from './index/physical-index.js';
 import { searchIndex } from './search.js';
-import { SnapshotStore } from './snapshot.js';
+import { SnapshotStore } from './persistence/snapshot.js';
 
 export interface EmbeddedEngineOptions {
   /** Directory of the snapshots (`<dataDir>/index/`); without it the engine lives in memory. */

@@ -1,2 +1,2 @@
 export { EmbeddedEngine, type EmbeddedEngineOptions } from './engine.js';
-export { EngineThread } from './engine-thread.js';
+export { EngineThread } from './thread/engine-thread.js';

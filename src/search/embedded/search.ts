@@ -1,8 +1,8 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
-import { Executor, type Scope } from './execute.js';
-import type { PhysicalIndex } from './physical-index.js';
+import { Executor, type Scope } from './query/execute.js';
+import type { PhysicalIndex } from './index/physical-index.js';
 import { withSearchMemory } from './search-memory.js';
-import { buildSortKeys, sortNeedsScores, topK } from './sort.js';
+import { buildSortKeys, sortNeedsScores, topK } from './collector/sort.js';
 
 function pageParam(v: unknown, name: string, fallback: number): number {
   if (v === undefined || v === null) return fallback;

@@ -1,4 +1,4 @@
-import type { Query } from '../../../grammar/dsl.js';
+import type { Query } from '../../../grammar/index.js';
 import type { SearchRequest } from '../engine.js';
 import { pageWindow, type Page } from './paging.js';
 

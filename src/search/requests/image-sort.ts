@@ -1,4 +1,4 @@
-import type { Query, SortClause } from '../../../grammar/dsl.js';
+import type { Query, SortClause } from '../../../grammar/index.js';
 
 export type SortDirection = 'asc' | 'desc';
 

@@ -1,0 +1,571 @@
+import {
+  compareStrings,
+  compileWildcard,
+  fuzzyMatcher,
+  fuzzyPrefix,
+  wildcardLiteralPrefix,
+  wildcardLiterals,
+  type FuzzyOptions,
+} from '../../../../grammar/index.js';
+import { Bitmap } from '../postings/bitmap.js';
+import { storeFor, storeOf } from './hex-terms.js';
+import { PostingList, unionPostings } from '../postings/postings.js';
+import { outsideSearchMemory } from '../search-memory.js';
+import { SortedTermText } from './term-text.js';
+import { StringTerms, type TermStore } from './term-store.js';
+
+/** New terms are kept unsorted until there are this many, then merged into the sorted array. */
+const PENDING_MAX = 2048;
+
+/**
+ * Unions of expansions (wildcard, prefix, fuzzy) kept for reuse until the dictionary changes: `art*`
+ * is 26,000 lists on a board of 200,000 tags, tens of milliseconds to merge, and `*ony*` reads
+ * every term. The most recently used are kept.
+ */
+const CACHED_UNIONS_MAX = 64;
+
+/** The numbers ascending, each once. */
+function sortedDistinct(xs: number[]): Uint32Array {
+  const a = Uint32Array.from(xs).sort();
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[n - 1]) a[n++] = a[i]!;
+  return a.subarray(0, n);
+}
+
+/**
+ * A term dictionary with one posting list per term: keyword fields, booleans (terms `true` and
+ * `false`), ip fields (terms are the address strings as written) and the tokens of text fields.
+ *
+ * Terms get ordinals in order of first appearance. A sorted array of ordinals is maintained
+ * lazily, so prefix and wildcard queries binary-search their literal prefix and fuzzy queries can
+ * use a prefix length; terms added since the last sort wait in a short unsorted list.
+ */
+export class TermDictionary {
+  /** The text of the terms by ordinal (packed for content hashes, see `hex-terms.ts`). */
+  private store: TermStore = new StringTerms();
+  /**
+   * What each term holds, by ordinal: its one document (≥ 0), none (-1), or, for a term held by
+   * two documents or more, `-2 - i` for its posting list `lists[i]`. A term held by one document
+   * (hashes, file names, source URLs: several per image) has neither a list nor a slot in
+   * `lists`: a list object costs heap objects of its own, and a million images hold millions of
+   * such terms, which made every full garbage collection slow.
+   */
+  private held: Int32Array = new Int32Array(0);
+  /** Posting lists of the terms held by two documents or more, in order of their second document. */
+  private lists: PostingList[] = [];
+  /** Ordinals added since the last sort, in `pending[0, pendingCount)`. */
+  private pending = new Uint32Array(64);
+  private pendingCount = 0;
+  /**
+   * Postings not yet in their lists: (ordinal, document) pairs in document order. Appending to
+   * 200,000 lists one posting at a time is a cache miss per posting; a batch is distributed with
+   * a counting sort instead, touching each list once. Readers flush first.
+   */
+  private logOrd: Uint32Array = new Uint32Array(1024);
+  private logDoc: Uint32Array = new Uint32Array(1024);
+  private logLen = 0;
+  /** Documents with at least one term. */
+  docs = new Bitmap();
+  private sorted: Uint32Array = new Uint32Array(0);
+  private ranks: Int32Array | null = null;
+  /** The sorted terms as one string, built on the first substring search after a change. */
+  private text: SortedTermText | null = null;
+  /** Bumped by every new term or posting: cached unions of an older version are stale. */
+  private version = 0;
+  private unions = new Map<string, { version: number; bits: Bitmap }>();
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  /** The term of ordinal `ord`. */
+  termAt(ord: number): string {
+    return this.store.at(ord);
+  }
+
+  /** The ordinal of `term`, undefined when no document holds it. */
+  ordOf(term: string): number | undefined {
+    const ord = this.store.find(term);
+    return ord < 0 ? undefined : ord;
+  }
+
+  /** The term store, for snapshots (read-only). */
+  get termStore(): TermStore {
+    return this.store;
+  }
+
+  /**
+   * Fill an empty dictionary from a snapshot: `terms` are the terms in ordinal order (or a store
+   * holding them), the documents of ordinal i are `postings[offsets[i], offsets[i + 1])`;
+   * `sorted` holds the ordinals in term order.
+   */
+  restore(terms: readonly string[] | TermStore, offsets: Uint32Array, postings: Uint32Array, docs: Bitmap, sorted: Uint32Array): void {
+    const store = Array.isArray(terms) ? storeOf(terms) : (terms as TermStore);
+    this.store = store;
+    const size = store.size;
+    this.numOrds = new Map();
+    this.smallNumOrds = new Int32Array(0);
+    this.lists = [];
+    this.held = new Int32Array(size).fill(-1);
+    for (let i = 0; i < size; i++) {
+      const a = offsets[i]!;
+      const b = offsets[i + 1]!;
+      if (b - a === 1) this.held[i] = postings[a]!;
+      else if (b - a > 1) {
+        this.held[i] = -2 - this.lists.length;
+        this.lists.push(PostingList.fromSorted(postings.subarray(a, b)));
+      }
+    }
+    // the lists are views of the snapshot's array until they get one of their own
+    PostingList.compact(this.lists);
+    this.logLen = 0;
+    this.docs = docs;
+    this.sorted = sorted;
+    this.pendingCount = 0;
+    this.ranks = null;
+    this.keyed = null;
+    this.text = null;
+    this.version++;
+  }
+
+  /** Ordinals of terms written as JSON numbers, by number (saves building their text). */
+  private numOrds = new Map<number, number>();
+  /** The same for small non-negative integers (ids): ordinal + 1, 0 when unknown. */
+  private smallNumOrds = new Int32Array(0);
+
+  /** Ordinal of the term of a finite number (its canonical text), created if new. */
+  internNumber(n: number): number {
+    if (n >= 0 && n < 1 << 24 && (n | 0) === n) {
+      if (n < this.smallNumOrds.length) {
+        const o = this.smallNumOrds[n]!;
+        if (o !== 0) return o - 1;
+      } else {
+        let cap = Math.max(1024, this.smallNumOrds.length * 2);
+        while (cap <= n) cap *= 2;
+        const next = new Int32Array(cap);
+        next.set(this.smallNumOrds);
+        this.smallNumOrds = next;
+      }
+      const ord = this.intern(String(n));
+      this.smallNumOrds[n] = ord + 1;
+      return ord;
+    }
+    let ord = this.numOrds.get(n);
+    if (ord === undefined) {
+      ord = this.intern(String(n));
+      this.numOrds.set(n, ord);
+    }
+    return ord;
+  }
+
+  /** The posting list of term `ord`, undefined when it is held by one document or none. */
+  private listOf(ord: number): PostingList | undefined {
+    const h = this.held[ord]!;
+    return h <= -2 ? this.lists[-2 - h] : undefined;
+  }
+
+  /** The documents of term `ord` as a list (built for the call when the term has one or none). */
+  postingAt(ord: number): PostingList {
+    if (this.logLen > 0) this.flush();
+    const list = this.listOf(ord);
+    if (list !== undefined) return list;
+    const doc = this.held[ord]!;
+    return PostingList.fromSorted(doc === -1 ? new Uint32Array(0) : Uint32Array.of(doc));
+  }
+
+  /** How many documents hold term `ord`. */
+  docCount(ord: number): number {
+    if (this.logLen > 0) this.flush();
+    return this.listOf(ord)?.size ?? (this.held[ord] === -1 ? 0 : 1);
+  }
+
+  /** Calls `fn` with each document holding term `ord`, ascending. */
+  forEachDoc(ord: number, fn: (doc: number) => void): void {
+    if (this.logLen > 0) this.flush();
+    const list = this.listOf(ord);
+    if (list !== undefined) list.forEach(fn);
+    else if (this.held[ord] !== -1) fn(this.held[ord]!);
+  }
+
+  /** The documents holding term `ord`, ascending (a copy). */
+  docsOf(ord: number): Uint32Array {
+    if (this.logLen > 0) this.flush();
+    const list = this.listOf(ord);
+    if (list !== undefined) return list.docs();
+    return this.held[ord] === -1 ? new Uint32Array(0) : Uint32Array.of(this.held[ord]!);
+  }
+
+  /** Add `doc` to the postings of `ord` (after every document it holds; a repeat is dropped). */
+  private appendTo(ord: number, doc: number): void {
+    const h = this.held[ord]!;
+    if (h <= -2) this.lists[-2 - h]!.append(doc);
+    else if (h === -1) this.held[ord] = doc;
+    else if (h !== doc) {
+      const grown = new PostingList();
+      grown.append(h);
+      grown.append(doc);
+      this.held[ord] = -2 - this.lists.length;
+      this.lists.push(grown);
+    }
+  }
+
+  /** Move pending postings into their lists (the index's own memory, even inside a search). */
+  flush(): void {
+    if (this.logLen > 0) outsideSearchMemory(() => this.flushLog());
+  }
+
+  private flushLog(): void {
+    const n = this.logLen;
+    this.logLen = 0;
+    const lo = this.logOrd;
+    const ld = this.logDoc;
+    if (n < 512) {
+      for (let i = 0; i < n; i++) this.appendTo(lo[i]!, ld[i]!);
+      return;
+    }
+    const terms = this.store.size;
+    const starts = new Uint32Array(terms + 1);
+    for (let i = 0; i < n; i++) starts[lo[i]! + 1]!++;
+    for (let o = 0; o < terms; o++) starts[o + 1]! += starts[o]!;
+    const at = starts.slice(0, terms);
+    const sorted = new Uint32Array(n);
+    for (let i = 0; i < n; i++) sorted[at[lo[i]!]!++] = ld[i]!;
+    for (let o = 0; o < terms; o++) {
+      const a = starts[o]!;
+      const b = starts[o + 1]!;
+      if (a === b) continue;
+      const list = this.listOf(o);
+      if (list !== undefined) list.appendMany(sorted, a, b);
+      else for (let i = a; i < b; i++) this.appendTo(o, sorted[i]!);
+    }
+    if (lo.length > 1 << 16) {
+      // a bulk load grows them again; between bulk loads they should not hold megabytes
+      this.logOrd = new Uint32Array(1024);
+      this.logDoc = new Uint32Array(1024);
+    }
+  }
+
+  /** Ordinal of `term`, created if new. */
+  intern(term: string): number {
+    let ord = this.store.find(term);
+    if (ord < 0) {
+      this.store = storeFor(this.store, term);
+      ord = this.store.add(term);
+      if (ord >= this.held.length) {
+        const held = new Int32Array(Math.max(1024, this.held.length * 2)).fill(-1);
+        held.set(this.held);
+        this.held = held;
+      }
+      if (this.pendingCount === this.pending.length) {
+        const pending = new Uint32Array(this.pending.length * 2);
+        pending.set(this.pending);
+        this.pending = pending;
+      }
+      this.pending[this.pendingCount++] = ord;
+      this.ranks = null;
+      this.version++;
+    }
+    return ord;
+  }
+
+  /** Record that `doc` holds the term `ord` (documents come in increasing order; repeats are fine). */
+  addOne(doc: number, ord: number): void {
+    if (this.logLen === this.logOrd.length) {
+      if (this.logLen >= 1 << 21) this.flush();
+      else {
+        const o = new Uint32Array(this.logOrd.length * 2);
+        o.set(this.logOrd);
+        const d = new Uint32Array(this.logDoc.length * 2);
+        d.set(this.logDoc);
+        this.logOrd = o;
+        this.logDoc = d;
+      }
+    }
+    this.logOrd[this.logLen] = ord;
+    this.logDoc[this.logLen++] = doc;
+    this.docs.append(doc);
+    this.version++;
+  }
+
+  /** Record that `doc` holds these term ordinals (documents are added in increasing order). */
+  addDoc(doc: number, ords: ArrayLike<number>): void {
+    if (ords.length === 0) return;
+    const need = this.logLen + ords.length;
+    if (need > this.logOrd.length) {
+      if (this.logLen >= 1 << 21) this.flush();
+      if (this.logLen + ords.length > this.logOrd.length) {
+        let cap = this.logOrd.length * 2;
+        while (cap < this.logLen + ords.length) cap *= 2;
+        const o = new Uint32Array(cap);
+        o.set(this.logOrd.subarray(0, this.logLen));
+        const d = new Uint32Array(cap);
+        d.set(this.logDoc.subarray(0, this.logLen));
+        this.logOrd = o;
+        this.logDoc = d;
+      }
+    }
+    const lo = this.logOrd;
+    const ld = this.logDoc;
+    let k = this.logLen;
+    for (let i = 0; i < ords.length; i++) {
+      lo[k] = ords[i]!;
+      ld[k++] = doc;
+    }
+    this.logLen = k;
+    this.docs.append(doc);
+    this.version++;
+  }
+
+  postingsOf(term: string): PostingList | undefined {
+    const ord = this.store.find(term);
+    return ord < 0 ? undefined : this.postingAt(ord);
+  }
+
+  /** Documents holding `term`. Read-only: it may be the index's own storage. */
+  lookup(term: string): Bitmap {
+    return this.postingsOf(term)?.toBitmap() ?? new Bitmap();
+  }
+
+  /** Documents holding any of `ords`. */
+  union(ords: number[], space: number): Bitmap {
+    if (this.logLen > 0) this.flush();
+    const lists: PostingList[] = [];
+    const solos: number[] = [];
+    for (const o of ords) {
+      const h = this.held[o]!;
+      if (h <= -2) lists.push(this.lists[-2 - h]!);
+      else if (h !== -1) solos.push(h);
+    }
+    if (solos.length > 0) lists.push(PostingList.fromSorted(sortedDistinct(solos)));
+    return unionPostings(lists, space);
+  }
+
+  /**
+   * `union(expand())`, reused while no term or posting was added since: `key` names the
+   * expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
+   */
+  cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
+    const hit = this.unions.get(key);
+    this.unions.delete(key);
+    if (hit !== undefined && hit.version === this.version) {
+      this.unions.set(key, hit);
+      return hit.bits;
+    }
+    const bits = outsideSearchMemory(() => this.union(expand(), space));
+    if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
+    this.unions.set(key, { version: this.version, bits });
+    return bits;
+  }
+
+  /** Ordinals added since the last sort. */
+  private pendingOrds(): Uint32Array {
+    return this.pending.subarray(0, this.pendingCount);
+  }
+
+  /** Ordinals sorted by term. */
+  sortedOrds(): Uint32Array {
+    if (this.pendingCount > 0) {
+      const store = this.store;
+      const add = this.pending.slice(0, this.pendingCount).sort((a, b) => store.compare(a, b));
+      const old = this.sorted;
+      const merged = new Uint32Array(old.length + add.length);
+      let i = 0;
+      let j = 0;
+      let k = 0;
+      while (i < old.length && j < add.length) {
+        if (store.compare(old[i]!, add[j]!) <= 0) merged[k++] = old[i++]!;
+        else merged[k++] = add[j++]!;
+      }
+      while (i < old.length) merged[k++] = old[i++]!;
+      while (j < add.length) merged[k++] = add[j++]!;
+      this.sorted = merged;
+      this.pendingCount = 0;
+      if (this.pending.length > 1024) this.pending = new Uint32Array(64);
+      this.text = null;
+    }
+    return this.sorted;
+  }
+
+  /** Rank of each ordinal in term order (for sorting documents by a keyword field). */
+  rankOf(): Int32Array {
+    if (!this.ranks) {
+      const sorted = this.sortedOrds();
+      const ranks = new Int32Array(this.store.size);
+      for (let i = 0; i < sorted.length; i++) ranks[sorted[i]!] = i;
+      this.ranks = ranks;
+    }
+    return this.ranks;
+  }
+
+  /** First index in the sorted array whose term is ≥ `s` (or > `s` when `after`). */
+  private lowerBound(sorted: Uint32Array, s: string, after: boolean): number {
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const c = compareStrings(this.store.at(sorted[mid]!), s);
+      if (c < 0 || (after && c === 0)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Calls `fn` for each ordinal whose term starts with `prefix` (all terms for ""). */
+  private forPrefix(prefix: string, fn: (ord: number) => void): void {
+    if (this.pendingCount > PENDING_MAX) this.sortedOrds();
+    const sorted = this.sorted;
+    const [lo, hi] = this.prefixRange(prefix);
+    for (let i = lo; i < hi; i++) fn(sorted[i]!);
+    for (const ord of this.pendingOrds()) if (this.store.at(ord).startsWith(prefix)) fn(ord);
+  }
+
+  /**
+   * The sorted positions [lo, hi) of the terms starting with `prefix`: they are contiguous in
+   * term order, so two binary searches find them without reading the terms in between.
+   */
+  private prefixRange(prefix: string): [number, number] {
+    const sorted = this.sorted;
+    if (prefix === '') return [0, sorted.length];
+    const lo = this.lowerBound(sorted, prefix, false);
+    let a = lo;
+    let b = sorted.length;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (this.store.at(sorted[mid]!).startsWith(prefix)) a = mid + 1;
+      else b = mid;
+    }
+    return [lo, a];
+  }
+
+  prefixOrds(prefix: string, caseInsensitive = false): number[] {
+    if (caseInsensitive) return this.matchingOrds((t) => t.toLowerCase().startsWith(prefix.toLowerCase()));
+    const out: number[] = [];
+    this.forPrefix(prefix, (o) => out.push(o));
+    return out;
+  }
+
+  wildcardOrds(pattern: string, caseInsensitive = false): number[] {
+    const match = compileWildcard(pattern, caseInsensitive);
+    if (caseInsensitive) return this.matchingOrds(match);
+    const prefix = wildcardLiteralPrefix(pattern);
+    const out: number[] = [];
+    // Without a literal prefix, every term is a candidate: find those holding the longest
+    // literal run with one substring search instead of reading every term.
+    const longest = prefix === '' ? wildcardLiterals(pattern).reduce((a, b) => (b.length > a.length ? b : a), '') : '';
+    const positions = longest === '' ? undefined : this.sortedText().positionsContaining(longest);
+    if (positions === undefined) {
+      this.forPrefix(prefix, (o) => {
+        if (match(this.store.at(o))) out.push(o);
+      });
+      return out;
+    }
+    const sorted = this.sorted;
+    for (const i of positions) {
+      const ord = sorted[i]!;
+      if (match(this.store.at(ord))) out.push(ord);
+    }
+    for (const ord of this.pendingOrds()) if (match(this.store.at(ord))) out.push(ord);
+    return out;
+  }
+
+  /** The sorted terms as one string (pending terms merged first when there are many). */
+  private sortedText(): SortedTermText {
+    if (this.pendingCount > PENDING_MAX) this.sortedOrds();
+    if (this.text === null) {
+      const sorted = this.sorted;
+      const inOrder = new Array<string>(sorted.length);
+      for (let i = 0; i < sorted.length; i++) inOrder[i] = this.store.at(sorted[i]!);
+      this.text = SortedTermText.build(inOrder);
+    }
+    return this.text;
+  }
+
+  /** Terms within `maxEdits` of `value` that share its first `prefixLength` characters. */
+  fuzzyOrds(value: string, options: FuzzyOptions): number[] {
+    const out: number[] = [];
+    const matches = fuzzyMatcher(value, options);
+    this.forPrefix(fuzzyPrefix(value, options.prefixLength), (o) => {
+      if (matches(this.store.at(o))) out.push(o);
+    });
+    return out;
+  }
+
+  /**
+   * Ordinals whose key (`keyOf(term)`, e.g. an IP address as 32 hex digits) lies in a range,
+   * through a key-sorted array rebuilt when many terms were added since the last build.
+   */
+  keyRangeOrds(keyOf: (term: string) => string, lo: string | undefined, loInc: boolean, hi: string | undefined, hiInc: boolean): number[] {
+    let k = this.keyed;
+    const size = this.store.size;
+    if (!k || size - k.upto > PENDING_MAX) {
+      const keys = Array.from({ length: size }, (_, o) => keyOf(this.store.at(o)));
+      const sorted = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+      k = this.keyed = { keys, sorted, upto: size };
+    }
+    const within = (key: string) =>
+      (lo === undefined || (loInc ? key >= lo : key > lo)) && (hi === undefined || (hiInc ? key <= hi : key < hi));
+    const out: number[] = [];
+    const { keys, sorted } = k;
+    let a = 0;
+    let b = sorted.length;
+    if (lo !== undefined) {
+      while (a < b) {
+        const mid = (a + b) >>> 1;
+        if (keys[sorted[mid]!]! < lo) a = mid + 1;
+        else b = mid;
+      }
+    }
+    for (let i = a; i < sorted.length; i++) {
+      const key = keys[sorted[i]!]!;
+      if (hi !== undefined && key > hi) break;
+      if (within(key)) out.push(sorted[i]!);
+    }
+    for (let o = k.upto; o < size; o++) if (within(keyOf(this.store.at(o)))) out.push(o);
+    return out;
+  }
+
+  private keyed: { keys: string[]; sorted: Uint32Array; upto: number } | null = null;
+
+  /** Ordinals whose term lies in the given string range (undefined bound = open). */
+  rangeOrds(lo: string | undefined, loInclusive: boolean, hi: string | undefined, hiInclusive: boolean): number[] {
+    const sorted = this.sortedOrds();
+    const out: number[] = [];
+    const start = lo === undefined ? 0 : this.lowerBound(sorted, lo, !loInclusive);
+    for (let i = start; i < sorted.length; i++) {
+      const t = this.store.at(sorted[i]!);
+      if (hi !== undefined) {
+        const c = compareStrings(t, hi);
+        if (hiInclusive ? c > 0 : c >= 0) break;
+      }
+      out.push(sorted[i]!);
+    }
+    return out;
+  }
+
+  matchingOrds(pred: (term: string) => boolean): number[] {
+    const out: number[] = [];
+    for (let o = 0; o < this.store.size; o++) if (pred(this.store.at(o))) out.push(o);
+    return out;
+  }
+
+  trim(): void {
+    if (this.logLen > 0) this.flush();
+    PostingList.compact(this.lists);
+    const size = this.store.size;
+    if (this.held.length > size) this.held = this.held.slice(0, size);
+    if (this.pending.length > this.pendingCount + 64) this.pending = this.pending.slice(0, this.pendingCount + 64);
+    this.logOrd = new Uint32Array(1024);
+    this.logDoc = new Uint32Array(1024);
+    this.docs.trim();
+    this.store.trim();
+  }
+
+  byteSize(): number {
+    let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2 + (this.text?.byteSize() ?? 0);
+    for (const u of this.unions.values()) n += u.bits.byteSize();
+    n += this.held.byteLength + this.pending.byteLength;
+    if (this.logLen > 0) this.flush();
+    for (const p of this.lists) n += p.byteSize() + 48;
+    return n + this.store.byteSize();
+  }
+}
