@@ -7,7 +7,7 @@
  * first, then Derpibooru's older names, then the public dump's renames; the first one the source
  * has is used, and a field the source lacks gets the API's default.
  */
-import { slugify, splitNamespace } from '../../../grammar/tag-name.js';
+import { slugify, splitNamespace } from '../../../grammar/index.js';
 import { dnpTypes, imageFormats, imageMimeTypes, linkStates, roles, tagCategories, accessLevels } from '../../db/schema/index.js';
 
 /** A decoded source row by field name: undefined when the source has no such column. */
