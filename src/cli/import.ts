@@ -11,6 +11,7 @@ import { loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { readDump } from '../dumps/read.js';
 import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
+import { PHILOMENA_USAGE, importPhilomena } from './import-philomena.js';
 import { FileStore } from '../media/storage.js';
 
 export const USAGE = `Usage: npm run import -- FILE.json | DUMP_DIR
@@ -39,7 +40,8 @@ checked against manifest.json as they are read. A dumps root is followed to its 
 
 Importing the same file again changes nothing. Search indices follow through the outbox.
 Exit status: 0 imported, 1 refused (every problem is listed on stderr), 2 usage error.
-`;
+
+${PHILOMENA_USAGE}`;
 
 function describe(summary: ImportSummary): string {
   const tables = new Set([...Object.keys(summary.inserted), ...Object.keys(summary.updated), ...Object.keys(summary.unchanged)]);
@@ -53,6 +55,8 @@ function describe(summary: ImportSummary): string {
 }
 
 async function main(): Promise<number> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'philomena' || command === 'philomena-dump') return importPhilomena(command, rest);
   let file: string | undefined;
   try {
     const { values, positionals } = parseArgs({

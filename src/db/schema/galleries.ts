@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { images } from './images.js';
 import { users } from './users.js';
 
@@ -10,6 +10,8 @@ export const galleries = pgTable('galleries', {
   thumbnailId: integer().notNull().references(() => images.id),
   creatorId: integer().notNull().references(() => users.id, { onDelete: 'cascade' }),
   imageCount: integer().notNull().default(0),
+  /** The creator chose not to be shown. */
+  anonymous: boolean().notNull().default(false),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 }, (t) => [index('galleries_creator_idx').on(t.creatorId)]);

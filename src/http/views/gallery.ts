@@ -19,15 +19,17 @@ export interface GalleryJson {
 }
 
 export function galleryView(gallery: GalleryRow, creatorName: string | null): GalleryJson {
+  const name = gallery.anonymous ? null : creatorName;
+  const id = gallery.anonymous ? null : gallery.creatorId;
   return {
     id: gallery.id,
     title: gallery.title,
     thumbnail_id: gallery.thumbnailId,
     spoiler_warning: gallery.spoilerWarning,
     description: gallery.description,
-    user: creatorName,
-    user_id: gallery.creatorId,
-    creator: creatorName,
-    creator_id: gallery.creatorId,
+    user: name,
+    user_id: id,
+    creator: name,
+    creator_id: id,
   };
 }

@@ -1,0 +1,70 @@
+/**
+ * `npm run import -- philomena postgres://…` and `npm run import -- philomena-dump FILE`: bring a
+ * Philomena board in (see src/migrate/philomena/run.ts). Exit status: 0 imported, 1 failed,
+ * 2 usage error.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfigOrExit } from '../config.js';
+import { openDatabase } from '../db/client.js';
+import { openDumpSource } from '../migrate/philomena/dump-source.js';
+import { openLiveSource } from '../migrate/philomena/live-source.js';
+import { rebuildIndices } from '../migrate/philomena/rebuild-indices.js';
+import { formatSummary, stderrReporter } from '../migrate/philomena/report.js';
+import { MigrateRefused, migratePhilomena } from '../migrate/philomena/run.js';
+import type { PhilomenaSource } from '../migrate/philomena/source.js';
+
+export const PHILOMENA_USAGE = `Usage: npm run import -- philomena postgres://USER@HOST/DB [--force]
+       npm run import -- philomena-dump FILE.pgdump [--force]
+
+Imports a Philomena board keeping every id: from a live database (read-only, one snapshot; only
+public columns are selected), or from a pg_dump custom-format archive such as Derpibooru's public
+dump (read through pg_restore, from the Debian package postgresql-client; private columns are
+dropped in memory and never written). Run it again to bring only what changed; an interrupted run
+resumes where it stopped. The first import into an empty board rebuilds the search indices;
+later ones reach them through the outbox.
+
+Image files are not copied: set CDN_URL to the origin's root (e.g. https://derpicdn.net) so
+representations and view_url point at the origin, rebuilt exactly as Philomena builds them.
+
+  --force   empty a board holding content that was not imported from Philomena first
+`;
+
+export async function importPhilomena(kind: 'philomena' | 'philomena-dump', argv: string[]): Promise<number> {
+  let target: string;
+  let force: boolean;
+  try {
+    const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { force: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    if (values.help) {
+      console.log(PHILOMENA_USAGE);
+      return 0;
+    }
+    if (positionals.length !== 1) throw new Error(kind === 'philomena' ? 'give the database URL' : 'give the archive file');
+    target = positionals[0]!;
+    if (kind === 'philomena' && !/^postgres(ql)?:\/\//.test(target)) throw new Error('the source must be a postgres:// URL');
+    force = values.force === true;
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}\n\n${PHILOMENA_USAGE}`);
+    return 2;
+  }
+
+  const config = loadConfigOrExit();
+  let source: PhilomenaSource | undefined;
+  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 4 });
+  const reporter = stderrReporter();
+  try {
+    source = kind === 'philomena' ? await openLiveSource(target) : await openDumpSource(target);
+    const result = await migratePhilomena(handle.db, source, { reporter, force });
+    await source.close();
+    source = undefined;
+    if (result.firstImport) await rebuildIndices(handle.db, config, (m) => reporter.note(m));
+    console.log(`imported ${target} (${result.dialect} schema) in ${result.seconds.toFixed(1)}s\n${formatSummary(result.tallies)}`);
+    for (const [table, why] of Object.entries(result.absent)) console.log(`  ${table}: not in the source (${why})`);
+    return 0;
+  } catch (err) {
+    console.error(`error: ${err instanceof MigrateRefused ? '' : 'import stopped: '}${(err as Error).message}`);
+    return 1;
+  } finally {
+    await source?.close().catch(() => {});
+    await handle.close();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Applying the staged tables to the board in one transaction: rows gone from the source are
+ * removed (children first), then each table is upserted by its key in dependency order, writing
+ * only rows that differ. A staged row whose required reference is missing, or that takes a name
+ * another row holds, is skipped and reported; a missing optional reference is cleared. A table
+ * that still fails is rolled back alone (savepoint) and reported; the others go on.
+ */
+import type { TransactionSql } from 'postgres';
+import { keysTable, stagingTable } from './stage.js';
+import type { Reporter, TableTally } from './report.js';
+import type { TableSpec } from './tables.js';
+
+/** How rows removed at the source are found: the whole table was staged, its ids were, or the changed images' children were. */
+export type RemovalMode = 'full' | 'keys' | 'scoped' | 'none';
+
+export interface Plan {
+  spec: TableSpec;
+  removal: RemovalMode;
+}
+
+const q = (c: string) => `"${c}"`;
+const keyMatch = (spec: TableSpec, a: string, b: string) => spec.key.map((k) => `${a}.${q(k)} = ${b}.${q(k)}`).join(' and ');
+
+async function removeGone(tx: TransactionSql, plan: Plan): Promise<number> {
+  const { spec } = plan;
+  const target = `public.${q(spec.target)}`;
+  let where: string;
+  if (plan.removal === 'full') where = `not exists (select 1 from ${stagingTable(spec.target)} s where ${keyMatch(spec, 's', 't')})`;
+  else if (plan.removal === 'keys') where = `not exists (select 1 from ${keysTable(spec.target)} k where k.id = t.id)`;
+  else if (plan.removal === 'scoped') {
+    where = `t.image_id in (select id from ${stagingTable('images')}) and not exists (select 1 from ${stagingTable(spec.target)} s where ${keyMatch(spec, 's', 't')})`;
+  } else return 0;
+  const result = await tx.unsafe(`delete from ${target} t where ${where}`);
+  return result.count;
+}
+
+/** Skip staged rows that cannot be written; clear optional references that point nowhere. */
+async function prune(tx: TransactionSql, spec: TableSpec, tally: TableTally, reporter: Reporter): Promise<void> {
+  const stage = stagingTable(spec.target);
+  const describeSql = `concat_ws(' ', ${spec.key.map((k) => `'${k}', s.${q(k)}`).join(', ')})`;
+  const skip = async (where: string, reason: string) => {
+    const [row] = await tx.unsafe<Array<{ n: number; sample: string[] | null }>>(
+      `with d as (delete from ${stage} s where ${where} returning ${describeSql} as id) select count(*)::int as n, (array_agg(id))[1:5] as sample from d`,
+    );
+    if (row!.n === 0) return;
+    tally.skipped[reason] = (tally.skipped[reason] ?? 0) + row!.n;
+    for (const id of row!.sample ?? []) reporter.skipped(spec.target, id, reason);
+  };
+  for (const ref of spec.references ?? []) {
+    const exists = `exists (select 1 from public.${q(ref.table)} r where r.id = s.${q(ref.column)})` +
+      (ref.table === spec.target ? ` or exists (select 1 from ${stagingTable(ref.table)} r2 where r2.id = s.${q(ref.column)})` : '');
+    const dangling = `s.${q(ref.column)} is not null and not (${exists})`;
+    if (ref.optional) {
+      const result = await tx.unsafe(`update ${stage} s set ${q(ref.column)} = null where ${dangling}`);
+      if (result.count > 0) {
+        const reason = `${ref.column} (no such ${ref.table} row)`;
+        tally.adjusted[reason] = (tally.adjusted[reason] ?? 0) + result.count;
+      }
+    } else await skip(dangling, `${ref.column} names no ${ref.table} row`);
+  }
+  for (const cols of spec.unique ?? []) {
+    const same = cols.map((c) => `t.${q(c)} = s.${q(c)}`).join(' and ');
+    await skip(`exists (select 1 from public.${q(spec.target)} t where ${same} and not (${keyMatch(spec, 't', 's')}))`, `${cols.join(', ')} already taken by another row`);
+  }
+}
+
+async function upsert(tx: TransactionSql, spec: TableSpec, tally: TableTally): Promise<void> {
+  const computed = spec.computed ?? {};
+  const columns = [...spec.columns, ...Object.keys(computed)];
+  const select = [...spec.columns.map(q), ...Object.values(computed)].join(', ');
+  const rest = columns.filter((c) => !spec.key.includes(c));
+  const onConflict = rest.length === 0
+    ? 'do nothing'
+    : `do update set ${rest.map((c) => `${q(c)} = excluded.${q(c)}`).join(', ')} where (${rest.map((c) => `t.${q(c)}`).join(', ')}) is distinct from (${rest.map((c) => `excluded.${q(c)}`).join(', ')})`;
+  const [row] = await tx.unsafe<Array<{ staged: number; inserted: number; updated: number }>>(`
+    with w as (
+      insert into public.${q(spec.target)} as t (${columns.map(q).join(', ')})
+      select ${select} from ${stagingTable(spec.target)}
+      on conflict (${spec.key.map(q).join(', ')}) ${onConflict}
+      returning (xmax = 0) as inserted)
+    select (select count(*)::int from ${stagingTable(spec.target)}) as staged,
+           count(*) filter (where inserted)::int as inserted, count(*) filter (where not inserted)::int as updated from w`);
+  tally.inserted += row!.inserted;
+  tally.updated += row!.updated;
+  tally.unchanged += row!.staged - row!.inserted - row!.updated;
+}
+
+/** Move each id sequence past the largest id, never backwards. */
+async function advanceSequences(tx: TransactionSql, targets: readonly string[]): Promise<void> {
+  for (const target of targets) {
+    const [seq] = await tx.unsafe<Array<{ name: string | null }>>(`select pg_get_serial_sequence($1, 'id') as name`, [`public.${q(target)}`]);
+    if (!seq?.name) continue;
+    await tx.unsafe(`select setval($1, greatest((select coalesce(max(id), 0) from public.${q(target)}),
+      (select case when is_called then last_value else last_value - 1 end from ${seq.name})) + 1, false)`, [seq.name]);
+  }
+}
+
+export async function applyStaged(tx: TransactionSql, plans: readonly Plan[], tallies: Map<string, TableTally>, reporter: Reporter): Promise<void> {
+  const byTarget = new Map(plans.map((p) => [p.spec.target, p]));
+  // The public dump keeps aliases apart; fold them into the staged tags.
+  if (byTarget.has('tag_aliases') && byTarget.has('tags')) {
+    await tx.unsafe(`update ${stagingTable('tags')} s set aliased_tag_id = a.target_tag_id from ${stagingTable('tag_aliases')} a where a.tag_id = s.id`);
+  }
+  const writable = plans.filter((p) => !p.spec.stagingColumns);
+  for (const plan of [...writable].reverse()) {
+    try {
+      tallies.get(plan.spec.target)!.deleted += await tx.savepoint((sp) => removeGone(sp, plan));
+    } catch (err) {
+      reporter.note(`could not remove rows gone from ${plan.spec.target}: ${(err as Error).message}`);
+    }
+  }
+  for (const plan of writable) {
+    const tally = tallies.get(plan.spec.target)!;
+    try {
+      await tx.savepoint(async (sp) => {
+        await prune(sp, plan.spec, tally, reporter);
+        await upsert(sp, plan.spec, tally);
+      });
+    } catch (err) {
+      const reason = `table failed: ${(err as Error).message}`;
+      tally.skipped[reason] = (tally.skipped[reason] ?? 0) + tally.staged;
+      reporter.note(`${plan.spec.target} was not written: ${(err as Error).message}`);
+    }
+  }
+  await advanceSequences(tx, writable.filter((p) => p.spec.key.join() === 'id').map((p) => p.spec.target));
+}

@@ -1,0 +1,26 @@
+/**
+ * After a first import (which bypasses the search outbox) every index is rebuilt from the rows,
+ * as `npm run indexer -- reindex` would.
+ */
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/client.js';
+import { createSearchEngine } from '../../search/create-engine.js';
+import { Indexer } from '../../../indexer/index.js';
+
+export async function rebuildIndices(db: Database, config: Config, log: (message: string) => void): Promise<void> {
+  const engine = createSearchEngine(config);
+  try {
+    const indexer = new Indexer({ db, engine, log });
+    await indexer.ensureIndexes();
+    const results = await indexer.reindex(undefined, {
+      onProgress: (p) => {
+        if (p.done === p.total) log(`index ${p.index}: ${p.done} documents`);
+      },
+    });
+    await indexer.syncOnce();
+    for (const r of results) log(`index ${r.index}: ${r.docs} documents in ${r.seconds.toFixed(1)}s (${r.docsPerSecond} docs/s)`);
+  } finally {
+    await engine.flush();
+    await engine.close();
+  }
+}
