@@ -24,7 +24,8 @@ API's own response shapes:
   tags       tags (aliased_tag, aliases, implied_tags, implied_by_tags are slugs)
   images     images ("file": path of the original, relative to FILE.json, analysed and stored with
              every representation; else width, height, format and mime_type are required;
-             "tag_ids", or "tags" as names)
+             "tag_ids", or "tags" as names, or both as the API serves them: they must
+             name the same tags, and the ids are imported)
   comments   comments (body null: a hidden comment)
   forums     forums (by short_name; optional "id" and "access_level")
   topics     topics, each with "forum": the forum's short name

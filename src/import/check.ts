@@ -149,6 +149,38 @@ async function analyseFile(store: FileStore | undefined, baseDir: string, img: I
   };
 }
 
+/** Names of some tag ids: the file's tags first, then the database's. */
+async function tagNamesOf(db: Database, board: ParsedBoard, ids: number[]): Promise<Map<number, string>> {
+  const names = new Map(board.tags.map((t) => [t.id, t.name]));
+  const missing = [...new Set(ids.filter((i) => !names.has(i)))];
+  for (let i = 0; i < missing.length; i += 5000) {
+    for (const row of await db.select({ id: tags.id, name: tags.name }).from(tags).where(inArray(tags.id, missing.slice(i, i + 5000)))) names.set(row.id, row.name);
+  }
+  return names;
+}
+
+/**
+ * An image as the API serves it carries both `tag_ids` and `tags` (the names of those ids). The
+ * ids are what is imported; the names must name the same tags, in any order, or the record says
+ * two different things. Unknown ids are reported on their own.
+ */
+function tagListsDisagree(tagIds: readonly number[], tagNames: readonly string[], nameById: ReadonlyMap<number, string>): string | null {
+  const fromIds = new Set(tagIds.flatMap((id) => {
+    const name = nameById.get(id);
+    return name === undefined ? [] : [name];
+  }));
+  if (fromIds.size < new Set(tagIds).size) return null;
+  const given = new Set(tagNames.map(cleanTagName));
+  const onlyNames = [...given].filter((n) => !fromIds.has(n)).sort();
+  const onlyIds = [...fromIds].filter((n) => !given.has(n)).sort();
+  if (onlyNames.length === 0 && onlyIds.length === 0) return null;
+  const parts = [
+    ...(onlyNames.length ? [`tags has ${onlyNames.map((n) => JSON.stringify(n)).join(', ')} not in tag_ids`] : []),
+    ...(onlyIds.length ? [`tag_ids has ${onlyIds.map((n) => JSON.stringify(n)).join(', ')} not in tags`] : []),
+  ];
+  return `tags and tag_ids disagree: ${parts.join('; ')}`;
+}
+
 /** Check every reference of a parsed board against itself and the database. */
 export async function checkReferences(
   db: Database,
@@ -277,6 +309,7 @@ export async function checkReferences(
   const dbTags = await existingIds(db, tags, tags.id, tagRefs);
   const tagExists = (id: number) => fileTagIds.has(id) || dbTags.has(id) || invalidTags.has(id);
   const aliasedInFile = new Set(board.tags.filter((t) => t.aliased_tag).map((t) => t.id));
+  const tagNameById = await tagNamesOf(db, board, board.images.flatMap((i) => (i.tag_ids !== undefined && i.tags !== undefined ? i.tag_ids : [])));
   const existingImages = new Map<number, typeof images.$inferSelect>();
   const withFiles = board.images.filter((i) => i.file !== undefined);
   if (withFiles.length > 0) {
@@ -286,7 +319,10 @@ export async function checkReferences(
   for (const img of board.images) {
     if (!userExists(img.uploader_id)) say('image', img.id, `uploader_id ${img.uploader_id} is not a known user`);
     if (img.duplicate_of !== null && !imageExists(img.duplicate_of)) say('image', img.id, `duplicate_of ${img.duplicate_of} is not a known image`);
-    if (img.tag_ids !== undefined && img.tags !== undefined) say('image', img.id, 'give tag_ids or tags, not both');
+    if (img.tag_ids !== undefined && img.tags !== undefined) {
+      const problem = tagListsDisagree(img.tag_ids, img.tags, tagNameById);
+      if (problem) say('image', img.id, problem);
+    }
     for (const t of img.tag_ids ?? []) {
       if (!tagExists(t)) say('image', img.id, `tag_ids: unknown tag ${t}`);
       else if (aliasedInFile.has(t)) say('image', img.id, `tag_ids: tag ${t} is an alias; use its target`);

@@ -229,6 +229,38 @@ describe('refusing a broken board', () => {
   });
 });
 
+describe('images with both tag_ids and tags, as GET /images/:id serves them', () => {
+  const image = (id: number, tagIds: number[], names: string[]) => ({
+    id, created_at: '2024-05-01T00:00:00Z', width: 10, height: 10, format: 'png', mime_type: 'image/png',
+    tag_ids: tagIds, tags: names, tag_count: tagIds.length,
+  });
+  const vocabulary = [{ id: 31, name: 'safe' }, { id: 32, name: 'artist:someone' }, { id: 33, name: 'solo' }];
+  let both: TestDatabase;
+  beforeAll(async () => {
+    both = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await both?.drop();
+  });
+
+  it('imports the ids when the names agree, in any order', async () => {
+    const summary = await importBoard(both.db, { tags: vocabulary, images: [image(1, [31, 32], ['artist:someone', 'safe'])] });
+    expect(summary.inserted).toMatchObject({ images: 1, image_taggings: 2 });
+    const rows = await both.db.select().from(imageTaggings).where(eq(imageTaggings.imageId, 1)).orderBy(asc(imageTaggings.tagId));
+    expect(rows.map((r) => r.tagId)).toEqual([31, 32]);
+    // Tags already in the database are named from there.
+    await importBoard(both.db, { images: [image(2, [33], ['solo'])] });
+  });
+
+  it('reports a disagreement with the image id and writes nothing', async () => {
+    const before = await dump(both);
+    const error = await importBoard(both.db, { images: [image(3, [31, 33], ['safe', 'artist:someone']), image(4, [31], ['safe'])] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportError);
+    expect((error as ImportError).problems).toEqual(['image 3: tags and tag_ids disagree: tags has "artist:someone" not in tag_ids; tag_ids has "solo" not in tags']);
+    expect(await dump(both)).toEqual(before);
+  });
+});
+
 describe('import CLI', () => {
   let cli: TestDatabase;
   let cliData: string;
