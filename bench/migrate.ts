@@ -30,7 +30,7 @@ import { Indexer } from '../indexer/index.js';
 import { openDatabase } from '../src/db/client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
-import { findDefaultFilter } from '../src/http/middleware/filter.js';
+import { findDefaultFilter } from '../src/contexts/filters/load.js';
 import { EmbeddedEngine } from '../src/search/embedded/index.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
@@ -38,7 +38,8 @@ import { createPhilomenaSchema } from '../test/support/philomena/schema.js';
 import { buildPhilomenaSource, sourceShape, SOURCE_TABLES } from './migrate/source.js';
 import { ensureBaselineTable } from './search/baseline.js';
 import { baselineSql, buildMix, PER_PAGE, type MixQuery } from './search/mix.js';
-import { ascending, loadAverage, ms, percentile, table } from './search/stats.js';
+import { table } from '../src/lib/table.js';
+import { ascending, loadAverage, ms, percentile } from './harness/stats.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(here, '..');

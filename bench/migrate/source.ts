@@ -14,9 +14,9 @@
  * Unknown Derpibooru totals (users, comments, faves, votes) are set by `sourceShape` and printed.
  */
 import type { Sql } from 'postgres';
-import { slugify, splitNamespace } from '../../grammar/tag-name.js';
+import { slugify, splitNamespace } from '../../grammar/index.js';
 import { bulkTagNames } from '../../src/seed/bulk.js';
-import { RATING_TAGS, categoryFor } from '../../src/tags/categories.js';
+import { RATING_TAGS, categoryFor } from '../../src/contexts/tags/categories.js';
 import { philomenaDdl } from '../../test/support/philomena/schema.js';
 
 export interface SourceShape {

@@ -25,7 +25,7 @@ import { processImage } from '../media/process.js';
 import type { FileStore } from '../media/storage.js';
 import { aliasSetProblems } from '../contexts/tags/aliases.js';
 import { hashApiKey } from '../contexts/users/api-keys.js';
-import type { ImportOptions } from './index.js';
+import type { ImportOptions } from './options.js';
 import type { ImageRecord, ParsedBoard, ResourceName } from './schema.js';
 
 /** What the importer needs of a processed image file. */

@@ -11,10 +11,12 @@
  * `file` are analysed and stored with every representation, like an upload.
  */
 import type { Database } from '../db/client.js';
-import type { FileStore } from '../media/storage.js';
 import { checkReferences } from './check.js';
+import type { ImportOptions } from './options.js';
 import { parseBoard } from './schema.js';
 import { Tally, writeBoard } from './write.js';
+
+export type { ImportOptions } from './options.js';
 
 export { parseBoard } from './schema.js';
 
@@ -26,12 +28,6 @@ export class ImportError extends Error {
   }
 }
 
-export interface ImportOptions {
-  /** Where image files go; needed when any image names a `file`. */
-  fileStore?: FileStore;
-  /** Directory that relative `file` paths are resolved against (default: the working directory). */
-  baseDir?: string;
-}
 
 export interface ImportSummary {
   /** Rows inserted, updated and left as they were, per table. */
