@@ -92,17 +92,22 @@ export function sqlOrder(sf: string | undefined): string {
   throw new Error(`no SQL order for sf=${sf}`);
 }
 
-/**
- * The whole baseline statement: the exact total and the page, in one round trip. Postgres plans
- * each subquery on its own (the count from the GIN bitmap, the page by whichever index suits).
- */
-export function baselineSql(m: MixQuery, hiddenTagIds: number[]): string {
-  const where = [
+/** What the baseline matches: visible images, without the hidden tags, that satisfy the query. */
+function baselineWhere(m: MixQuery, hiddenTagIds: number[]): string {
+  return [
     'approved',
     'not hidden_from_users',
     ...(hiddenTagIds.length > 0 ? [`not (tag_ids && ${intArray(hiddenTagIds)})`] : []),
     `(${condition(m.clause)})`,
   ].join(' and ');
+}
+
+/**
+ * The whole baseline statement: the exact total and the page, in one round trip. Postgres plans
+ * each subquery on its own (the count from the GIN bitmap, the page by whichever index suits).
+ */
+export function baselineSql(m: MixQuery, hiddenTagIds: number[]): string {
+  const where = baselineWhere(m, hiddenTagIds);
   return (
     `select (select count(*)::int from bench_images where ${where}) as total, ` +
     `array(select id from bench_images where ${where} order by ${sqlOrder(m.sf)} limit ${PER_PAGE} offset ${(m.page - 1) * PER_PAGE}) as ids`
@@ -111,12 +116,7 @@ export function baselineSql(m: MixQuery, hiddenTagIds: number[]): string {
 
 /** Every matching id (untimed; to check random pages against the engine's own random function). */
 export function allMatchesSql(m: MixQuery, hiddenTagIds: number[]): string {
-  const where = [
-    'approved',
-    'not hidden_from_users',
-    ...(hiddenTagIds.length > 0 ? [`not (tag_ids && ${intArray(hiddenTagIds)})`] : []),
-    `(${condition(m.clause)})`,
-  ].join(' and ');
+  const where = baselineWhere(m, hiddenTagIds);
   return `select coalesce(array_agg(id), '{}') as ids from bench_images where ${where}`;
 }
 

@@ -3,7 +3,6 @@
  * featured image and bans. `npm run admin -- --help` for usage.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { pathToFileURL } from 'node:url';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
 import { AdminError } from '../contexts/errors.js';
 import { featureImage } from '../contexts/images/features.js';
@@ -12,6 +11,7 @@ import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
 import { createUser, parseRole, setRole } from '../contexts/users/accounts.js';
 import { loadConfigOrExit } from '../config.js';
 import { openDatabase, type Database } from '../db/client.js';
+import { runAsProgram } from './board.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -284,6 +284,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await main();
-}
+await runAsProgram(import.meta.url, main);

@@ -2,12 +2,11 @@
  * `npm run dump`: write a dump of the board's public data now, as the nightly schedule does, into
  * DATA_DIR/dumps/<YYYY-MM-DD>/ (or `--dir DIR/<YYYY-MM-DD>/`), keeping the newest DUMP_KEEP.
  */
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config.js';
-import { openDatabase } from '../db/client.js';
 import { dumpsRoot } from '../dumps/layout.js';
 import { DumpBusyError, writeDump } from '../dumps/write.js';
+import { onBoardDatabase, runAsProgram } from './board.js';
 
 export const USAGE = `Usage: npm run dump -- [--dir DIR] [--keep N] [--force]
 
@@ -49,34 +48,31 @@ async function main(): Promise<number> {
 
   const config = loadConfigOrExit();
   const dir = values.dir ?? dumpsRoot(config.dataDir);
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 4 });
-  try {
-    const started = Date.now();
-    const result = await writeDump(handle.db, {
-      dir,
-      config,
-      keep: values.keep !== undefined ? Number(values.keep) : config.dumps.keep,
-      ifMissing: !values.force,
-    });
-    if (!result) {
-      console.log(`today's dump is already in ${dir} (use --force to replace it)`);
+  return onBoardDatabase(
+    config,
+    4,
+    async (db) => {
+      const started = Date.now();
+      const result = await writeDump(db, {
+        dir,
+        config,
+        keep: values.keep !== undefined ? Number(values.keep) : config.dumps.keep,
+        ifMissing: !values.force,
+      });
+      if (!result) {
+        console.log(`today's dump is already in ${dir} (use --force to replace it)`);
+        return 0;
+      }
+      console.log(`dump ${result.name} written to ${result.path} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      for (const f of result.manifest.files) console.log(`  ${f.name}: ${f.records} record${f.records === 1 ? '' : 's'}, ${f.bytes} bytes`);
       return 0;
-    }
-    console.log(`dump ${result.name} written to ${result.path} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    for (const f of result.manifest.files) console.log(`  ${f.name}: ${f.records} record${f.records === 1 ? '' : 's'}, ${f.bytes} bytes`);
-    return 0;
-  } catch (err) {
-    if (err instanceof DumpBusyError) {
+    },
+    (err) => {
+      if (!(err instanceof DumpBusyError)) return false;
       console.error('error: another dump is running; try again later');
-      return 1;
-    }
-    console.error(`error: ${(err as Error).message}`);
-    return 1;
-  } finally {
-    await handle.close();
-  }
+      return true;
+    },
+  );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await main();
-}
+await runAsProgram(import.meta.url, main);

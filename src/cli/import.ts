@@ -5,12 +5,11 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config.js';
-import { openDatabase } from '../db/client.js';
 import { readDump } from '../dumps/read.js';
 import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
+import { onBoardDatabase, runAsProgram } from './board.js';
 import { PHILOMENA_USAGE, importPhilomena } from './import-philomena.js';
 import { FileStore } from '../media/storage.js';
 
@@ -86,27 +85,24 @@ async function main(): Promise<number> {
   }
 
   const config = loadConfigOrExit();
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 4 });
-  try {
-    const summary = await importBoard(handle.db, data, {
-      fileStore: new FileStore(join(config.dataDir, 'images')),
-      baseDir: dirname(resolve(file)),
-    });
-    console.log(`imported ${file}\n${describe(summary)}`);
-    return 0;
-  } catch (err) {
-    if (err instanceof ImportError) {
+  return onBoardDatabase(
+    config,
+    4,
+    async (db) => {
+      const summary = await importBoard(db, data, {
+        fileStore: new FileStore(join(config.dataDir, 'images')),
+        baseDir: dirname(resolve(file)),
+      });
+      console.log(`imported ${file}\n${describe(summary)}`);
+      return 0;
+    },
+    (err) => {
+      if (!(err instanceof ImportError)) return false;
       console.error(`error: ${file} was not imported (${err.problems.length} problem${err.problems.length === 1 ? '' : 's'}); nothing was written`);
       for (const p of err.problems) console.error(p);
-      return 1;
-    }
-    console.error(`error: ${(err as Error).message}`);
-    return 1;
-  } finally {
-    await handle.close();
-  }
+      return true;
+    },
+  );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await main();
-}
+await runAsProgram(import.meta.url, main);

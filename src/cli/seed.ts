@@ -2,10 +2,9 @@
  * `npm run seed -- …`: fill the configured database with a benchmark-scale board (COPY), or with
  * the demo board. `npm run seed -- --help` for usage.
  */
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config.js';
-import { openDatabase } from '../db/client.js';
+import { onBoardDatabase, runAsProgram } from './board.js';
 import { seedBulkBoard, type BulkProgress } from '../seed/bulk.js';
 import { isBoardEmpty, truncateBoard } from '../seed/common.js';
 import { seedDemoBoard } from '../seed/demo.js';
@@ -123,59 +122,58 @@ async function main(): Promise<number> {
   }
 
   const config = loadConfigOrExit();
-  const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, max: 2 });
   const bar = new ProgressBar();
-  try {
-    if (!values.force && !(await isBoardEmpty(handle.db))) {
-      console.error('error: the database is not empty; use --force to delete everything in it and seed again');
-      return 1;
-    }
-    const withFiles = !values['no-files'];
-    if (values.demo) {
-      if (values.force) await truncateBoard(handle.db);
-      const s = await seedDemoBoard(handle.db, {
-        seed: seed ?? config.demoSeed,
+  return onBoardDatabase(
+    config,
+    2,
+    async (db) => {
+      if (!values.force && !(await isBoardEmpty(db))) {
+        console.error('error: the database is not empty; use --force to delete everything in it and seed again');
+        return 1;
+      }
+      const withFiles = !values['no-files'];
+      if (values.demo) {
+        if (values.force) await truncateBoard(db);
+        const s = await seedDemoBoard(db, {
+          seed: seed ?? config.demoSeed,
+          images,
+          withFiles,
+          dataDir: config.dataDir,
+          onProgress: (p) => bar.update(p.phase, p.done, p.total),
+        });
+        bar.finish();
+        console.log(
+          `demo board: ${s.images} images, ${s.tags} tags, ${s.users} users, ${s.comments} comments, ${s.posts} posts, ${s.files} files in ${(s.ms / 1000).toFixed(1)}s`,
+        );
+        return 0;
+      }
+      const s = await seedBulkBoard(db, {
         images,
+        tags,
+        users,
+        seed: seed ?? 1,
         withFiles,
         dataDir: config.dataDir,
-        onProgress: (p) => bar.update(p.phase, p.done, p.total),
+        force: values.force,
+        onProgress: (p: BulkProgress) => bar.update(p.phase, p.done, p.total),
       });
       bar.finish();
+      const secs = s.ms / 1000;
+      const rows = s.images + s.taggings + s.tags + s.faves + s.votes + s.sources;
       console.log(
-        `demo board: ${s.images} images, ${s.tags} tags, ${s.users} users, ${s.comments} comments, ${s.posts} posts, ${s.files} files in ${(s.ms / 1000).toFixed(1)}s`,
+        `bulk board: ${s.images.toLocaleString('en')} images, ${s.taggings.toLocaleString('en')} taggings, ${s.tags.toLocaleString('en')} tags, ` +
+          `${s.faves.toLocaleString('en')} faves, ${s.votes.toLocaleString('en')} votes in ${secs.toFixed(1)}s ` +
+          `(${Math.round(rows / secs).toLocaleString('en')} rows/s)`,
       );
+      console.log(`phases (ms): ${Object.entries(s.phases).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+      console.log('search indices are not updated by seeding: reindex before searching');
       return 0;
-    }
-    const s = await seedBulkBoard(handle.db, {
-      images,
-      tags,
-      users,
-      seed: seed ?? 1,
-      withFiles,
-      dataDir: config.dataDir,
-      force: values.force,
-      onProgress: (p: BulkProgress) => bar.update(p.phase, p.done, p.total),
-    });
-    bar.finish();
-    const secs = s.ms / 1000;
-    const rows = s.images + s.taggings + s.tags + s.faves + s.votes + s.sources;
-    console.log(
-      `bulk board: ${s.images.toLocaleString('en')} images, ${s.taggings.toLocaleString('en')} taggings, ${s.tags.toLocaleString('en')} tags, ` +
-        `${s.faves.toLocaleString('en')} faves, ${s.votes.toLocaleString('en')} votes in ${secs.toFixed(1)}s ` +
-        `(${Math.round(rows / secs).toLocaleString('en')} rows/s)`,
-    );
-    console.log(`phases (ms): ${Object.entries(s.phases).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    console.log('search indices are not updated by seeding: reindex before searching');
-    return 0;
-  } catch (err) {
-    bar.finish();
-    console.error(`error: ${(err as Error).message}`);
-    return 1;
-  } finally {
-    await handle.close();
-  }
+    },
+    () => {
+      bar.finish(); // end the progress line before the error line
+      return false;
+    },
+  );
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await main();
-}
+await runAsProgram(import.meta.url, main);

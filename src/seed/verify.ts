@@ -14,6 +14,17 @@ interface Check {
   query: string;
 }
 
+/**
+ * A counter checked against a count of the rows that point at its row; `counted` is a subquery
+ * on the counter's row, `o`.
+ */
+function countedBy(table: string, column: string, counted: string): Check {
+  return {
+    name: `${table}.${column}`,
+    query: `select o.id, o.${column} as stored, (${counted}) as counted from ${table} o where o.${column} <> (${counted})`,
+  };
+}
+
 const CHECKS: Check[] = [
   {
     name: 'images.score',
@@ -53,57 +64,20 @@ const CHECKS: Check[] = [
       left join images i on i.id = it.image_id and not i.hidden_from_users
       group by t.id having t.images_count <> count(i.id)`,
   },
-  {
-    name: 'users.images_count',
-    query: `select u.id, u.images_count as stored, (select count(*) from images i where i.user_id = u.id) as counted
-      from users u where u.images_count <> (select count(*) from images i where i.user_id = u.id)`,
-  },
-  {
-    name: 'users.comments_count',
-    query: `select u.id, u.comments_count as stored, (select count(*) from comments c where c.user_id = u.id) as counted
-      from users u where u.comments_count <> (select count(*) from comments c where c.user_id = u.id)`,
-  },
-  {
-    name: 'users.posts_count',
-    query: `select u.id, u.posts_count as stored, (select count(*) from posts p where p.user_id = u.id) as counted
-      from users u where u.posts_count <> (select count(*) from posts p where p.user_id = u.id)`,
-  },
-  {
-    name: 'users.topics_count',
-    query: `select u.id, u.topics_count as stored, (select count(*) from topics t where t.user_id = u.id) as counted
-      from users u where u.topics_count <> (select count(*) from topics t where t.user_id = u.id)`,
-  },
-  {
-    name: 'forums.topic_count',
-    query: `select f.id, f.topic_count as stored, (select count(*) from topics t where t.forum_id = f.id) as counted
-      from forums f where f.topic_count <> (select count(*) from topics t where t.forum_id = f.id)`,
-  },
-  {
-    name: 'forums.post_count',
-    query: `select f.id, f.post_count as stored,
-        (select count(*) from posts p join topics t on t.id = p.topic_id where t.forum_id = f.id) as counted
-      from forums f where f.post_count <> (select count(*) from posts p join topics t on t.id = p.topic_id where t.forum_id = f.id)`,
-  },
-  {
-    name: 'topics.post_count',
-    query: `select t.id, t.post_count as stored, (select count(*) from posts p where p.topic_id = t.id) as counted
-      from topics t where t.post_count <> (select count(*) from posts p where p.topic_id = t.id)`,
-  },
+  countedBy('users', 'images_count', 'select count(*) from images i where i.user_id = o.id'),
+  countedBy('users', 'comments_count', 'select count(*) from comments c where c.user_id = o.id'),
+  countedBy('users', 'posts_count', 'select count(*) from posts p where p.user_id = o.id'),
+  countedBy('users', 'topics_count', 'select count(*) from topics t where t.user_id = o.id'),
+  countedBy('forums', 'topic_count', 'select count(*) from topics t where t.forum_id = o.id'),
+  countedBy('forums', 'post_count', 'select count(*) from posts p join topics t on t.id = p.topic_id where t.forum_id = o.id'),
+  countedBy('topics', 'post_count', 'select count(*) from posts p where p.topic_id = o.id'),
   {
     name: 'posts.topic_position',
     query: `select topic_id as id, max(topic_position) + 1 as stored, count(distinct topic_position) as counted
       from posts group by topic_id having min(topic_position) <> 0 or max(topic_position) + 1 <> count(*) or count(distinct topic_position) <> count(*)`,
   },
-  {
-    name: 'galleries.image_count',
-    query: `select g.id, g.image_count as stored, (select count(*) from gallery_interactions gi where gi.gallery_id = g.id) as counted
-      from galleries g where g.image_count <> (select count(*) from gallery_interactions gi where gi.gallery_id = g.id)`,
-  },
-  {
-    name: 'filters.user_count',
-    query: `select f.id, f.user_count as stored, (select count(*) from users u where u.current_filter_id = f.id) as counted
-      from filters f where f.user_count <> (select count(*) from users u where u.current_filter_id = f.id)`,
-  },
+  countedBy('galleries', 'image_count', 'select count(*) from gallery_interactions gi where gi.gallery_id = o.id'),
+  countedBy('filters', 'user_count', 'select count(*) from users u where u.current_filter_id = o.id'),
 ];
 
 /**

@@ -1,5 +1,6 @@
-import { boolean, index, inet, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from './users.js';
+import { authorColumns, moderationColumns } from './message-columns.js';
 
 export const accessLevels = ['normal', 'assistant', 'staff'] as const;
 
@@ -36,20 +37,9 @@ export const topics = pgTable('topics', {
 export const posts = pgTable('posts', {
   id: serial().primaryKey(),
   topicId: integer().notNull().references(() => topics.id, { onDelete: 'cascade' }),
-  userId: integer().references(() => users.id, { onDelete: 'set null' }),
-  anonymous: boolean().notNull().default(false),
-  ip: inet(),
-  fingerprint: text(),
+  ...authorColumns(),
   body: text().notNull(),
   /** Position in the topic, from 0. */
   topicPosition: integer().notNull(),
-  approved: boolean().notNull().default(true),
-  hiddenFromUsers: boolean().notNull().default(false),
-  destroyedContent: boolean().notNull().default(false),
-  deletionReason: text().notNull().default(''),
-  deletedById: integer().references(() => users.id, { onDelete: 'set null' }),
-  editedAt: timestamp({ withTimezone: true }),
-  editReason: text(),
-  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-  updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  ...moderationColumns(),
 }, (t) => [index('posts_topic_position_idx').on(t.topicId, t.topicPosition), index('posts_user_idx').on(t.userId)]);

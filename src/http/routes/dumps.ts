@@ -18,7 +18,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { open, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import type { Config } from '../../config.js';
 import {
@@ -34,9 +33,9 @@ import {
   type Manifest,
 } from '../../dumps/layout.js';
 import type { AppContext, AppEnv } from '../context.js';
-import { errorResponse, notFound } from '../errors.js';
-import { cacheFor, etagMatches } from '../middleware/cache.js';
-import { FILE_CACHE_CONTROL, fileEtag, parseRange } from './files.js';
+import { notFound } from '../errors.js';
+import { cacheFor } from '../middleware/cache.js';
+import { fileResponse } from './files.js';
 
 /** How long the index and the latest pointer may be cached: a new dump appears once a day. */
 const INDEX_MAX_AGE = 300;
@@ -89,40 +88,10 @@ async function serveDumpFile(c: AppContext, path: string, file: string): Promise
   try {
     const st = await handle.stat();
     if (!st.isFile()) return notFound(c);
-    const stat = { size: st.size, mtime: st.mtime };
-    const etag = fileEtag(stat);
-    const lastModified = stat.mtime.toUTCString();
-    const headers = new Headers({
-      'Content-Type': contentTypeOf(file),
-      'Accept-Ranges': 'bytes',
-      'Cache-Control': FILE_CACHE_CONTROL,
-      ETag: etag,
-      'Last-Modified': lastModified,
-      'X-Content-Type-Options': 'nosniff',
+    return fileResponse(c, { size: st.size, mtime: st.mtime }, { 'Content-Type': contentTypeOf(file) }, (start, end) => {
+      streaming = true;
+      return handle.createReadStream({ start, end, autoClose: true });
     });
-    if (etagMatches(c.req.header('If-None-Match'), etag)) {
-      headers.delete('Content-Type');
-      return new Response(null, { status: 304, headers });
-    }
-    let range = parseRange(c.req.header('Range'), stat.size);
-    const ifRange = c.req.header('If-Range');
-    if (range !== undefined && ifRange !== undefined && ifRange.trim() !== etag && ifRange.trim() !== lastModified) range = undefined;
-    if (range === 'unsatisfiable') {
-      const res = errorResponse(c, 416, 'Range Not Satisfiable');
-      res.headers.set('Content-Range', `bytes */${stat.size}`);
-      res.headers.set('Cache-Control', 'no-store');
-      return res;
-    }
-    const status = range ? 206 : 200;
-    const start = range?.start ?? 0;
-    const end = range?.end ?? stat.size - 1;
-    const length = stat.size === 0 ? 0 : end - start + 1;
-    headers.set('Content-Length', String(length));
-    if (range) headers.set('Content-Range', `bytes ${start}-${end}/${stat.size}`);
-    if (c.req.raw.method === 'HEAD' || length === 0) return new Response(null, { status, headers });
-    const stream = handle.createReadStream({ start, end, autoClose: true });
-    streaming = true;
-    return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
   } finally {
     if (!streaming) await handle.close();
   }

@@ -18,6 +18,7 @@ import { Hono } from 'hono';
 import { FileStore, StorageKeyError, type StoredFileStat } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
+import { etagMatches } from '../middleware/cache.js';
 
 export const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
@@ -88,43 +89,32 @@ export function fileEtag(stat: StoredFileStat): string {
   return `"${stat.size.toString(16)}-${Math.floor(stat.mtime.getTime()).toString(16)}"`;
 }
 
-function matchesEtag(header: string, etag: string): boolean {
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
-}
-
 function notModifiedSince(header: string | undefined, mtime: Date): boolean {
   if (!header) return false;
   const since = Date.parse(header);
   return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) * 1000 <= since;
 }
 
-async function serveFile(c: AppContext, store: FileStore, key: string, ext: string, downloadName?: string): Promise<Response> {
-  let stat: StoredFileStat | null;
-  try {
-    stat = await store.stat(key);
-  } catch (err) {
-    if (err instanceof StorageKeyError) return notFound(c);
-    throw err;
-  }
-  if (!stat) return notFound(c);
-
+/**
+ * The answer to a GET or HEAD of a file of this size and time: 304 when the client's copy is fresh
+ * (If-None-Match, else If-Modified-Since), 416 for a range past its end, else 200, or 206 for one
+ * byte range whose validator still holds (If-Range), with the bytes `read` streams. `headers` are
+ * the file's own (its Content-Type first), added to the caching and range headers every file has.
+ */
+export function fileResponse(c: AppContext, stat: StoredFileStat, own: Record<string, string>, read: (start: number, end: number) => Readable): Response {
   const etag = fileEtag(stat);
   const lastModified = stat.mtime.toUTCString();
   const headers = new Headers({
-    'Content-Type': contentTypeFor(ext),
+    ...own,
     'Accept-Ranges': 'bytes',
     'Cache-Control': FILE_CACHE_CONTROL,
     ETag: etag,
     'Last-Modified': lastModified,
     'X-Content-Type-Options': 'nosniff',
-    // SVG files are documents: never let one run script on this origin.
-    'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
   });
-  if (downloadName) headers.set('Content-Disposition', `attachment; filename="${downloadName}"`);
 
   const ifNoneMatch = c.req.header('If-None-Match');
-  const fresh = ifNoneMatch !== undefined ? matchesEtag(ifNoneMatch, etag) : notModifiedSince(c.req.header('If-Modified-Since'), stat.mtime);
+  const fresh = ifNoneMatch !== undefined ? etagMatches(ifNoneMatch, etag) : notModifiedSince(c.req.header('If-Modified-Since'), stat.mtime);
   if (fresh) {
     headers.delete('Content-Type');
     return new Response(null, { status: 304, headers });
@@ -150,8 +140,25 @@ async function serveFile(c: AppContext, store: FileStore, key: string, ext: stri
   headers.set('Content-Length', String(length));
   if (range) headers.set('Content-Range', `bytes ${start}-${end}/${stat.size}`);
   if (head || length === 0) return new Response(null, { status, headers });
-  const stream = store.createReadStream(key, { start, end });
-  return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
+  return new Response(Readable.toWeb(read(start, end)) as ReadableStream<Uint8Array>, { status, headers });
+}
+
+async function serveFile(c: AppContext, store: FileStore, key: string, ext: string, downloadName?: string): Promise<Response> {
+  let stat: StoredFileStat | null;
+  try {
+    stat = await store.stat(key);
+  } catch (err) {
+    if (err instanceof StorageKeyError) return notFound(c);
+    throw err;
+  }
+  if (!stat) return notFound(c);
+  const own: Record<string, string> = {
+    'Content-Type': contentTypeFor(ext),
+    // SVG files are documents: never let one run script on this origin.
+    'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
+  };
+  if (downloadName) own['Content-Disposition'] = `attachment; filename="${downloadName}"`;
+  return fileResponse(c, stat, own, (start, end) => store.createReadStream(key, { start, end }));
 }
 
 export function fileRoutes(dataDir: string): Hono<AppEnv> {

@@ -121,18 +121,35 @@ const avatar = () =>
     .regex(/^(?:https?:\/\/|data:image\/)/)
     .meta(d('Avatar: an absolute URL of an uploaded avatar, or a generated `data:image/svg+xml` URI. Never null.'));
 
+/** The fields a comment and a forum post share: author, text and times (`what` names it in the descriptions). */
+const messageShape = (what: 'comment' | 'post') => ({
+  user_id: id().nullable().meta(d(`Id of the author; null for anonymous ${what}s.`)),
+  author: z.string().meta(d(`Author name (a generated "Background Pony #XXXX" name for anonymous ${what}s).`)),
+  avatar: avatar(),
+  body: z.string().nullable().meta(d(`${what === 'comment' ? 'Comment' : 'Post'} text; null when the ${what} is hidden by staff.`)),
+  created_at: datetime().meta(d('Creation time.')),
+  updated_at: datetime().meta(d('Last update time.')),
+  edited_at: datetime().nullable().meta(d('Last edit time; null if never edited (or hidden).')),
+  edit_reason: z.string().nullable().meta(d('Edit reason; null if none (or hidden).')),
+});
+
+/** The same fields of a comment or post whose image or topic is hidden: all withheld. */
+const withheldMessageShape = () => ({
+  user_id: z.null(),
+  author: z.null(),
+  avatar: avatar(),
+  body: z.null(),
+  created_at: z.null(),
+  updated_at: z.null(),
+  edited_at: z.null(),
+  edit_reason: z.null(),
+});
+
 export const Comment = z
   .strictObject({
     id: id().meta(d('Comment id.')),
     image_id: id().meta(d('Id of the image commented on.')),
-    user_id: id().nullable().meta(d('Id of the author; null for anonymous comments.')),
-    author: z.string().meta(d('Author name (a generated "Background Pony #XXXX" name for anonymous comments).')),
-    avatar: avatar(),
-    body: z.string().nullable().meta(d('Comment text; null when the comment is hidden by staff.')),
-    created_at: datetime().meta(d('Creation time.')),
-    updated_at: datetime().meta(d('Last update time.')),
-    edited_at: datetime().nullable().meta(d('Last edit time; null if never edited (or hidden).')),
-    edit_reason: z.string().nullable().meta(d('Edit reason; null if none (or hidden).')),
+    ...messageShape('comment'),
   })
   .meta({ id: 'Comment', description: 'A comment on an image.' });
 
@@ -140,14 +157,7 @@ export const WithheldComment = z
   .strictObject({
     id: id(),
     image_id: id(),
-    user_id: z.null(),
-    author: z.null(),
-    avatar: avatar(),
-    body: z.null(),
-    created_at: z.null(),
-    updated_at: z.null(),
-    edited_at: z.null(),
-    edit_reason: z.null(),
+    ...withheldMessageShape(),
   })
   .meta({
     id: 'WithheldComment',
@@ -157,28 +167,14 @@ export const WithheldComment = z
 export const Post = z
   .strictObject({
     id: id().meta(d('Post id.')),
-    user_id: id().nullable().meta(d('Id of the author; null for anonymous posts.')),
-    author: z.string().meta(d('Author name (a generated "Background Pony #XXXX" name for anonymous posts).')),
-    avatar: avatar(),
-    body: z.string().nullable().meta(d('Post text; null when the post is hidden by staff.')),
-    created_at: datetime().meta(d('Creation time.')),
-    updated_at: datetime().meta(d('Last update time.')),
-    edited_at: datetime().nullable().meta(d('Last edit time; null if never edited (or hidden).')),
-    edit_reason: z.string().nullable().meta(d('Edit reason; null if none (or hidden).')),
+    ...messageShape('post'),
   })
   .meta({ id: 'Post', description: 'A forum post.' });
 
 export const WithheldPost = z
   .strictObject({
     id: id(),
-    user_id: z.null(),
-    author: z.null(),
-    avatar: avatar(),
-    body: z.null(),
-    created_at: z.null(),
-    updated_at: z.null(),
-    edited_at: z.null(),
-    edit_reason: z.null(),
+    ...withheldMessageShape(),
   })
   .meta({
     id: 'WithheldPost',

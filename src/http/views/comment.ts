@@ -7,9 +7,8 @@
  */
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
-import { attribute, withheldAvatar } from './attribution.js';
+import { messageFields } from './message.js';
 import type { Comment, WithheldComment } from '../schemas/resources.js';
-import { formatTime } from './time.js';
 import type { CommentRow } from '../../contexts/comments/types.js';
 import type { AuthorUser } from '../../contexts/users/types.js';
 
@@ -29,39 +28,9 @@ export function commentView(
   { comment, imageHidden, user }: CommentViewInput,
 ): CommentJson | null {
   if (comment.destroyedContent) return null;
-  if (imageHidden) {
-    return {
-      id: comment.id,
-      image_id: comment.imageId,
-      user_id: null,
-      author: null,
-      avatar: withheldAvatar(),
-      body: null,
-      created_at: null,
-      updated_at: null,
-      edited_at: null,
-      edit_reason: null,
-    };
-  }
-  const who = attribute(config, {
-    objectId: comment.imageId,
-    userId: comment.userId,
-    anonymous: comment.anonymous,
-    fingerprint: comment.fingerprint,
-    ip: comment.ip,
-    user,
-  });
-  const hidden = comment.hiddenFromUsers;
   return {
     id: comment.id,
     image_id: comment.imageId,
-    user_id: who.userId,
-    author: who.author,
-    avatar: who.avatar,
-    body: hidden ? null : comment.body,
-    created_at: formatTime(comment.createdAt),
-    updated_at: formatTime(comment.updatedAt),
-    edited_at: hidden ? null : formatTime(comment.editedAt),
-    edit_reason: hidden ? null : comment.editReason,
+    ...messageFields(config, comment, { objectId: comment.imageId, hidden: imageHidden }, user),
   };
 }

@@ -127,48 +127,34 @@ export class Bitmap {
 
   /** Insert a value that is greater than every value present (fast path of `add`). */
   append(x: number): void {
-    const key = x >>> 16;
     const low = x & 0xffff;
-    let cont = this.c[key];
-    if (cont === undefined) {
-      this.c[key] = new ArrayContainer(Uint16Array.of(low, 0, 0, 0), 1);
-      return;
-    }
-    if (cont.kind === 1) {
-      const m = 1 << (low & 31);
-      if ((cont.w[low >>> 5]! & m) === 0) {
-        cont.w[low >>> 5]! |= m;
-        cont.n++;
-      }
-      return;
-    }
+    const cont = this.arrayToInsertInto(x >>> 16, low);
+    if (cont === undefined) return;
     if (cont.n > 0 && cont.a[cont.n - 1]! >= low) {
-      if (cont.a[cont.n - 1] === low) return;
-      this.add(x);
+      if (cont.a[cont.n - 1] !== low) this.add(x);
       return;
     }
-    if (cont.n >= ARRAY_MAX) {
-      cont = arrayToBits(cont);
-      this.c[key] = cont;
-      cont.w[low >>> 5]! |= 1 << (low & 31);
-      cont.n++;
-      return;
-    }
-    if (cont.n === cont.a.length) {
-      const grown = new Uint16Array(Math.min(ARRAY_MAX, cont.a.length * 2));
-      grown.set(cont.a);
-      cont.a = grown;
-    }
-    cont.a[cont.n++] = low;
+    this.insertAt(x >>> 16, cont, cont.n, low);
   }
 
   add(x: number): void {
-    const key = x >>> 16;
     const low = x & 0xffff;
+    const cont = this.arrayToInsertInto(x >>> 16, low);
+    if (cont === undefined) return;
+    const pos = searchU16(cont.a, cont.n, low);
+    if (pos >= 0) return;
+    this.insertAt(x >>> 16, cont, -pos - 1, low);
+  }
+
+  /**
+   * The steps `add` and `append` share: a new chunk gets an array container holding `low`, a
+   * bitset container gets its bit. Returns the array container `low` has still to go into, if any.
+   */
+  private arrayToInsertInto(key: number, low: number): ArrayContainer | undefined {
     const cont = this.c[key];
     if (cont === undefined) {
       this.c[key] = new ArrayContainer(Uint16Array.of(low, 0, 0, 0), 1);
-      return;
+      return undefined;
     }
     if (cont.kind === 1) {
       const m = 1 << (low & 31);
@@ -176,11 +162,13 @@ export class Bitmap {
         cont.w[low >>> 5]! |= m;
         cont.n++;
       }
-      return;
+      return undefined;
     }
-    const pos = searchU16(cont.a, cont.n, low);
-    if (pos >= 0) return;
-    const at = -pos - 1;
+    return cont;
+  }
+
+  /** Put `low`, not yet present, at position `at` of an array container; a full one becomes a bitset. */
+  private insertAt(key: number, cont: ArrayContainer, at: number, low: number): void {
     if (cont.n >= ARRAY_MAX) {
       const bits = arrayToBits(cont);
       bits.w[low >>> 5]! |= 1 << (low & 31);
@@ -193,7 +181,7 @@ export class Bitmap {
       grown.set(cont.a);
       cont.a = grown;
     }
-    cont.a.copyWithin(at + 1, at, cont.n);
+    if (at < cont.n) cont.a.copyWithin(at + 1, at, cont.n);
     cont.a[at] = low;
     cont.n++;
   }

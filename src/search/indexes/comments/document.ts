@@ -1,13 +1,12 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
+import { fetchDocumentRows, isoTime } from '../document-rows.js';
 
 /**
  * Comment documents as Philomena's `Comments.SearchIndex.as_json` builds them (reference §2.3):
  * author fields hidden when anonymous, and an `image` object with the image's tags (no aliases),
  * tag ids and visibility flags.
  */
-
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const QUERY = `
 with
@@ -20,7 +19,7 @@ with
     where it.image_id in (select image_id from c)
     group by it.image_id)
 select
-  c.id, ${iso('c.created_at')} as created_at, ${iso('c.updated_at')} as updated_at, host(c.ip) as ip,
+  c.id, ${isoTime('c.created_at')} as created_at, ${isoTime('c.updated_at')} as updated_at, host(c.ip) as ip,
   c.fingerprint, c.image_id, c.user_id, c.anonymous, c.hidden_from_users, c.approved,
   c.destroyed_content, c.body, c.deletion_reason, c.deleted_by_id,
   lower(au.name) as author_name, lower(dl.name) as deleter_name,
@@ -32,9 +31,6 @@ from c
   left join users dl on dl.id = c.deleted_by_id
   left join tg on tg.image_id = c.image_id
 order by c.id`;
-
-/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
-const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
 
 interface CommentRow {
   id: number;
@@ -91,7 +87,5 @@ export function buildCommentDocument(row: CommentRow): IndexDocument {
 
 /** Documents of the comments with these ids, in id order; ids without a row are absent. */
 export async function loadCommentDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
-  if (ids.length === 0) return [];
-  const [result] = await db.$client.unsafe<{ rows: CommentRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
-  return (result?.rows ?? []).map(buildCommentDocument);
+  return (await fetchDocumentRows<CommentRow>(db, QUERY, ids)).map(buildCommentDocument);
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
+import { fetchDocumentRows, isoTime } from '../document-rows.js';
 
 /**
  * Filter documents as Philomena's `Filters.SearchIndex.as_json` builds them (reference §2.7):
@@ -7,20 +8,15 @@ import type { IndexDocument } from '../../engine.js';
  * lowercased, and the counts are the lengths of the tag-id lists.
  */
 
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 const QUERY = `
 select
-  f.id, ${iso('f.created_at')} as created_at, f.user_id, lower(u.name) as creator, lower(f.name) as name,
+  f.id, ${isoTime('f.created_at')} as created_at, f.user_id, lower(u.name) as creator, lower(f.name) as name,
   f.description, f.system, f.public or f.system as public, f.spoilered_tag_ids, f.hidden_tag_ids,
   lower(f.spoilered_complex_str) as spoilered_complex_str, lower(f.hidden_complex_str) as hidden_complex_str
 from filters f
   left join users u on u.id = f.user_id
 where f.id = any($1::int[])
 order by f.id`;
-
-/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
-const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
 
 interface FilterRow {
   id: number;
@@ -58,7 +54,5 @@ export function buildFilterDocument(row: FilterRow): IndexDocument {
 
 /** Documents of the filters with these ids, in id order; ids without a row are absent. */
 export async function loadFilterDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
-  if (ids.length === 0) return [];
-  const [result] = await db.$client.unsafe<{ rows: FilterRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
-  return (result?.rows ?? []).map(buildFilterDocument);
+  return (await fetchDocumentRows<FilterRow>(db, QUERY, ids)).map(buildFilterDocument);
 }

@@ -1,13 +1,12 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
+import { fetchDocumentRows, isoTime } from '../document-rows.js';
 
 /**
  * Gallery documents as Philomena's `Galleries.SearchIndex.as_json` builds them (reference §2.5):
  * the title lowercased (the default field is an exact term), the image ids of the gallery in
  * order, the subscriber count, and the creator (lowercased name) unless the gallery is anonymous.
  */
-
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const QUERY = `
 with
@@ -24,16 +23,13 @@ with
 select
   g.id, lower(g.title) as title, g.description, g.image_count, g.creator_id, g.anonymous,
   lower(u.name) as creator_name, coalesce(gs.subscriber_count, 0) as subscriber_count, gi.image_ids,
-  ${iso('g.created_at')} as created_at, ${iso('g.updated_at')} as updated_at
+  ${isoTime('g.created_at')} as created_at, ${isoTime('g.updated_at')} as updated_at
 from galleries g
   left join users u on u.id = g.creator_id
   left join gi on gi.gallery_id = g.id
   left join gs on gs.gallery_id = g.id
 where g.id = any($1::int[])
 order by g.id`;
-
-/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
-const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
 
 interface GalleryRow {
   id: number;
@@ -70,7 +66,5 @@ export function buildGalleryDocument(row: GalleryRow): IndexDocument {
 
 /** Documents of the galleries with these ids, in id order; ids without a row are absent. */
 export async function loadGalleryDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
-  if (ids.length === 0) return [];
-  const [result] = await db.$client.unsafe<{ rows: GalleryRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
-  return (result?.rows ?? []).map(buildGalleryDocument);
+  return (await fetchDocumentRows<GalleryRow>(db, QUERY, ids)).map(buildGalleryDocument);
 }

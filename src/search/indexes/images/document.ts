@@ -1,5 +1,6 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
+import { fetchDocumentRows, isoTime } from '../document-rows.js';
 import type { DocumentCache } from '../document-cache.js';
 
 /**
@@ -33,9 +34,6 @@ export function wilsonScore(upvotes: number, downvotes: number): number {
   const p = upvotes / n;
   return (p + Z2 / (2 * n) - Z * Math.sqrt((p * (1 - p) + Z2 / (4 * n)) / n)) / (1 + Z2 / n);
 }
-
-/** A timestamptz as an ISO 8601 UTC string with milliseconds, like `Date#toISOString`. */
-const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /**
  * The images with their relations as id lists. Names are not joined in per row: the tags and
@@ -90,8 +88,8 @@ select
   i.score, i.upvotes_count, i.downvotes_count, i.faves_count, i.hides_count, i.comments_count,
   i.approved, i.hidden_from_users, i.deletion_reason, i.duplicate_id, i.deleted_by_id, i.processed,
   i.thumbnails_generated, i.scratchpad,
-  ${iso('i.first_seen_at')} as first_seen_at, ${iso('i.created_at')} as created_at,
-  ${iso('i.updated_at')} as updated_at,
+  ${isoTime('i.first_seen_at')} as first_seen_at, ${isoTime('i.created_at')} as created_at,
+  ${isoTime('i.updated_at')} as updated_at,
   tg.tag_ids, src.urls as source_urls, fv.ids as fave_ids, hd.ids as hide_ids, vt.up_ids, vt.down_ids,
   sb.ids as subscriber_ids, gl.ids as gallery_ids, gl.positions as gallery_positions
 from images i
@@ -104,9 +102,6 @@ from images i
   left join gl on gl.image_id = i.id
 where i.id = any($1::int[])
 order by i.id`;
-
-/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
-const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
 
 /** Name, category and alias names (the tags aliased to it, by name) of each tag. */
 const TAGS = `
@@ -349,9 +344,7 @@ async function lookupsFor(db: Database, rows: readonly ImageRow[], known: ImageL
  * keeps tag and user names between the calls of one reindex (see `lookupsFor`).
  */
 export async function loadImageDocuments(db: Database, ids: number[], cache?: DocumentCache): Promise<IndexDocument[]> {
-  if (ids.length === 0) return [];
-  const [result] = await db.$client.unsafe<{ rows: ImageRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
-  const rows = result?.rows ?? [];
+  const rows = await fetchDocumentRows<ImageRow>(db, QUERY, ids);
   if (rows.length === 0) return [];
   const lookups = await lookupsFor(db, rows, cache === undefined ? undefined : imageLookupsIn(cache));
   return rows.map((row) => buildImageDocument(row, lookups));

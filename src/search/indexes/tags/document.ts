@@ -1,5 +1,6 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
+import { fetchDocumentRows } from '../document-rows.js';
 
 /**
  * Tag documents as Philomena's `Tags.SearchIndex.as_json` builds them (reference §2.6): implied,
@@ -35,9 +36,6 @@ from tags t
   left join al on al.tag_id = t.id
 where t.id = any($1::int[])
 order by t.id`;
-
-/** The rows as one JSON array: cheaper to parse than text arrays row by row. */
-const QUERY_JSON = `select json_agg(x order by x.id) as rows from (${QUERY}) x`;
 
 interface TagRow {
   id: number;
@@ -77,7 +75,5 @@ export function buildTagDocument(row: TagRow): IndexDocument {
 
 /** Documents of the tags with these ids, in id order; ids without a row are absent. */
 export async function loadTagDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
-  if (ids.length === 0) return [];
-  const [result] = await db.$client.unsafe<{ rows: TagRow[] | null }[]>(QUERY_JSON, [ids as never], { prepare: true });
-  return (result?.rows ?? []).map(buildTagDocument);
+  return (await fetchDocumentRows<TagRow>(db, QUERY, ids)).map(buildTagDocument);
 }
