@@ -15,7 +15,7 @@ import type { Config } from '../../config.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { bundleDocsScript } from '../docs-page/bundle.js';
 import { cacheFor } from '../middleware/cache.js';
-import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi.js';
+import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi/document.js';
 
 /** The document does not change while the process runs. */
 const DOCUMENT_MAX_AGE = 3600;
