@@ -1,7 +1,7 @@
 /**
  * The API description and its documentation page:
  *
- *   GET /api/v1/openapi.json   the OpenAPI 3.1 document (openapi.ts), built once per config
+ *   GET /api/v1/openapi.json   the OpenAPI 3.1 document (openapi/document.ts), built once per config
  *   GET /api/docs              a small HTML page that renders it
  *   GET /api/docs/app.js       the page's script
  *   GET /api/docs/app.css      the page's style sheet
