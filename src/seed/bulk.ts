@@ -21,7 +21,7 @@ import { RATING_TAGS, categoryFor } from '../contexts/tags/categories.js';
 import type { Transaction } from '../db/executor.js';
 import { fileStoresBeside, fileStoresFor, isBoardEmpty, mapLimit, resetSequences, skipOutbox, truncateBoard } from './common.js';
 import { copyInto, copyLine, copyRows } from './copy.js';
-import { SYSTEM_FILTERS } from './demo-plan.js';
+import { SYSTEM_FILTERS } from './demo-plan/accounts.js';
 import { makeImageFiles, type ImageFileFacts } from './files.js';
 import { Random, Zipf, mixSeed } from './random.js';
 import {

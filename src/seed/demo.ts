@@ -10,32 +10,6 @@
  */
 import sharp from 'sharp';
 import type { Database } from '../db/client.js';
-import {
-  badgeAwards,
-  badges,
-  comments,
-  dnpEntries,
-  filters,
-  forums,
-  galleries,
-  galleryInteractions,
-  gallerySubscriptions,
-  imageFaves,
-  imageFeatures,
-  imageHides,
-  imageIntensities,
-  imageSources,
-  imageSubscriptions,
-  imageTaggings,
-  imageVotes,
-  images,
-  posts,
-  tagImplications,
-  tags,
-  topics,
-  userLinks,
-  users,
-} from '../db/schema/index.js';
 import { generateDemoImage } from '../media/demo-images.js';
 import type { FileStore } from '../media/storage.js';
 import { avatarSvg } from '../contexts/users/avatar.js';
@@ -49,11 +23,15 @@ import {
   skipOutbox,
   type SeedFileStores,
 } from './common.js';
-import { planDemoBoard, type Row } from './demo-plan.js';
+import { DEMO_TABLES, type DemoRow, type DemoTables } from './demo-plan/board.js';
+import { planDemoBoard } from './demo-plan/plan.js';
 import { makeImageFiles, type ImageFileFacts } from './files.js';
 import { Random, mixSeed } from './random.js';
 
-export { planDemoBoard, RATING_DESCRIPTIONS, SYSTEM_FILTERS, type DemoPlan } from './demo-plan.js';
+export { SYSTEM_FILTERS } from './demo-plan/accounts.js';
+export type { DemoPlan } from './demo-plan/board.js';
+export { planDemoBoard } from './demo-plan/plan.js';
+export { RATING_DESCRIPTIONS } from './demo-plan/tags.js';
 export { isBoardEmpty };
 
 export interface DemoProgress {
@@ -102,7 +80,7 @@ export interface DemoSummary {
 }
 
 /** Fill an image row with the facts of its generated file. */
-function applyFile(row: Row<typeof images>, facts: ImageFileFacts): void {
+function applyFile(row: DemoRow<'images'>, facts: ImageFileFacts): void {
   const ext = facts.format;
   row.imageName = row.imageName!.replace(/\.[a-z0-9]+$/, `.${ext}`);
   row.imageWidth = facts.width;
@@ -120,7 +98,7 @@ function applyFile(row: Row<typeof images>, facts: ImageFileFacts): void {
 }
 
 /** Intensities for boards without files: plausible corner brightness values. */
-function syntheticIntensities(seed: number, id: number): Row<typeof imageIntensities> {
+function syntheticIntensities(seed: number, id: number): DemoRow<'imageIntensities'> {
   const r = new Random(mixSeed(seed, 0x2000_0000 + id));
   const base = r.float() * 200 + 20;
   const v = () => Math.max(0, Math.min(255, base + (r.float() - 0.5) * 60));
@@ -199,32 +177,9 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
   const steps: Array<() => Promise<void>> = [];
   await db.transaction(async (tx) => {
     if (options.skipOutbox) await skipOutbox(tx);
-    const put = <T extends Parameters<typeof insertChunked>[1]>(table: T, rows: readonly T['$inferInsert'][]) =>
-      steps.push(() => insertChunked(tx, table, rows));
-    put(users, plan.users);
-    put(badges, plan.badges);
-    put(tags, plan.tags);
-    put(tagImplications, plan.tagImplications);
-    put(dnpEntries, plan.dnpEntries);
-    put(userLinks, plan.userLinks);
-    put(badgeAwards, plan.badgeAwards);
-    put(images, plan.images);
-    put(imageTaggings, plan.imageTaggings);
-    put(imageSources, plan.imageSources);
-    put(imageIntensities, plan.imageIntensities);
-    put(imageFaves, plan.imageFaves);
-    put(imageVotes, plan.imageVotes);
-    put(imageHides, plan.imageHides);
-    put(imageSubscriptions, plan.imageSubscriptions);
-    put(imageFeatures, plan.imageFeatures);
-    put(comments, plan.comments);
-    put(forums, plan.forums);
-    put(topics, plan.topics);
-    put(posts, plan.posts);
-    put(galleries, plan.galleries);
-    put(galleryInteractions, plan.galleryInteractions);
-    put(gallerySubscriptions, plan.gallerySubscriptions);
-    put(filters, plan.filters);
+    const put = <K extends keyof DemoTables>(key: K) =>
+      steps.push(() => insertChunked(tx, DEMO_TABLES[key], plan[key]));
+    for (const key of Object.keys(DEMO_TABLES) as (keyof DemoTables)[]) put(key);
     let done = 0;
     progress({ phase: 'rows', done, total: steps.length });
     for (const step of steps) {

@@ -15,7 +15,8 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../../src/http/api-prefix.js';
-import { matchOperation, OPERATIONS, type OperationSpec } from '../../src/http/openapi.js';
+import { matchOperation, OPERATIONS } from '../../src/http/openapi/operations.js';
+import type { OperationSpec } from '../../src/http/openapi/spec.js';
 import { startBoard, type Board } from './board.js';
 
 let board: Board;

@@ -6,7 +6,7 @@
  * is rendered (headings, lists, paragraphs, `code`, **bold**).
  */
 
-/** Where the document is served; the bundler writes it in from src/http/openapi.ts. */
+/** Where the document is served; the bundler writes it in from src/http/openapi/document.ts. */
 declare const OPENAPI_PATH: string;
 
 /** The parts of an OpenAPI 3.1 document the page reads. */

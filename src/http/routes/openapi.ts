@@ -1,7 +1,7 @@
 /**
  * The API description and its documentation page:
  *
- *   GET /api/v1/openapi.json   the OpenAPI 3.1 document (openapi.ts), built once per config
+ *   GET /api/v1/openapi.json   the OpenAPI 3.1 document (openapi/document.ts), built once per config
  *   GET /api/docs              a small HTML page that renders it
  *   GET /api/docs/app.js       the page's script
  *   GET /api/docs/app.css      the page's style sheet
@@ -15,7 +15,7 @@ import type { Config } from '../../config.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { bundleDocsScript } from '../docs-page/bundle.js';
 import { cacheFor } from '../middleware/cache.js';
-import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi.js';
+import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi/document.js';
 
 /** The document does not change while the process runs. */
 const DOCUMENT_MAX_AGE = 3600;

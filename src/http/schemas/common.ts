@@ -3,7 +3,7 @@
  * them, and the error bodies every route shares.
  *
  * Components carry `.meta({ id, description })`; the id is the component name of the OpenAPI
- * document (openapi.ts) and nothing else reads it.
+ * document (openapi/document.ts) and nothing else reads it.
  */
 import { z } from 'zod';
 import { INT32_MAX } from '../../db/int32.js';

@@ -1,7 +1,7 @@
 /**
  * Zod schemas of every answer and parameter of the API (spec "Resources and their fields",
  * "Operations"): the one statement of the contract. The views' JSON types are their output types,
- * openapi.ts turns them into the OpenAPI document, and test/openapi validates real answers of
+ * openapi/ turns them into the OpenAPI document, and test/openapi validates real answers of
  * every route against them. The views stay the code that produces the JSON (DESIGN decision 6).
  */
 import type { z } from 'zod';

@@ -26,10 +26,21 @@
  * shift the page by the number of documents they add or remove before it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, errors, type API, type Types } from '@opensearch-project/opensearch';
+import { Client, type API, type Types } from '@opensearch-project/opensearch';
 import { tagsAnalysis } from '../indexes/tags/mapping.js';
 import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
-import type { IndexMapping } from '../mapping.js';
+import { type BulkOp, type BulkParams, BulkSender, deleteOps, indexOps } from './bulk.js';
+import { asRecord, type Call, describeCause, OpenSearchError, toOpenSearchError } from './errors.js';
+import {
+  checkPageParam,
+  DEFAULT_RESULT_WINDOW,
+  type Hit,
+  idsOf,
+  type SearchBody,
+  searchPastWindow,
+  windowOfSettings,
+} from './paging.js';
+import { type IndexSettingsOptions, indexSettings } from './settings.js';
 
 export interface OpenSearchEngineOptions {
   /** Base URL of the cluster, e.g. `http://localhost:9200` (also used in error messages). */
@@ -66,54 +77,8 @@ export interface OpenSearchEngineOptions {
   requestTimeoutMs?: number;
 }
 
-/** A failed OpenSearch call: the operation, HTTP status, and the error's type and reason. */
-export class OpenSearchError extends Error {
-  override readonly name = 'OpenSearchError';
-  constructor(
-    message: string,
-    readonly status?: number,
-    readonly type?: string,
-    readonly reason?: string,
-  ) {
-    super(message);
-  }
-}
 
-export interface BulkItemFailure {
-  id: string;
-  status: number;
-  type: string;
-  reason: string;
-}
-
-/** Some documents of a `write`/`remove` failed for good (the others were applied). */
-export class BulkWriteError extends OpenSearchError {
-  constructor(
-    message: string,
-    readonly failures: BulkItemFailure[],
-  ) {
-    super(message);
-  }
-}
-
-/** OpenSearch's default `index.max_result_window`: below it no settings lookup is needed. */
-const DEFAULT_RESULT_WINDOW = 10_000;
 const MGET_CHUNK = 1_000;
-const FAILURES_IN_MESSAGE = 10;
-const REASON_MAX = 300;
-
-interface BulkOp {
-  id: string;
-  ndjson: string;
-  bytes: number;
-}
-
-interface Hit {
-  _id?: string;
-  sort?: Types.Common.SortResults;
-}
-
-type SearchBody = API.Search_RequestBody;
 
 function isVersionName(index: string): boolean {
   return /_v\d+$/.test(index);
@@ -123,97 +88,17 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-function clip(s: string): string {
-  return s.length > REASON_MAX ? `${s.slice(0, REASON_MAX)}…` : s;
-}
-
-function asRecord(v: unknown): Record<string, unknown> | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
-
-/** `type` and `reason` of an OpenSearch error object, with the root cause when it says more. */
-function describeCause(error: unknown): { type?: string; reason?: string } {
-  if (typeof error === 'string') return { reason: clip(error) };
-  const e = asRecord(error);
-  if (!e) return {};
-  const type = str(e.type);
-  let reason = str(e.reason);
-  const roots = Array.isArray(e.root_cause) ? e.root_cause : [];
-  const cause = asRecord(roots[0]) ?? asRecord(e.caused_by);
-  if (cause) {
-    const ct = str(cause.type);
-    const cr = str(cause.reason);
-    if ((ct !== undefined && ct !== type) || (cr !== undefined && cr !== reason)) {
-      const inner = [ct, cr].filter((x) => x !== undefined).join(': ');
-      reason = reason === undefined ? inner : `${reason} (caused by ${inner})`;
-    }
-  }
-  return { type, reason: reason === undefined ? undefined : clip(reason) };
-}
-
-function sortField(clause: unknown): string | undefined {
-  if (typeof clause === 'string') return clause;
-  const o = asRecord(clause);
-  if (!o) return undefined;
-  const keys = Object.keys(o);
-  return keys.length === 1 ? keys[0] : undefined;
-}
-
-function checkPageParam(v: number | undefined, name: string, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (!Number.isSafeInteger(v) || v < 0) throw new Error(`[${name}] must be a non-negative integer, got ${String(v)}`);
-  return v;
-}
-
-function docId(doc: IndexDocument): string {
-  const id: unknown = doc.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id)) {
-    throw new Error(`index document without an integer id: ${clip(JSON.stringify(doc))}`);
-  }
-  return String(id);
-}
-
-/** Names of the analyzers a mapping refers to (`analyzer`, `search_analyzer`), sub-fields included. */
-function analyzersUsed(properties: Record<string, unknown>, into = new Set<string>()): Set<string> {
-  for (const field of Object.values(properties)) {
-    const f = asRecord(field);
-    if (!f) continue;
-    for (const key of ['analyzer', 'search_analyzer', 'search_quote_analyzer']) {
-      const name = str(f[key]);
-      if (name !== undefined) into.add(name);
-    }
-    const nested = asRecord(f.properties);
-    if (nested) analyzersUsed(nested, into);
-    const fields = asRecord(f.fields);
-    if (fields) analyzersUsed(fields, into);
-  }
-  return into;
-}
-
 export class OpenSearchEngine implements SearchEngine {
   readonly kind = 'opensearch' as const;
   readonly client: Client;
   private readonly node: string;
   private readonly prefix: string;
   private readonly ownsClient: boolean;
-  private readonly shards: number;
-  private readonly replicas: number;
-  private readonly maxResultWindow: number;
-  private readonly maxTermsCount: number;
-  private readonly refreshInterval: string;
+  private readonly indexOptions: IndexSettingsOptions;
   private readonly waitForRefresh: boolean;
-  private readonly bulkMaxDocs: number;
-  private readonly bulkMaxBytes: number;
-  private readonly retryAttempts: number;
-  private readonly retryInitialMs: number;
-  private readonly retryMaxMs: number;
+  private readonly bulkSender: BulkSender;
   private readonly deepPagingStep: number;
   private readonly retireDelayMs: number;
-  private readonly analyzers: Record<string, Record<string, unknown>>;
   /** `max_result_window` per index argument, read when a page goes past 10,000 (or ours). */
   private readonly windows = new Map<string, number>();
   /** Physical names written to since the last `flush()`. */
@@ -226,20 +111,24 @@ export class OpenSearchEngine implements SearchEngine {
     this.ownsClient = options.client === undefined;
     this.client =
       options.client ?? new Client({ node: options.node, requestTimeout: options.requestTimeoutMs ?? 30_000 });
-    this.shards = options.numberOfShards ?? 1;
-    this.replicas = options.numberOfReplicas ?? 0;
-    this.maxResultWindow = options.maxResultWindow ?? 10_000_000;
-    this.maxTermsCount = options.maxTermsCount ?? 262_144;
-    this.refreshInterval = options.refreshInterval ?? '1s';
+    this.indexOptions = {
+      shards: options.numberOfShards ?? 1,
+      replicas: options.numberOfReplicas ?? 0,
+      maxResultWindow: options.maxResultWindow ?? 10_000_000,
+      maxTermsCount: options.maxTermsCount ?? 262_144,
+      refreshInterval: options.refreshInterval ?? '1s',
+      analyzers: { ...(tagsAnalysis.analyzer as Record<string, Record<string, unknown>>), ...options.analyzers },
+    };
     this.waitForRefresh = options.waitForRefresh ?? false;
-    this.bulkMaxDocs = Math.max(1, options.bulkMaxDocs ?? 1_000);
-    this.bulkMaxBytes = Math.max(1, options.bulkMaxBytes ?? 5 * 1024 * 1024);
-    this.retryAttempts = Math.max(1, options.retry?.attempts ?? 6);
-    this.retryInitialMs = options.retry?.initialDelayMs ?? 100;
-    this.retryMaxMs = options.retry?.maxDelayMs ?? 5_000;
+    this.bulkSender = new BulkSender(this.client, this.call, {
+      maxDocs: Math.max(1, options.bulkMaxDocs ?? 1_000),
+      maxBytes: Math.max(1, options.bulkMaxBytes ?? 5 * 1024 * 1024),
+      attempts: Math.max(1, options.retry?.attempts ?? 6),
+      initialDelayMs: options.retry?.initialDelayMs ?? 100,
+      maxDelayMs: options.retry?.maxDelayMs ?? 5_000,
+    });
     this.deepPagingStep = Math.max(1, options.deepPagingStep ?? 10_000);
     this.retireDelayMs = options.retireDelayMs ?? 1_000;
-    this.analyzers = { ...(tagsAnalysis.analyzer as Record<string, Record<string, unknown>>), ...options.analyzers };
   }
 
   /** The physical (prefixed) name of an alias or version. */
@@ -247,65 +136,15 @@ export class OpenSearchEngine implements SearchEngine {
     return this.prefix + index;
   }
 
-  // ---- errors ------------------------------------------------------------------------------
-
-  private toError(err: unknown, what: string): Error {
-    if (err instanceof OpenSearchError) return err;
-    if (err instanceof errors.ResponseError) {
-      const status = err.meta.statusCode ?? undefined;
-      const body = err.meta.body as unknown;
-      const { type, reason } =
-        typeof body === 'string' ? { type: undefined, reason: clip(body) } : describeCause(asRecord(body)?.error);
-      const detail = [type, reason].filter((x) => x !== undefined && x !== '').join(': ');
-      return new OpenSearchError(
-        `OpenSearch ${what} failed: HTTP ${status ?? '?'}${detail ? ` ${detail}` : ''}`,
-        status ?? undefined,
-        type,
-        reason,
-      );
-    }
-    if (err instanceof errors.TimeoutError) {
-      return new OpenSearchError(`OpenSearch ${what} failed: no answer from ${this.node} in time (${err.message})`);
-    }
-    if (err instanceof errors.ConnectionError || err instanceof errors.NoLivingConnectionsError) {
-      return new OpenSearchError(`OpenSearch ${what} failed: cannot connect to ${this.node} (${err.message})`);
-    }
-    if (err instanceof errors.DeserializationError) {
-      return new OpenSearchError(`OpenSearch ${what} failed: unreadable response from ${this.node}`);
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    return new OpenSearchError(`OpenSearch ${what} failed: ${message}`);
-  }
-
-  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  private readonly call: Call = async (what, fn) => {
     try {
       return await fn();
     } catch (err) {
-      throw this.toError(err, what);
+      throw toOpenSearchError(err, what, this.node);
     }
-  }
+  };
 
   // ---- indices and aliases -----------------------------------------------------------------
-
-  private settings(mapping: IndexMapping, loading: boolean): Types.Indices_Common.IndexSettings {
-    const used = analyzersUsed(mapping.properties as Record<string, unknown>);
-    const analyzer: Record<string, Record<string, unknown>> = {};
-    for (const name of used) {
-      const def = this.analyzers[name];
-      if (def) analyzer[name] = def;
-    }
-    const index: Types.Indices_Common.IndexSettings = {
-      number_of_shards: this.shards,
-      number_of_replicas: loading ? 0 : this.replicas,
-      refresh_interval: loading ? '-1' : this.refreshInterval,
-      max_result_window: this.maxResultWindow,
-      max_terms_count: this.maxTermsCount,
-    };
-    if (Object.keys(analyzer).length > 0) {
-      index.analysis = { analyzer } as Types.Indices_Common.IndexSettingsAnalysis;
-    }
-    return { index };
-  }
 
   private async createIndex(
     physical: string,
@@ -314,7 +153,7 @@ export class OpenSearchEngine implements SearchEngine {
     alias?: string,
   ): Promise<void> {
     const body: API.Indices_Create_RequestBody = {
-      settings: this.settings(spec.mapping, loading),
+      settings: indexSettings(spec.mapping, loading, this.indexOptions),
       mappings: spec.mapping as Types.Common_Mapping.TypeMapping,
     };
     if (alias !== undefined) body.aliases = { [alias]: {} };
@@ -390,7 +229,7 @@ export class OpenSearchEngine implements SearchEngine {
     await this.call(`restore settings of [${target}]`, () =>
       this.client.indices.putSettings({
         index: target,
-        body: { index: { refresh_interval: this.refreshInterval, number_of_replicas: this.replicas } },
+        body: { index: { refresh_interval: this.indexOptions.refreshInterval, number_of_replicas: this.indexOptions.replicas } },
       }),
     );
     await this.call(`refresh [${target}]`, () => this.client.indices.refresh({ index: target }));
@@ -423,133 +262,25 @@ export class OpenSearchEngine implements SearchEngine {
   // ---- writes ------------------------------------------------------------------------------
 
   async write(index: string, docs: IndexDocument[]): Promise<void> {
-    const ops: BulkOp[] = docs.map((doc) => {
-      const id = docId(doc);
-      const ndjson = `${JSON.stringify({ index: { _id: id } })}\n${JSON.stringify(doc)}\n`;
-      return { id, ndjson, bytes: Buffer.byteLength(ndjson) };
-    });
-    await this.bulk('write', index, ops, false);
+    await this.bulk('write', index, indexOps(docs), false);
   }
 
   async remove(index: string, ids: number[]): Promise<void> {
-    const ops: BulkOp[] = ids.map((n) => {
-      if (!Number.isSafeInteger(n)) throw new Error(`cannot remove document with id ${String(n)}`);
-      const id = String(n);
-      const ndjson = `${JSON.stringify({ delete: { _id: id } })}\n`;
-      return { id, ndjson, bytes: Buffer.byteLength(ndjson) };
-    });
-    await this.bulk('remove', index, ops, true);
-  }
-
-  private chunks(ops: BulkOp[]): BulkOp[][] {
-    const out: BulkOp[][] = [];
-    let current: BulkOp[] = [];
-    let bytes = 0;
-    for (const op of ops) {
-      if (current.length > 0 && (current.length >= this.bulkMaxDocs || bytes + op.bytes > this.bulkMaxBytes)) {
-        out.push(current);
-        current = [];
-        bytes = 0;
-      }
-      current.push(op);
-      bytes += op.bytes;
-    }
-    if (current.length > 0) out.push(current);
-    return out;
-  }
-
-  private backoff(attempt: number): number {
-    return Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** (attempt - 1));
+    await this.bulk('remove', index, deleteOps(ids), true);
   }
 
   private async bulk(verb: 'write' | 'remove', index: string, ops: BulkOp[], deletes: boolean): Promise<void> {
     if (ops.length === 0) return;
     const target = this.physicalName(index);
     const loading = isVersionName(index);
-    const params: Omit<API.Bulk_Request, 'body'> = {
+    const params: BulkParams = {
       index: target,
       // never let a write to a missing alias auto-create an index under the alias's name
       require_alias: !loading,
     };
     if (this.waitForRefresh && !loading) params.refresh = 'wait_for';
     this.touched.add(target);
-
-    const failures: BulkItemFailure[] = [];
-    for (const chunk of this.chunks(ops)) {
-      failures.push(...(await this.sendChunk(verb, target, chunk, params, deletes)));
-    }
-    if (failures.length > 0) {
-      const listed = failures
-        .slice(0, FAILURES_IN_MESSAGE)
-        .map((f) => `id ${f.id}: ${f.status} ${f.type}: ${f.reason}`)
-        .join('; ');
-      const more = failures.length > FAILURES_IN_MESSAGE ? `; and ${failures.length - FAILURES_IN_MESSAGE} more` : '';
-      throw new BulkWriteError(
-        `OpenSearch bulk ${verb} to [${target}] failed for ${failures.length} of ${ops.length} documents: ${listed}${more}`,
-        failures,
-      );
-    }
-  }
-
-  /** One chunk, retrying the items (or the whole request) rejected with 429; returns the rest. */
-  private async sendChunk(
-    verb: string,
-    target: string,
-    chunk: BulkOp[],
-    params: Omit<API.Bulk_Request, 'body'>,
-    deletes: boolean,
-  ): Promise<BulkItemFailure[]> {
-    const failures: BulkItemFailure[] = [];
-    let pending = chunk;
-    for (let attempt = 1; ; attempt++) {
-      const ndjson = pending.map((op) => op.ndjson).join('');
-      let body: Types.Core_Bulk.BulkResponse;
-      try {
-        const res = await this.call(`bulk ${verb} to [${target}]`, () =>
-          // a string body is sent as is: the NDJSON is built (and measured) here
-          this.client.bulk({ ...params, body: ndjson as unknown as API.Bulk_RequestBody }),
-        );
-        body = res.body;
-      } catch (err) {
-        if (err instanceof OpenSearchError && err.status === 429 && attempt < this.retryAttempts) {
-          await sleep(this.backoff(attempt));
-          continue;
-        }
-        throw err;
-      }
-      const items = Array.isArray(body.items) ? body.items : [];
-      if (items.length !== pending.length) {
-        throw new OpenSearchError(
-          `OpenSearch bulk ${verb} to [${target}] failed: ${items.length} results for ${pending.length} documents`,
-        );
-      }
-      if (!body.errors) return failures;
-      const rejected: BulkOp[] = [];
-      const rejectedItems: BulkItemFailure[] = [];
-      items.forEach((item, i) => {
-        const op = pending[i]!;
-        const result = asRecord(Object.values(item)[0]) ?? {};
-        const status = typeof result.status === 'number' ? result.status : 0;
-        if (status >= 200 && status < 300 && result.error === undefined) return;
-        // a delete of a document that is not there: nothing to do
-        if (deletes && status === 404 && result.error === undefined) return;
-        const { type, reason } = describeCause(result.error);
-        const failure = { id: op.id, status, type: type ?? 'unknown', reason: reason ?? 'no reason given' };
-        if (status === 429) {
-          rejected.push(op);
-          rejectedItems.push(failure);
-        } else {
-          failures.push(failure);
-        }
-      });
-      if (rejected.length === 0) return failures;
-      if (attempt >= this.retryAttempts) {
-        for (const f of rejectedItems) failures.push({ ...f, reason: `${f.reason} (still rejected after ${attempt} attempts)` });
-        return failures;
-      }
-      await sleep(this.backoff(attempt));
-      pending = rejected;
-    }
+    await this.bulkSender.send(verb, target, ops, params, deletes);
   }
 
   // ---- reads -------------------------------------------------------------------------------
@@ -566,10 +297,6 @@ export class OpenSearchEngine implements SearchEngine {
     return { hits, total };
   }
 
-  private idsOf(hits: Hit[]): number[] {
-    return hits.map((h) => Number(h._id));
-  }
-
   /** `max_result_window` of the index behind `index` (the smallest, if the alias has several). */
   private async resultWindow(index: string): Promise<number> {
     const cached = this.windows.get(index);
@@ -579,14 +306,7 @@ export class OpenSearchEngine implements SearchEngine {
     const res = await this.call(`read settings of [${target}]`, () =>
       this.client.indices.getSettings({ index: target, name: key, include_defaults: true, flat_settings: true }),
     );
-    let window = Infinity;
-    for (const state of Object.values(res.body ?? {})) {
-      const s = asRecord(state) ?? {};
-      const v = asRecord(s.settings)?.[key] ?? asRecord(s.defaults)?.[key];
-      const n = Number(v ?? DEFAULT_RESULT_WINDOW);
-      if (Number.isFinite(n)) window = Math.min(window, n);
-    }
-    if (!Number.isFinite(window)) window = DEFAULT_RESULT_WINDOW;
+    const window = windowOfSettings(res.body, key);
     this.windows.set(index, window);
     return window;
   }
@@ -598,7 +318,7 @@ export class OpenSearchEngine implements SearchEngine {
     if (request.sort !== undefined) base.sort = request.sort;
     // an index's window is at least the smaller of OpenSearch's default and ours: below that,
     // no need to read its settings
-    const safe = Math.min(DEFAULT_RESULT_WINDOW, this.maxResultWindow);
+    const safe = Math.min(DEFAULT_RESULT_WINDOW, this.indexOptions.maxResultWindow);
     const window = from + size > safe ? await this.resultWindow(index) : safe;
     if (from + size <= window) {
       const { hits, total } = await this.rawSearch(index, {
@@ -608,67 +328,17 @@ export class OpenSearchEngine implements SearchEngine {
         _source: false,
         track_total_hits: true,
       });
-      return { ids: this.idsOf(hits), total };
+      return { ids: idsOf(hits), total };
     }
-    return this.searchPastWindow(index, base, request.sort, from, size, window);
-  }
-
-  /** A page beyond the result window, reached with `search_after` (see the file comment). */
-  private async searchPastWindow(
-    index: string,
-    base: SearchBody,
-    sort: SearchRequest['sort'],
-    from: number,
-    size: number,
-    window: number,
-  ): Promise<SearchResult> {
-    const last = sortField(sort?.at(-1));
-    if (last !== 'id') {
-      throw new Error(
-        `page past the result window of [${this.physicalName(index)}] (${window}, asked from ${from} size ${size}) ` +
-          'needs a sort ending with the id tie-breaker',
-      );
-    }
-    if (size > window) {
-      throw new Error(`size ${size} exceeds the result window of [${this.physicalName(index)}] (${window})`);
-    }
-    // 1. the last hit inside the window, and the exact total
-    const jump = Math.min(from, window);
-    const first = await this.rawSearch(index, {
-      ...base,
-      from: jump - 1,
-      size: 1,
-      _source: false,
-      track_total_hits: true,
-    });
-    const total = first.total;
-    let cursor = first.hits[0]?.sort;
-    if (from >= total || cursor === undefined) return { ids: [], total };
-    // 2. walk the rest of the way
-    let remaining = from - jump;
-    const step = Math.min(window, this.deepPagingStep);
-    while (remaining > 0) {
-      const n = Math.min(step, remaining);
-      const { hits } = await this.rawSearch(index, {
-        ...base,
-        size: n,
-        search_after: cursor,
-        _source: false,
-        track_total_hits: false,
-      });
-      cursor = hits[n - 1]?.sort;
-      if (hits.length < n || cursor === undefined) return { ids: [], total };
-      remaining -= n;
-    }
-    // 3. the page
-    const { hits } = await this.rawSearch(index, {
-      ...base,
+    return searchPastWindow((body) => this.rawSearch(index, body), {
+      physical: this.physicalName(index),
+      base,
+      sort: request.sort,
+      from,
       size,
-      search_after: cursor,
-      _source: false,
-      track_total_hits: false,
+      window,
+      deepPagingStep: this.deepPagingStep,
     });
-    return { ids: this.idsOf(hits), total };
   }
 
   async get(index: string, ids: number[]): Promise<Map<number, IndexDocument>> {

@@ -1,7 +1,2 @@
-export {
-  BulkWriteError,
-  OpenSearchEngine,
-  OpenSearchError,
-  type BulkItemFailure,
-  type OpenSearchEngineOptions,
-} from './engine.js';
+export { OpenSearchEngine, type OpenSearchEngineOptions } from './engine.js';
+export { BulkWriteError, type BulkItemFailure, OpenSearchError } from './errors.js';

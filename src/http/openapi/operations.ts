@@ -1,0 +1,241 @@
+/**
+ * Every route of the JSON API as an `OperationSpec`: its parameters and the schema of each answer
+ * by status. The document is derived from this list, and the conformance tests look operations up
+ * here to validate real answers against the same zod schemas, so the two cannot drift apart.
+ */
+import { z } from 'zod';
+import * as S from '../schemas/index.js';
+import { forbidden, internal, list, notFound, ok, type OperationSpec, Q, readAnswers, search, show, tooMany } from './spec.js';
+
+export const OPERATIONS: readonly OperationSpec[] = [
+  // Images
+  show(
+    '/images/featured',
+    'getFeaturedImage',
+    'Images',
+    'The featured image',
+    'The most recently featured image that is not hidden.',
+    S.ImageResponse,
+    'No image is featured',
+  ),
+  show(
+    '/images/{image_id}',
+    'getImage',
+    'Images',
+    'An image',
+    'Any image, hidden ones included: merged images have `duplicate_of`, deleted ones `deletion_reason`, both `hidden_from_users: true`. `spoilered` is computed with the current filter (`filter_id`).',
+    S.ImageResponse,
+    'Unknown image',
+  ),
+  {
+    method: 'post',
+    path: '/images',
+    operationId: 'submitImage',
+    tag: 'Images',
+    summary: 'Submit an image by URL',
+    description:
+      'Fetches the file at `url` and adds it with the given tags, description and sources. The key is required; the content type must be `application/json`. Abuse leads to a ban; submissions are rate-limited per key and address and capped per day.',
+    query: Q.submission,
+    key: 'required',
+    requestBody: { required: true, description: 'The submission.', content: { 'application/json': S.SubmissionBody } },
+    responses: {
+      200: { description: 'The new image.', schema: S.ImageResponse },
+      400: {
+        description:
+          'The submission failed validation or processing: `{"errors": {field: [messages]}}` (an `image_orig_sha512_hash` message saying the value has already been taken means the image already exists); or a malformed JSON body: `{"error"}`.',
+        schema: z.union([S.ImageErrorsBody, S.ErrorBody]),
+      },
+      401: { description: 'No valid key: `{"error": "Unauthorized"}`.', schema: S.ErrorBody },
+      403: forbidden(),
+      413: { description: 'The JSON body is larger than 1 MiB.', schema: S.ErrorBody },
+      415: { description: 'The content type is not `application/json`.', schema: S.ErrorBody },
+      429: tooMany,
+      500: internal,
+    },
+  },
+  // Comments and posts
+  show(
+    '/comments/{comment_id}',
+    'getComment',
+    'Comments',
+    'A comment',
+    'A comment; hidden comments have a null body.',
+    S.CommentResponse,
+    'Unknown or destroyed comment',
+    {},
+    'The comment is on a hidden image; or:',
+  ),
+  show(
+    '/posts/{post_id}',
+    'getPost',
+    'Forums',
+    'A forum post',
+    'A post of a visible topic in a public forum.',
+    S.PostResponse,
+    'Unknown or destroyed post, or its topic is hidden or its forum restricted',
+  ),
+  // Tags, profiles, filters
+  show(
+    '/tags/{tag_id}',
+    'getTag',
+    'Tags',
+    'A tag, by slug',
+    'Looked up by slug only (`artist-colon-example`, not `artist:example`); aliased tags are answered as themselves.',
+    S.TagResponse,
+    'Unknown slug',
+  ),
+  show('/profiles/{user_id}', 'getProfile', 'Users', 'A user profile', 'A user profile with public links and awards.', S.ProfileResponse, 'Unknown or deactivated user'),
+  show(
+    '/filters/{filter_id}',
+    'getFilter',
+    'Filters',
+    'A filter',
+    'A system or public filter, one of the key user\'s own, or any filter for moderators.',
+    S.FilterResponse,
+    'Unknown filter, or one the caller may not see',
+  ),
+  list('/filters/system', 'listSystemFilters', 'Filters', 'System filters', 'Every system filter, by id.', S.FilterListResponse),
+  {
+    method: 'get',
+    path: '/filters/user',
+    operationId: 'listUserFilters',
+    tag: 'Filters',
+    summary: "The key user's filters",
+    description: 'The filters owned by the user of `key`, by id.',
+    query: Q.paged,
+    key: 'required',
+    responses: readAnswers({ 200: ok(S.FilterListResponse, "The key user's filters") }, 'No key, or an unknown key: `{"error": "Forbidden"}`; or:'),
+  },
+  // oEmbed
+  {
+    method: 'get',
+    path: '/oembed',
+    operationId: 'getOembed',
+    tag: 'oEmbed',
+    summary: 'oEmbed of an image',
+    description: 'The oEmbed (photo) answer for an image page or file URL. Not wrapped in an envelope; cached for 7200 s.',
+    query: Q.oembed,
+    key: 'optional',
+    responses: readAnswers({ 200: ok(S.Oembed, 'The oEmbed answer'), 404: notFound('No `url`, no image id in it, or an unknown or hidden image') }),
+  },
+  // Search
+  search(
+    '/search/images',
+    'searchImages',
+    'images',
+    'Search images',
+    'Images matching `q`, without those the current filter hides (spoilered ones are included, `spoilered: true`). Default order: `first_seen_at` descending.',
+    S.ImageListResponse,
+    Q.searchImages,
+  ),
+  search('/search', 'searchImagesAlias', 'images', 'Search images (alias)', 'The same as `/search/images`.', S.ImageListResponse, Q.searchImages),
+  search('/search/comments', 'searchComments', 'comments', 'Search comments', 'Comments matching `q`, newest first.', S.CommentListResponse),
+  search('/search/galleries', 'searchGalleries', 'galleries', 'Search galleries', 'Galleries matching `q`, newest first.', S.GalleryListResponse),
+  search('/search/posts', 'searchPosts', 'posts', 'Search forum posts', 'Posts of public forums matching `q`, newest first.', S.PostListResponse),
+  search('/search/tags', 'searchTags', 'tags', 'Search tags', 'Tags matching `q`, by image count.', S.TagListResponse),
+  search('/search/filters', 'searchFilters', 'filters', 'Search filters', 'Public and system filters (and the key user\'s own) matching `q`, by name.', S.FilterSearchResponse),
+  {
+    method: 'get',
+    path: '/search/explain',
+    operationId: 'explainSearch',
+    tag: 'Search',
+    summary: 'What a query compiles to',
+    description: 'The OpenSearch query DSL `q` compiles to on `index`, for the caller (their role and key).',
+    query: Q.searchExplain,
+    key: 'optional',
+    responses: readAnswers({
+      200: ok(S.ExplainResponse, 'The compiled query'),
+      400: { description: 'Missing or unknown `index`, or a query that does not compile: `{"error"}`.', schema: S.ErrorBody },
+    }),
+  },
+  {
+    method: 'post',
+    path: '/search/reverse',
+    operationId: 'reverseSearch',
+    tag: 'Search',
+    summary: 'Reverse image search',
+    description:
+      'Images that look like the image at `url` (or the uploaded file), closest first. POST only. No filter applies; hidden images are included. A missing, unreachable or unreadable image, or an invalid `limit`, gives the empty result.',
+    query: Q.reverse,
+    key: 'optional',
+    requestBody: {
+      required: false,
+      description: 'Optional: the parameters as a JSON or form body, or the file as multipart `image`.',
+      content: {
+        'application/json': S.ReverseSearchBody,
+        'application/x-www-form-urlencoded': S.ReverseSearchBody,
+        'multipart/form-data': S.ReverseSearchUpload,
+      },
+    },
+    responses: {
+      200: { description: 'Similar images, closest first.', schema: S.ImageListResponse },
+      403: forbidden(),
+      429: tooMany,
+      500: internal,
+    },
+  },
+  // Forums
+  list('/forums', 'listForums', 'Forums', 'Forums', 'The public forums, by name.', S.ForumListResponse),
+  show('/forums/{short_name}', 'getForum', 'Forums', 'A forum', 'A public forum.', S.ForumResponse, 'Unknown or restricted forum'),
+  list(
+    '/forums/{short_name}/topics',
+    'listTopics',
+    'Forums',
+    'Topics of a forum',
+    'Visible topics: sticky ones first, then by last reply.',
+    S.TopicListResponse,
+    'Unknown or restricted forum',
+  ),
+  show(
+    '/forums/{short_name}/topics/{topic_slug}',
+    'getTopic',
+    'Forums',
+    'A topic',
+    'A visible topic of a public forum.',
+    S.TopicResponse,
+    'Unknown forum or topic, or a hidden topic',
+  ),
+  list(
+    '/forums/{short_name}/topics/{topic_slug}/posts',
+    'listTopicPosts',
+    'Forums',
+    'Posts of a topic',
+    'Posts by position in the topic (`per_page` posts per page); destroyed posts are left out, hidden ones have a null body. `total` is the topic\'s post count.',
+    S.TopicPostListResponse,
+    'Unknown forum or topic, or a hidden topic',
+  ),
+  show(
+    '/forums/{short_name}/topics/{topic_slug}/posts/{post_id}',
+    'getTopicPost',
+    'Forums',
+    'A post of a topic',
+    'One post of a visible topic.',
+    S.PostResponse,
+    'Unknown forum, topic or post',
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------
+// Looking operations up
+// ---------------------------------------------------------------------------------------------
+
+function templateRegex(path: string): RegExp {
+  const source = path
+    .split(/(\{[a-z_]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+/**
+ * The operation serving a concrete path (relative to `API_PREFIX`, without the query), as the
+ * router picks it: fixed segments win over parameters (`/images/featured`).
+ */
+export function matchOperation(method: string, path: string): OperationSpec | undefined {
+  const m = method.toLowerCase();
+  const candidates = OPERATIONS.filter((op) => op.method === m && templateRegex(op.path).test(path));
+  return candidates.sort((a, b) => b.path.split('{').length - a.path.split('{').length).at(-1);
+}
+
+/** The parameter names of a path template. */
+export const pathParamNames = (path: string): string[] => [...path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]!);

@@ -1,0 +1,165 @@
+/**
+ * The shape of one operation of the OpenAPI document (`OperationSpec`), the answers many
+ * operations share (304, 403, 429, 500 and their headers), and builders for the three common
+ * kinds of read: showing one record, listing records, and searching an index.
+ */
+import { z } from 'zod';
+import type { SearchIndexName } from '../../search/explain.js';
+import * as S from '../schemas/index.js';
+import { searchFieldsDescription } from './descriptions.js';
+
+export type HttpMethod = 'get' | 'post';
+
+/** How an operation uses the `key` security scheme. */
+export type KeyUse = 'optional' | 'required';
+
+export interface ResponseSpec {
+  description: string;
+  /** The body; absent for bodiless answers (304). */
+  schema?: z.ZodType;
+  /** Response headers, by component name (see `HEADERS`). */
+  headers?: readonly HeaderName[];
+}
+
+export interface RequestBodySpec {
+  required: boolean;
+  description: string;
+  content: Partial<Record<'application/json' | 'application/x-www-form-urlencoded' | 'multipart/form-data', z.ZodType>>;
+}
+
+export interface OperationSpec {
+  method: HttpMethod;
+  /** OpenAPI path template relative to `API_PREFIX`, e.g. `/images/{image_id}`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  query: z.ZodObject;
+  key: KeyUse;
+  requestBody?: RequestBodySpec;
+  responses: Readonly<Record<number, ResponseSpec>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Answers shared by many operations
+// ---------------------------------------------------------------------------------------------
+
+export const HEADERS = {
+  'Cache-Control': {
+    description:
+      'How long the answer may be kept: `public, max-age=N`, `private, max-age=N` when it depends on the key, `no-store` on errors. Clients must cache and respect it.',
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description: 'Entity tag of the body; send it back in `If-None-Match` to get a bodiless 304 while it is unchanged.',
+    schema: { type: 'string' },
+  },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
+} as const;
+export type HeaderName = keyof typeof HEADERS;
+
+const cached = ['Cache-Control', 'ETag'] as const;
+
+export const ok = (schema: z.ZodType, description: string): ResponseSpec => ({ description, schema, headers: cached });
+
+/** 403 bodies: `{"error"}` (refused key, hidden content, missing key) or a ban. */
+const ForbiddenBody = z.union([S.ErrorBody, S.BanErrorBody]);
+
+export const notModified: ResponseSpec = {
+  description: 'Not Modified: the `If-None-Match` entity tag still matches; no body.',
+  headers: cached,
+};
+export const notFound = (what: string): ResponseSpec => ({ description: `${what}: \`{"error": "Not found"}\`.`, schema: S.ErrorBody });
+export const forbidden = (extra?: string): ResponseSpec => ({
+  description: `${extra ? `${extra} ` : ''}The key belongs to a deactivated or unconfirmed account, or the caller is banned (the ban body says until when and why).`,
+  schema: ForbiddenBody,
+});
+export const tooMany: ResponseSpec = {
+  description: 'Too many requests: wait `Retry-After` seconds, then back off exponentially. Repeated excess leads to a ban.',
+  schema: S.ErrorBody,
+  headers: ['Retry-After'],
+};
+export const internal: ResponseSpec = { description: 'Internal Error: `{"error": "Internal Error"}`; retry later with backoff.', schema: S.ErrorBody };
+export const queryError: ResponseSpec = {
+  description: 'The search query does not compile (or `q` is not a single string): `{"error": "<parser message>"}`.',
+  schema: S.ErrorBody,
+};
+
+/** The answers every read operation can give besides its own. */
+export const readAnswers = (own: Record<number, ResponseSpec>, forbiddenExtra?: string): Record<number, ResponseSpec> => ({
+  ...own,
+  304: notModified,
+  403: forbidden(forbiddenExtra),
+  429: tooMany,
+  500: internal,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Operations of the common kinds
+// ---------------------------------------------------------------------------------------------
+
+
+export const Q = S.routeQuery;
+
+export const show = (
+  path: string,
+  operationId: string,
+  tag: string,
+  summary: string,
+  description: string,
+  schema: z.ZodType,
+  missing: string,
+  extra: Record<number, ResponseSpec> = {},
+  forbiddenExtra?: string,
+): OperationSpec => ({
+  method: 'get',
+  path,
+  operationId,
+  tag,
+  summary,
+  description,
+  query: Q.show,
+  key: 'optional',
+  responses: readAnswers({ 200: ok(schema, summary), 404: notFound(missing), ...extra }, forbiddenExtra),
+});
+
+export const list = (
+  path: string,
+  operationId: string,
+  tag: string,
+  summary: string,
+  description: string,
+  schema: z.ZodType,
+  missing?: string,
+): OperationSpec => ({
+  method: 'get',
+  path,
+  operationId,
+  tag,
+  summary,
+  description,
+  query: Q.paged,
+  key: 'optional',
+  responses: readAnswers(missing ? { 200: ok(schema, summary), 404: notFound(missing) } : { 200: ok(schema, summary) }),
+});
+
+export const search = (
+  path: string,
+  operationId: string,
+  index: SearchIndexName,
+  summary: string,
+  description: string,
+  schema: z.ZodType,
+  query: z.ZodObject = Q.search,
+): OperationSpec => ({
+  method: 'get',
+  path,
+  operationId,
+  tag: 'Search',
+  summary,
+  description: `${description}\n\n${searchFieldsDescription(index)}`,
+  query,
+  key: 'optional',
+  responses: readAnswers({ 200: ok(schema, summary), 400: queryError }),
+});

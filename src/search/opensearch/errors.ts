@@ -1,0 +1,102 @@
+/**
+ * How OpenSearch failures reach callers: every failed call becomes an `OpenSearchError` naming
+ * the operation, the HTTP status and the error's type and reason (with its root cause when that
+ * says more), clipped so that a huge reason cannot flood a log line.
+ */
+import { errors } from '@opensearch-project/opensearch';
+
+const REASON_MAX = 300;
+
+/** A failed OpenSearch call: the operation, HTTP status, and the error's type and reason. */
+export class OpenSearchError extends Error {
+  override readonly name = 'OpenSearchError';
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly type?: string,
+    readonly reason?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface BulkItemFailure {
+  id: string;
+  status: number;
+  type: string;
+  reason: string;
+}
+
+/** Some documents of a `write`/`remove` failed for good (the others were applied). */
+export class BulkWriteError extends OpenSearchError {
+  constructor(
+    message: string,
+    readonly failures: BulkItemFailure[],
+  ) {
+    super(message);
+  }
+}
+
+export function clip(s: string): string {
+  return s.length > REASON_MAX ? `${s.slice(0, REASON_MAX)}…` : s;
+}
+
+export function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** `type` and `reason` of an OpenSearch error object, with the root cause when it says more. */
+export function describeCause(error: unknown): { type?: string; reason?: string } {
+  if (typeof error === 'string') return { reason: clip(error) };
+  const e = asRecord(error);
+  if (!e) return {};
+  const type = str(e.type);
+  let reason = str(e.reason);
+  const roots = Array.isArray(e.root_cause) ? e.root_cause : [];
+  const cause = asRecord(roots[0]) ?? asRecord(e.caused_by);
+  if (cause) {
+    const ct = str(cause.type);
+    const cr = str(cause.reason);
+    if ((ct !== undefined && ct !== type) || (cr !== undefined && cr !== reason)) {
+      const inner = [ct, cr].filter((x) => x !== undefined).join(': ');
+      reason = reason === undefined ? inner : `${reason} (caused by ${inner})`;
+    }
+  }
+  return { type, reason: reason === undefined ? undefined : clip(reason) };
+}
+
+/** Any error of the client's call `what` to the cluster at `node`, as an `OpenSearchError`. */
+export function toOpenSearchError(err: unknown, what: string, node: string): Error {
+  if (err instanceof OpenSearchError) return err;
+  if (err instanceof errors.ResponseError) {
+    const status = err.meta.statusCode ?? undefined;
+    const body = err.meta.body as unknown;
+    const { type, reason } =
+      typeof body === 'string' ? { type: undefined, reason: clip(body) } : describeCause(asRecord(body)?.error);
+    const detail = [type, reason].filter((x) => x !== undefined && x !== '').join(': ');
+    return new OpenSearchError(
+      `OpenSearch ${what} failed: HTTP ${status ?? '?'}${detail ? ` ${detail}` : ''}`,
+      status ?? undefined,
+      type,
+      reason,
+    );
+  }
+  if (err instanceof errors.TimeoutError) {
+    return new OpenSearchError(`OpenSearch ${what} failed: no answer from ${node} in time (${err.message})`);
+  }
+  if (err instanceof errors.ConnectionError || err instanceof errors.NoLivingConnectionsError) {
+    return new OpenSearchError(`OpenSearch ${what} failed: cannot connect to ${node} (${err.message})`);
+  }
+  if (err instanceof errors.DeserializationError) {
+    return new OpenSearchError(`OpenSearch ${what} failed: unreadable response from ${node}`);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new OpenSearchError(`OpenSearch ${what} failed: ${message}`);
+}
+
+/** Runs one client call, turning its failure into an `OpenSearchError`. */
+export type Call = <T>(what: string, fn: () => Promise<T>) => Promise<T>;

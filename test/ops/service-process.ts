@@ -1,0 +1,97 @@
+/**
+ * The service as a child process (`node --import tsx src/main.ts` on a free port, its JSON log
+ * lines collected and awaited), and the project's command-line tools run to their end, for the
+ * tests that kill and restart it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { postmasterPid } from '../../src/db/embedded-postgres.js';
+import { freePort } from '../../src/lib/free-port.js';
+
+export interface Service {
+  child: ChildProcess;
+  port: number;
+  base: string;
+  lines: Record<string, unknown>[];
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  waitFor(msg: string | RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
+}
+
+/** The environment of a child: none of the test run's own settings (vitest sets BASE_URL=/). */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
+  return { ...inherited, ...env };
+}
+
+export async function startService(dataDir: string, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: childEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  let pending = '';
+  const lines: Record<string, unknown>[] = [];
+  const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+    pending += chunk.toString();
+    const parts = pending.split('\n');
+    pending = parts.pop()!;
+    for (const part of parts) {
+      if (!part.startsWith('{')) continue;
+      const line = JSON.parse(part) as Record<string, unknown>;
+      lines.push(line);
+      for (const w of [...waiters]) {
+        if (w.match(line)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(line);
+        }
+      }
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const matches = (msg: string | RegExp) => (l: Record<string, unknown>) => (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg)));
+  return {
+    child,
+    port,
+    base: `http://127.0.0.1:${port}`,
+    lines,
+    output: () => text,
+    exited,
+    waitFor(msg, timeoutMs = 120_000) {
+      const seen = lines.find(matches(msg));
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "${String(msg)}" line within ${timeoutMs} ms:\n${text.slice(-3000)}`)), timeoutMs);
+        waiters.push({ match: matches(msg), resolve: (l) => (clearTimeout(timer), resolve(l)) });
+        void exited.then(() => {
+          clearTimeout(timer);
+          reject(new Error(`the service exited before "${String(msg)}":\n${text.slice(-3000)}`));
+        });
+      });
+    },
+  };
+}
+
+/** The pid in the service's embedded cluster's postmaster.pid. */
+export const postgresPid = (dataDir: string) => postmasterPid(join(dataDir, 'postgres'));
+
+/** Run a command-line tool of the project (`node --import tsx FILE ARGS`) to its end. */
+export function runTool(file: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
