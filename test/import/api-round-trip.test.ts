@@ -198,7 +198,7 @@ describe('a board exported through its API and imported again', () => {
       const comparable = (x: any) => withoutAnonymousNames(path.startsWith('/search/galleries') ? { ...x, galleries: [...x.galleries].sort((p: any, q: any) => p.id - q.id) } : x);
       try {
         expect(comparable(b)).toEqual(comparable(a));
-      } catch (err) {
+      } catch {
         differences.push(`${path}: ${JSON.stringify(a).slice(0, 1500)}\n  vs ${JSON.stringify(b).slice(0, 1500)}`);
       }
     }
