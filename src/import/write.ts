@@ -2,7 +2,7 @@
  * Writing a checked import in one transaction: rows are upserted by id and only when they differ,
  * child rows (tags of an image, images of a gallery, ...) are made exactly what the file says.
  */
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { slugify, splitNamespace } from '../../grammar/index.js';
 import {
@@ -109,37 +109,42 @@ async function syncChildren<R extends Record<string, unknown>>(
   tx: Transaction,
   spec: {
     table: PgTable;
-    parentColumn: PgColumn;
-    parentKey: string;
-    key: (row: R) => string;
-    where: (row: R) => ReturnType<typeof and>;
     label: string;
+    /** The one property (and its column) naming the parent row, e.g. `{ imageId: imageTaggings.imageId }`. */
+    parent: Record<string, PgColumn>;
+    /** The properties (and columns) that tell a parent's children apart. */
+    identity: Record<string, PgColumn>;
   },
   parentIds: readonly number[],
   desired: R[],
   tally: Tally,
 ): Promise<void> {
   if (parentIds.length === 0) return;
+  const [parentColumn] = Object.values(spec.parent) as [PgColumn];
+  const columns = Object.entries({ ...spec.parent, ...spec.identity });
+  // Dates compare by instant; a null key (an unset optional reference) matches only null.
+  const key = (row: R) => columns.map(([k]) => (row[k] instanceof Date ? (row[k] as Date).getTime() : String(row[k]))).join('|');
+  const where = (row: R) => and(...columns.map(([k, column]) => (row[k] === null ? isNull(column) : eq(column, row[k]))));
   const existing = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < parentIds.length; i += 1000) {
-    const found = (await tx.select().from(spec.table).where(inArray(spec.parentColumn, parentIds.slice(i, i + 1000)))) as R[];
-    for (const row of found) existing.set(`${row[spec.parentKey]}|${spec.key(row)}`, row);
+    const found = (await tx.select().from(spec.table).where(inArray(parentColumn, parentIds.slice(i, i + 1000)))) as R[];
+    for (const row of found) existing.set(key(row), row);
   }
   const wanted = new Set<string>();
   const fresh: R[] = [];
   for (const row of desired) {
-    const k = `${row[spec.parentKey]}|${spec.key(row)}`;
+    const k = key(row);
     wanted.add(k);
     const old = existing.get(k);
     if (!old) fresh.push(row);
     else if (differs(old, row)) {
-      await tx.update(spec.table).set(row as never).where(spec.where(row));
+      await tx.update(spec.table).set(row as never).where(where(row));
       tally.add('updated', spec.label);
     } else tally.add('unchanged', spec.label);
   }
   for (const [k, old] of existing) {
     if (!wanted.has(k)) {
-      await tx.delete(spec.table).where(spec.where(old as R));
+      await tx.delete(spec.table).where(where(old as R));
       tally.add('updated', spec.label);
     }
   }
@@ -176,12 +181,9 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
   }
   await upsertById(tx, badges, badges.id, 'id', [...badgeRows.values()], tally, 'badges');
   await syncChildren(tx, {
-    table: badgeAwards,
-    parentColumn: badgeAwards.userId,
-    parentKey: 'userId',
-    key: (r) => `${r.badgeId}|${r.label}|${(r.awardedOn as Date).getTime()}`,
-    where: (r) => and(eq(badgeAwards.userId, r.userId as number), eq(badgeAwards.badgeId, r.badgeId as number), eq(badgeAwards.label, r.label as string), eq(badgeAwards.awardedOn, r.awardedOn as Date)),
-    label: 'badge_awards',
+    table: badgeAwards, label: 'badge_awards',
+    parent: { userId: badgeAwards.userId },
+    identity: { badgeId: badgeAwards.badgeId, label: badgeAwards.label, awardedOn: badgeAwards.awardedOn },
   }, board.users.map((u) => u.id), board.users.flatMap((u) => u.awards.map((a) => ({ userId: u.id, badgeId: a.id, label: a.label ?? '', awardedOn: a.awarded_on }))), tally);
 
   // API keys: added, never removed (a file cannot know the keys issued since).
@@ -234,12 +236,9 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     for (const s of t.implied_tags) implicationPairs.set(`${t.id}|${resolved.tagIdBySlug.get(s)}`, { tagId: t.id, impliedTagId: resolved.tagIdBySlug.get(s)! });
   }
   await syncChildren(tx, {
-    table: tagImplications,
-    parentColumn: tagImplications.tagId,
-    parentKey: 'tagId',
-    key: (r) => String(r.impliedTagId),
-    where: (r) => and(eq(tagImplications.tagId, r.tagId as number), eq(tagImplications.impliedTagId, r.impliedTagId as number)),
-    label: 'tag_implications',
+    table: tagImplications, label: 'tag_implications',
+    parent: { tagId: tagImplications.tagId },
+    identity: { impliedTagId: tagImplications.impliedTagId },
   }, board.tags.map((t) => t.id), [...implicationPairs.values()], tally);
   // implied_by_tags of tags outside the file: only added (their own records are not in the file).
   const fileTagIds = new Set(board.tags.map((t) => t.id));
@@ -259,12 +258,9 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
 
   // user links (after tags: they point at artist tags)
   await syncChildren(tx, {
-    table: userLinks,
-    parentColumn: userLinks.userId,
-    parentKey: 'userId',
-    key: (r) => `${(r.createdAt as Date).getTime()}|${r.tagId}|${r.uri}`,
-    where: (r) => and(eq(userLinks.userId, r.userId as number), eq(userLinks.createdAt, r.createdAt as Date), eq(userLinks.uri, r.uri as string)),
-    label: 'user_links',
+    table: userLinks, label: 'user_links',
+    parent: { userId: userLinks.userId },
+    identity: { createdAt: userLinks.createdAt, tagId: userLinks.tagId, uri: userLinks.uri },
   }, board.users.map((u) => u.id), board.users.flatMap((u) => u.links.map((l) => ({
     userId: u.id,
     tagId: l.tag_id,
@@ -323,12 +319,9 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     (ids ?? []).forEach((tagId, position) => taggings.push({ imageId: img.id, tagId, position }));
   }
   await syncChildren(tx, {
-    table: imageTaggings,
-    parentColumn: imageTaggings.imageId,
-    parentKey: 'imageId',
-    key: (r) => String(r.tagId),
-    where: (r) => and(eq(imageTaggings.imageId, r.imageId as number), eq(imageTaggings.tagId, r.tagId as number)),
-    label: 'image_taggings',
+    table: imageTaggings, label: 'image_taggings',
+    parent: { imageId: imageTaggings.imageId },
+    identity: { tagId: imageTaggings.tagId },
   }, board.images.filter((i) => i.tag_ids !== undefined || i.tags !== undefined).map((i) => i.id), taggings, tally);
 
   const sources = board.images.flatMap((img) => {
@@ -336,12 +329,9 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     return [...new Set(list.map((s) => s.trim()).filter(Boolean))].map((source, position) => ({ imageId: img.id, source, position }));
   });
   await syncChildren(tx, {
-    table: imageSources,
-    parentColumn: imageSources.imageId,
-    parentKey: 'imageId',
-    key: (r) => String(r.source),
-    where: (r) => and(eq(imageSources.imageId, r.imageId as number), eq(imageSources.source, r.source as string)),
-    label: 'image_sources',
+    table: imageSources, label: 'image_sources',
+    parent: { imageId: imageSources.imageId },
+    identity: { source: imageSources.source },
   }, board.images.filter((i) => i.source_urls !== undefined || i.source_url !== undefined).map((i) => i.id), sources, tally);
 
   const intensityRows = board.images.flatMap((img) => {
@@ -474,12 +464,9 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     ...(g.updated_at ?? g.created_at ? { updatedAt: (g.updated_at ?? g.created_at)! } : {}),
   })), tally, 'galleries');
   await syncChildren(tx, {
-    table: galleryInteractions,
-    parentColumn: galleryInteractions.galleryId,
-    parentKey: 'galleryId',
-    key: (r) => String(r.imageId),
-    where: (r) => and(eq(galleryInteractions.galleryId, r.galleryId as number), eq(galleryInteractions.imageId, r.imageId as number)),
-    label: 'gallery_interactions',
+    table: galleryInteractions, label: 'gallery_interactions',
+    parent: { galleryId: galleryInteractions.galleryId },
+    identity: { imageId: galleryInteractions.imageId },
   }, board.galleries.map((g) => g.id), board.galleries.flatMap((g) => g.image_ids.map((imageId, position) => ({ galleryId: g.id, imageId, position }))), tally);
 
   // filters
