@@ -151,18 +151,23 @@ export const imageSchema = z
     }
   });
 
-export const commentSchema = z.strictObject({
-  id,
-  image_id: id,
-  user_id: id.nullable().default(null),
+/** What comments and posts share: the author as shown, the text, and when it was written and edited. */
+const authoredText = {
   author: z.string().nullable().optional(),
   avatar: z.string().optional(),
-  /** null: the comment is hidden. */
+  /** null: the text is hidden. */
   body: z.string().max(300_000).nullable(),
   created_at: datetime,
   updated_at: datetime.optional(),
   edited_at: datetime.nullable().default(null),
   edit_reason: z.string().nullable().default(null),
+};
+
+export const commentSchema = z.strictObject({
+  id,
+  image_id: id,
+  user_id: id.nullable().default(null),
+  ...authoredText,
   /** import only. */
   anonymous: z.boolean().default(false),
   /** import only: why a hidden comment was hidden. */
@@ -211,13 +216,7 @@ export const postSchema = z.strictObject({
   forum: z.string().min(1).optional(),
   /** import only: position in the topic from 0 (default: by creation time). */
   topic_position: count.optional(),
-  author: z.string().nullable().optional(),
-  avatar: z.string().optional(),
-  body: z.string().max(300_000).nullable(),
-  created_at: datetime,
-  updated_at: datetime.optional(),
-  edited_at: datetime.nullable().default(null),
-  edit_reason: z.string().nullable().default(null),
+  ...authoredText,
   user_id: id.nullable().default(null),
   /** import only. */
   anonymous: z.boolean().default(false),
