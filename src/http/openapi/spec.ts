@@ -102,6 +102,9 @@ export const readAnswers = (own: Record<number, ResponseSpec>, forbiddenExtra?: 
 
 export const Q = S.routeQuery;
 
+/** A GET that anyone may call, a key being optional. */
+const read = (op: Omit<OperationSpec, 'method' | 'key'>): OperationSpec => ({ method: 'get', key: 'optional', ...op });
+
 export const show = (
   path: string,
   operationId: string,
@@ -112,17 +115,8 @@ export const show = (
   missing: string,
   extra: Record<number, ResponseSpec> = {},
   forbiddenExtra?: string,
-): OperationSpec => ({
-  method: 'get',
-  path,
-  operationId,
-  tag,
-  summary,
-  description,
-  query: Q.show,
-  key: 'optional',
-  responses: readAnswers({ 200: ok(schema, summary), 404: notFound(missing), ...extra }, forbiddenExtra),
-});
+): OperationSpec =>
+  read({ path, operationId, tag, summary, description, query: Q.show, responses: readAnswers({ 200: ok(schema, summary), 404: notFound(missing), ...extra }, forbiddenExtra) });
 
 export const list = (
   path: string,
@@ -132,17 +126,8 @@ export const list = (
   description: string,
   schema: z.ZodType,
   missing?: string,
-): OperationSpec => ({
-  method: 'get',
-  path,
-  operationId,
-  tag,
-  summary,
-  description,
-  query: Q.paged,
-  key: 'optional',
-  responses: readAnswers(missing ? { 200: ok(schema, summary), 404: notFound(missing) } : { 200: ok(schema, summary) }),
-});
+): OperationSpec =>
+  read({ path, operationId, tag, summary, description, query: Q.paged, responses: readAnswers(missing ? { 200: ok(schema, summary), 404: notFound(missing) } : { 200: ok(schema, summary) }) });
 
 export const search = (
   path: string,
@@ -152,14 +137,13 @@ export const search = (
   description: string,
   schema: z.ZodType,
   query: z.ZodObject = Q.search,
-): OperationSpec => ({
-  method: 'get',
-  path,
-  operationId,
-  tag: 'Search',
-  summary,
-  description: `${description}\n\n${searchFieldsDescription(index)}`,
-  query,
-  key: 'optional',
-  responses: readAnswers({ 200: ok(schema, summary), 400: queryError }),
-});
+): OperationSpec =>
+  read({
+    path,
+    operationId,
+    tag: 'Search',
+    summary,
+    description: `${description}\n\n${searchFieldsDescription(index)}`,
+    query,
+    responses: readAnswers({ 200: ok(schema, summary), 400: queryError }),
+  });
