@@ -35,6 +35,15 @@ export function wilsonScore(upvotes: number, downvotes: number): number {
   return (p + Z2 / (2 * n) - Z * Math.sqrt((p * (1 - p) + Z2 / (4 * n)) / n)) / (1 + Z2 / n);
 }
 
+/** For each image of the batch, the ids of the users in `table` (who faved, hid, subscribed). */
+function userIdsPerImage(table: string): string {
+  return `
+    select image_id, array_agg(user_id order by user_id) as ids
+    from ${table}
+    where image_id = any($1::int[])
+    group by image_id`;
+}
+
 /**
  * The images with their relations as id lists. Names are not joined in per row: the tags and
  * users a batch mentions are fetched once each (`TAGS`, `USERS`), which keeps the rows small and
@@ -52,16 +61,8 @@ with
     from image_sources s
     where s.image_id = any($1::int[])
     group by s.image_id),
-  fv as (
-    select f.image_id, array_agg(f.user_id order by f.user_id) as ids
-    from image_faves f
-    where f.image_id = any($1::int[])
-    group by f.image_id),
-  hd as (
-    select h.image_id, array_agg(h.user_id order by h.user_id) as ids
-    from image_hides h
-    where h.image_id = any($1::int[])
-    group by h.image_id),
+  fv as (${userIdsPerImage('image_faves')}),
+  hd as (${userIdsPerImage('image_hides')}),
   vt as (
     select v.image_id,
       array_agg(v.user_id order by v.user_id) filter (where v.up) as up_ids,
@@ -69,11 +70,7 @@ with
     from image_votes v
     where v.image_id = any($1::int[])
     group by v.image_id),
-  sb as (
-    select s.image_id, array_agg(s.user_id order by s.user_id) as ids
-    from image_subscriptions s
-    where s.image_id = any($1::int[])
-    group by s.image_id),
+  sb as (${userIdsPerImage('image_subscriptions')}),
   gl as (
     select g.image_id,
       array_agg(g.gallery_id order by g.gallery_id) as ids,
