@@ -3,27 +3,36 @@
  * §5), one top-level array per resource, plus a few fields the API does not show but a board
  * needs (marked "import only" below). Every record is checked on its own here; references between
  * records are checked by the importer.
+ *
+ * Each record schema is the API's response schema (src/http/schemas/resources.ts) made partial, so
+ * a field added to the API is accepted here without a second edit, and extended with what the
+ * import needs on top: the fields it requires, defaults for what it may omit, tighter limits where
+ * the value is stored as is (names, counters of int32 columns), leniencies for what it only reads
+ * (any string for URLs it does not serve, datetimes with an offset, turned into Dates), and the
+ * import-only fields. The API schemas are strict objects, and so are these.
  */
 import { z } from 'zod';
-import { dnpTypes, imageFormats, imageMimeTypes, linkStates, roles, tagCategories } from '../db/schema/index.js';
+import { INT32_MAX } from '../db/int32.js';
+import { Award, Comment, DnpEntry, Filter, Forum, Gallery, Image, Link, Post, Profile, Tag, Topic } from '../http/schemas/resources.js';
+import { count, id as apiId } from '../http/schemas/common.js';
 
-/** RFC 3339 datetime (`Z` or an offset) as a Date. */
+/** RFC 3339 datetime (`Z` or an offset, any precision) as a Date. */
 const datetime = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
-const id = z.number().int().positive().max(2_147_483_647);
-const count = z.number().int().min(0).max(2_147_483_647);
+const id = apiId();
+/** Counters are stored in `integer` columns. */
+const counter = count().max(INT32_MAX);
 
-export const linkSchema = z.strictObject({
-  user_id: id.optional(),
+export const linkSchema = Link.partial().extend({
   created_at: datetime,
-  state: z.enum(linkStates),
-  tag_id: id.nullable().default(null),
+  state: Link.shape.state,
+  tag_id: Link.shape.tag_id.default(null),
   /** import only: the linked address (not shown by the API). */
   uri: z.string().max(2000).optional(),
   /** import only. */
   public: z.boolean().optional(),
 });
 
-export const awardSchema = z.strictObject({
+export const awardSchema = Award.partial().extend({
   image_url: z.string().min(1),
   title: z.string().min(1),
   /** The badge's id. */
@@ -34,18 +43,18 @@ export const awardSchema = z.strictObject({
   description: z.string().optional(),
 });
 
-export const userSchema = z.strictObject({
+export const userSchema = Profile.partial().extend({
   id,
   name: z.string().trim().min(1).max(50),
   slug: z.string().min(1).optional(),
-  role: z.enum(roles).default('user'),
+  role: Profile.shape.role.default('user'),
   description: z.string().nullable().default(''),
   avatar_url: z.string().nullable().default(null),
   created_at: datetime,
-  comments_count: count.default(0),
-  uploads_count: count.default(0),
-  posts_count: count.default(0),
-  topics_count: count.default(0),
+  comments_count: counter.default(0),
+  uploads_count: counter.default(0),
+  posts_count: counter.default(0),
+  topics_count: counter.default(0),
   links: z.array(linkSchema).default([]),
   awards: z.array(awardSchema).default([]),
   /** import only. */
@@ -54,85 +63,68 @@ export const userSchema = z.strictObject({
   api_key: z.union([z.string().min(20).max(200), z.array(z.string().min(20).max(200))]).optional(),
 });
 
-export const dnpEntrySchema = z.strictObject({
+export const dnpEntrySchema = DnpEntry.partial().extend({
   id,
-  dnp_type: z.enum(dnpTypes),
+  dnp_type: DnpEntry.shape.dnp_type,
   conditions: z.string().nullable().default(''),
-  reason: z.string().nullable().default(null),
+  reason: DnpEntry.shape.reason.default(null),
   created_at: datetime,
 });
 
 const slugList = z.array(z.string().min(1)).default([]);
 
-export const tagSchema = z.strictObject({
+export const tagSchema = Tag.partial().extend({
   id,
   name: z.string().min(1),
   slug: z.string().min(1).optional(),
   description: z.string().nullable().default(''),
   short_description: z.string().nullable().default(''),
-  images: count.default(0),
+  images: counter.default(0),
   spoiler_image_uri: z.string().nullable().default(null),
-  namespace: z.string().nullable().optional(),
-  name_in_namespace: z.string().optional(),
-  category: z.enum(tagCategories).nullable().optional(),
-  aliased_tag: z.string().nullable().default(null),
+  aliased_tag: Tag.shape.aliased_tag.default(null),
   aliases: slugList,
   implied_tags: slugList,
   implied_by_tags: slugList,
   dnp_entries: z.array(dnpEntrySchema).default([]),
 });
 
-export const intensitiesSchema = z.strictObject({ nw: z.number(), ne: z.number(), sw: z.number(), se: z.number() });
-
 const sha512 = z.string().regex(/^[0-9a-f]{128}$/, 'must be 128 lowercase hex digits');
 
-export const imageSchema = z
-  .strictObject({
+export const imageSchema = Image.partial()
+  .extend({
     id,
     created_at: datetime,
     updated_at: datetime.optional(),
     first_seen_at: datetime.optional(),
-    hidden_from_users: z.boolean().default(false),
-    duplicate_of: id.nullable().default(null),
-    deletion_reason: z.string().nullable().default(null),
+    hidden_from_users: Image.shape.hidden_from_users.default(false),
+    duplicate_of: Image.shape.duplicate_of.default(null),
+    deletion_reason: Image.shape.deletion_reason.default(null),
     /** import only: local path of the original file (relative to the import file). */
     file: z.string().min(1).optional(),
     name: z.string().max(255).optional(),
     description: z.string().max(50_000).default(''),
-    tag_ids: z.array(id).optional(),
-    tags: z.array(z.string()).optional(),
-    tag_count: count.optional(),
+    tag_count: counter.optional(),
     source_url: z.string().nullable().optional(),
     source_urls: z.array(z.string().regex(/^https?:\/\//i, 'must start with http:// or https://').max(255)).max(15).optional(),
-    uploader_id: id.nullable().default(null),
-    uploader: z.string().nullable().optional(),
+    uploader_id: Image.shape.uploader_id.default(null),
     /** import only: the upload is anonymous although `uploader_id` is known. */
     anonymous: z.boolean().default(false),
     width: z.number().int().positive().optional(),
     height: z.number().int().positive().optional(),
-    size: count.optional(),
-    orig_size: count.optional(),
-    mime_type: z.enum(imageMimeTypes).optional(),
-    format: z.enum(imageFormats).optional(),
+    size: counter.optional(),
+    orig_size: counter.optional(),
     aspect_ratio: z.number().positive().optional(),
     duration: z.number().min(0).nullable().optional(),
-    animated: z.boolean().optional(),
     sha512_hash: sha512.optional(),
     orig_sha512_hash: sha512.optional(),
-    upvotes: count.default(0),
-    downvotes: count.default(0),
-    score: z.number().int().optional(),
-    faves: count.default(0),
-    hides: count.default(0),
-    comment_count: count.default(0),
-    processed: z.boolean().optional(),
-    thumbnails_generated: z.boolean().optional(),
-    intensities: intensitiesSchema.nullable().optional(),
-    // Shown by the API, derived here: accepted and ignored.
-    wilson_score: z.number().optional(),
+    upvotes: counter.default(0),
+    downvotes: counter.default(0),
+    faves: counter.default(0),
+    hides: counter.default(0),
+    comment_count: counter.default(0),
+    // Shown by the API, derived here: accepted in any form and ignored.
     representations: z.record(z.string(), z.string()).optional(),
     view_url: z.string().optional(),
-    spoilered: z.boolean().optional(),
   })
   .superRefine((img, ctx) => {
     if (!img.hidden_from_users && img.file === undefined) {
@@ -151,7 +143,7 @@ export const imageSchema = z
     }
   });
 
-/** What comments and posts share: the author as shown, the text, and when it was written and edited. */
+/** What comments and posts share beyond the API's message fields: an author as written, any avatar, and when it was written and edited. */
 const authoredText = {
   author: z.string().nullable().optional(),
   avatar: z.string().optional(),
@@ -161,40 +153,40 @@ const authoredText = {
   updated_at: datetime.optional(),
   edited_at: datetime.nullable().default(null),
   edit_reason: z.string().nullable().default(null),
-};
-
-export const commentSchema = z.strictObject({
-  id,
-  image_id: id,
   user_id: id.nullable().default(null),
-  ...authoredText,
   /** import only. */
   anonymous: z.boolean().default(false),
+};
+
+export const commentSchema = Comment.partial().extend({
+  id,
+  image_id: id,
+  ...authoredText,
   /** import only: why a hidden comment was hidden. */
   deletion_reason: z.string().optional(),
 });
 
-export const forumSchema = z.strictObject({
+export const forumSchema = Forum.partial().extend({
   /** import only (the API names forums by short name). */
   id: id.optional(),
   name: z.string().min(1),
   short_name: z.string().regex(/^[a-z0-9_-]+$/i, 'letters, digits, - and _ only'),
   description: z.string().default(''),
-  topic_count: count.default(0),
-  post_count: count.default(0),
+  topic_count: counter.default(0),
+  post_count: counter.default(0),
   /** import only. */
   access_level: z.enum(['normal', 'assistant', 'staff']).default('normal'),
 });
 
-export const topicSchema = z.strictObject({
+export const topicSchema = Topic.partial().extend({
   /** import only. */
   id: id.optional(),
-  /** Short name of the topic's forum. */
+  /** import only: short name of the topic's forum. */
   forum: z.string().min(1),
   slug: z.string().regex(/^[a-z0-9-]+$/, 'lowercase letters, digits and - only'),
   title: z.string().min(1).max(300),
-  post_count: count.default(0),
-  view_count: count.default(0),
+  post_count: counter.default(0),
+  view_count: counter.default(0),
   sticky: z.boolean().default(false),
   last_replied_to_at: datetime,
   locked: z.boolean().default(false),
@@ -208,30 +200,26 @@ export const topicSchema = z.strictObject({
   anonymous: z.boolean().default(false),
 });
 
-export const postSchema = z.strictObject({
+export const postSchema = Post.partial().extend({
   id,
-  /** Slug of the post's topic. */
+  /** import only: slug of the post's topic. */
   topic: z.string().min(1),
-  /** Short name of the topic's forum, needed when two forums have a topic with that slug. */
+  /** import only: short name of the topic's forum, needed when two forums have a topic with that slug. */
   forum: z.string().min(1).optional(),
   /** import only: position in the topic from 0 (default: by creation time). */
-  topic_position: count.optional(),
+  topic_position: counter.optional(),
   ...authoredText,
-  user_id: id.nullable().default(null),
-  /** import only. */
-  anonymous: z.boolean().default(false),
 });
 
-export const gallerySchema = z
-  .strictObject({
+export const gallerySchema = Gallery.partial()
+  .extend({
     id,
     title: z.string().min(1).max(100),
     thumbnail_id: id,
     spoiler_warning: z.string().default(''),
     description: z.string().default(''),
-    user: z.string().nullable().optional(),
+    // One of the two id pairs is required (checked below); null is not an owner.
     user_id: id.optional(),
-    creator: z.string().nullable().optional(),
     creator_id: id.optional(),
     /** import only: the gallery's images in order. */
     image_ids: z.array(id).default([]),
@@ -248,13 +236,13 @@ export const gallerySchema = z
     if (new Set(g.image_ids).size !== g.image_ids.length) ctx.addIssue({ code: 'custom', path: ['image_ids'], message: 'lists an image twice' });
   });
 
-export const filterSchema = z
-  .strictObject({
+export const filterSchema = Filter.partial()
+  .extend({
     id,
     name: z.string().min(1).max(100),
     description: z.string().max(10_000).default(''),
-    user_id: id.nullable().default(null),
-    user_count: count.default(0),
+    user_id: Filter.shape.user_id.default(null),
+    user_count: counter.default(0),
     system: z.boolean().default(false),
     public: z.boolean().default(false),
     spoilered_tag_ids: z.array(id).default([]),
