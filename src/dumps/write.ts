@@ -276,7 +276,7 @@ async function* commentRecords(r: Reader): AsyncGenerator<Rec[]> {
   for await (const rows of pages(load, (c) => c.comment.id, r.batchSize)) {
     const authors = await activeAuthors(r, rows.map((c) => c.comment.userId));
     yield rows.flatMap(({ comment }) => {
-      const view = commentView(r.config, { comment, imageHidden: false, user: authorOf(authors, comment.userId) });
+      const view = commentView(r.config, { message: comment, placeHidden: false, user: authorOf(authors, comment.userId) });
       return view ? [view as unknown as Rec] : [];
     });
   }
@@ -327,7 +327,7 @@ async function* postRecords(r: Reader): AsyncGenerator<Rec[]> {
   for await (const rows of pages(load, (p) => p.post.id, r.batchSize)) {
     const authors = await activeAuthors(r, rows.map((p) => p.post.userId));
     yield rows.flatMap(({ post, topic, forum }) => {
-      const view = postView(r.config, { post, topicHidden: false, user: authorOf(authors, post.userId) });
+      const view = postView(r.config, { message: post, placeHidden: false, user: authorOf(authors, post.userId) });
       // The position keeps the topic's pages as they are (hidden posts leave gaps).
       return view ? [{ topic, forum, topic_position: post.topicPosition, ...view }] : [];
     });

@@ -105,28 +105,33 @@ export const Q = S.routeQuery;
 /** A GET that anyone may call, a key being optional. */
 const read = (op: Omit<OperationSpec, 'method' | 'key'>): OperationSpec => ({ method: 'get', key: 'optional', ...op });
 
-export const show = (
-  path: string,
-  operationId: string,
-  tag: string,
-  summary: string,
-  description: string,
-  schema: z.ZodType,
-  missing: string,
-  extra: Record<number, ResponseSpec> = {},
-  forbiddenExtra?: string,
-): OperationSpec =>
-  read({ path, operationId, tag, summary, description, query: Q.show, responses: readAnswers({ 200: ok(schema, summary), 404: notFound(missing), ...extra }, forbiddenExtra) });
+/** What a read operation states about itself; the constructors below add its query and answers. */
+interface ReadOperation {
+  path: string;
+  operationId: string;
+  tag: string;
+  /** Also the description of the 200 answer. */
+  summary: string;
+  description: string;
+  /** The body of the 200 answer. */
+  schema: z.ZodType;
+  /** When the operation can answer 404: what that means. */
+  missing?: string;
+}
 
-export const list = (
-  path: string,
-  operationId: string,
-  tag: string,
-  summary: string,
-  description: string,
-  schema: z.ZodType,
-  missing?: string,
-): OperationSpec =>
+export const show = ({
+  path,
+  operationId,
+  tag,
+  summary,
+  description,
+  schema,
+  missing,
+  forbiddenExtra,
+}: ReadOperation & { missing: string; forbiddenExtra?: string }): OperationSpec =>
+  read({ path, operationId, tag, summary, description, query: Q.show, responses: readAnswers({ 200: ok(schema, summary), 404: notFound(missing) }, forbiddenExtra) });
+
+export const list = ({ path, operationId, tag, summary, description, schema, missing }: ReadOperation): OperationSpec =>
   read({ path, operationId, tag, summary, description, query: Q.paged, responses: readAnswers(missing ? { 200: ok(schema, summary), 404: notFound(missing) } : { 200: ok(schema, summary) }) });
 
 export const search = (

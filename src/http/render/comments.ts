@@ -13,7 +13,7 @@ export async function renderComments(deps: AppDeps, ids: readonly number[]): Pro
     const d = data.get(id);
     if (!d) continue;
     const user = d.comment.userId === null ? null : (authors.get(d.comment.userId) ?? null);
-    out.push(commentView(deps.config, { comment: d.comment, imageHidden: d.imageHidden, user }));
+    out.push(commentView(deps.config, { message: d.comment, placeHidden: d.imageHidden, user }));
   }
   return out;
 }

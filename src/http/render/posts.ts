@@ -8,7 +8,7 @@ import { postView, type PostJson } from '../views/post.js';
 export async function renderPostRows(deps: AppDeps, rows: readonly { post: PostRow; topicHidden: boolean }[]): Promise<(PostJson | null)[]> {
   const authors = await loadAuthors(deps.db, rows.map((r) => r.post.userId));
   return rows.map(({ post, topicHidden }) =>
-    postView(deps.config, { post, topicHidden, user: post.userId === null ? null : (authors.get(post.userId) ?? null) }),
+    postView(deps.config, { message: post, placeHidden: topicHidden, user: post.userId === null ? null : (authors.get(post.userId) ?? null) }),
   );
 }
 

@@ -6,31 +6,19 @@
  * - otherwise all fields. `avatar` is always a string.
  */
 import type { z } from 'zod';
-import type { Config } from '../../config.js';
-import { messageFields } from './message.js';
+import { messageFields, type MessageViewConfig, type MessageViewInput } from './message.js';
 import type { Comment, WithheldComment } from '../schemas/resources.js';
 import type { CommentRow } from '../../contexts/comments/types.js';
-import type { AuthorUser } from '../../contexts/users/types.js';
-
-export interface CommentViewInput {
-  comment: CommentRow;
-  /** Whether the commented image is hidden from users. */
-  imageHidden: boolean;
-  /** The author's account, if any. */
-  user: AuthorUser | null;
-}
 
 /** A visible comment, or one on a hidden image with everything but the ids withheld. */
 export type CommentJson = z.output<typeof Comment> | z.output<typeof WithheldComment>;
 
-export function commentView(
-  config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>,
-  { comment, imageHidden, user }: CommentViewInput,
-): CommentJson | null {
+/** `placeHidden`: whether the commented image is hidden from users. */
+export function commentView(config: MessageViewConfig, { message: comment, placeHidden, user }: MessageViewInput<CommentRow>): CommentJson | null {
   if (comment.destroyedContent) return null;
   return {
     id: comment.id,
     image_id: comment.imageId,
-    ...messageFields(config, comment, { objectId: comment.imageId, hidden: imageHidden }, user),
+    ...messageFields(config, comment, { objectId: comment.imageId, hidden: placeHidden }, user),
   };
 }

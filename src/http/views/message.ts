@@ -17,13 +17,22 @@ export interface MessageRow extends Omit<Attributable, 'objectId' | 'user'> {
   hiddenFromUsers: boolean;
 }
 
+export type MessageViewConfig = Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>;
+
+/** What a comment or post view renders: the row, whether the image or topic holding it is hidden from users, and the author's account, if any. */
+export interface MessageViewInput<Row extends MessageRow> {
+  message: Row;
+  placeHidden: boolean;
+  user: AuthorUser | null;
+}
+
 /** Where the message stands: the image or topic its anonymous name is stable on, and whether that is hidden. */
 export interface MessagePlace {
   objectId: number;
   hidden: boolean;
 }
 
-export function messageFields(config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt'>, message: MessageRow, place: MessagePlace, user: AuthorUser | null) {
+export function messageFields(config: MessageViewConfig, message: MessageRow, place: MessagePlace, user: AuthorUser | null) {
   if (place.hidden) {
     return {
       user_id: null,
