@@ -5,7 +5,7 @@
  * request that never ends hits SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a
  * signal during start-up shuts down cleanly too.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,72 +13,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
-import { freePort } from '../../src/lib/free-port.js';
+import { startService } from './service-process.js';
 
-interface Service {
-  child: ChildProcess;
-  port: number;
-  lines: Record<string, unknown>[];
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first line whose `msg` matches. */
-  waitFor(msg: string | RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
-}
-
-function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
-  return freePort().then((port) => {
-    // vitest adds BASE_URL=/ to the environment; the service must see none of the test run's settings
-    const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...inherited, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DEMO_IMAGES: '20', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let text = '';
-    let pending = '';
-    const lines: Record<string, unknown>[] = [];
-    const waiters: { match: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      pending += chunk.toString();
-      const parts = pending.split('\n');
-      pending = parts.pop()!;
-      for (const part of parts) {
-        if (!part.startsWith('{')) continue;
-        const line = JSON.parse(part) as Record<string, unknown>;
-        lines.push(line);
-        for (const w of [...waiters]) {
-          if (w.match(line)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(line);
-          }
-        }
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-    const matches = (msg: string | RegExp) => (l: Record<string, unknown>) => (typeof msg === 'string' ? l.msg === msg : msg.test(String(l.msg)));
-    return {
-      child,
-      port,
-      lines,
-      output: () => text,
-      exited,
-      waitFor(msg, timeoutMs = 120_000) {
-        const seen = lines.find(matches(msg));
-        if (seen) return Promise.resolve(seen);
-        return new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`no "${String(msg)}" line within ${timeoutMs} ms:\n${text.slice(-3000)}`)), timeoutMs);
-          waiters.push({ match: matches(msg), resolve: (l) => (clearTimeout(timer), resolve(l)) });
-          void exited.then(() => {
-            clearTimeout(timer);
-            reject(new Error(`the service exited before "${String(msg)}":\n${text.slice(-3000)}`));
-          });
-        });
-      },
-    };
-  });
-}
+/** The service with a small demo board; `env` adds to or overrides its settings. */
+const startSmallService = (dataDir: string, env: Record<string, string> = {}) => startService(dataDir, { DEMO_IMAGES: '20', ...env });
 
 /** Read one HTTP/1.1 response (with Content-Length) from a socket. */
 function readResponse(socket: Socket): Promise<{ status: number; headers: string; body: string }> {
@@ -135,7 +73,7 @@ describe('graceful shutdown of the service', () => {
   dirs.push(dataDir);
 
   it('SIGTERM during a request: it completes, idle connections close, the snapshot is written, PostgreSQL stops, exit 0', async () => {
-    const svc = await startService(dataDir);
+    const svc = await startSmallService(dataDir);
     children.push(svc.child);
     await svc.waitFor('indexer following the outbox');
     const warning = svc.lines.find((l) => String(l.msg).startsWith('serving http URLs on localhost for development'));
@@ -189,7 +127,7 @@ describe('graceful shutdown of the service', () => {
   }, 240_000);
 
   it('restarts from the snapshot; a request that never ends meets SHUTDOWN_TIMEOUT_SECONDS: exit 1, PostgreSQL stopped', async () => {
-    const svc = await startService(dataDir, { SHUTDOWN_TIMEOUT_SECONDS: '3' });
+    const svc = await startSmallService(dataDir, { SHUTDOWN_TIMEOUT_SECONDS: '3' });
     children.push(svc.child);
     await svc.waitFor('indexer following the outbox');
     // the snapshot written at the last shutdown was loaded: nothing was rebuilt
@@ -217,7 +155,7 @@ describe('a signal during start-up', () => {
   it('stops at the next step and shuts down cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-shutdown-'));
     dirs.push(dataDir);
-    const svc = await startService(dataDir);
+    const svc = await startSmallService(dataDir);
     children.push(svc.child);
     // the demo board takes a few seconds to create: the signal arrives in the middle
     await svc.waitFor('empty board: creating the demo board');
