@@ -47,11 +47,31 @@ const DEFAULTS = {
   userAgent: 'Mozilla/5.0 (compatible; Tagwise image fetcher)',
 };
 
-/** Only globally routable unicast addresses: no loopback, private, link-local (cloud metadata), CGNAT, multicast or reserved ranges. */
+/**
+ * The IPv4 address an IPv6 address carries and that a packet to it would reach, or null: the
+ * IPv4-mapped `::ffff:0:0/96`, the deprecated IPv4-compatible `::/96` (which ipaddr.js calls
+ * unicast, so `::7f00:1` would pass as public), NAT64's well-known prefix `64:ff9b::/96`
+ * (RFC 6052) and 6to4's `2002::/16` (RFC 3056, the address in bits 16–47).
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
+  const parts = ip.parts;
+  const high = (from: number, to: number) => parts.slice(from, to).every((p) => p === 0);
+  const fromWords = (a: number, b: number) => new ipaddr.IPv4([a >> 8, a & 0xff, b >> 8, b & 0xff]);
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
+  if (high(0, 6)) return fromWords(parts[6]!, parts[7]!);
+  if (parts[0] === 0x64 && parts[1] === 0xff9b && high(2, 6)) return fromWords(parts[6]!, parts[7]!);
+  if (parts[0] === 0x2002) return fromWords(parts[1]!, parts[2]!);
+  return null;
+}
+
+/**
+ * Only globally routable unicast addresses: no loopback, private, link-local (cloud metadata),
+ * CGNAT, multicast or reserved ranges, also not when embedded in an IPv6 address.
+ */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  if (ip.kind() === 'ipv6') ip = embeddedIPv4(ip as ipaddr.IPv6) ?? ip;
   return ip.range() === 'unicast';
 }
 

@@ -93,4 +93,20 @@ describe('safeFetch', () => {
       expect(isPublicAddress(a)).toBe(false);
     }
   });
+
+  it('judges an IPv4 address embedded in IPv6 (mapped, compatible, NAT64, 6to4) by the IPv4 address', () => {
+    const embedded = (v4: string) => {
+      const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number];
+      const hi = ((a << 8) | b).toString(16);
+      const lo = ((c << 8) | d).toString(16);
+      return [`::ffff:${v4}`, `::${v4}`, `::${hi}:${lo}`, `64:ff9b::${v4}`, `64:ff9b::${hi}:${lo}`, `2002:${hi}:${lo}::1`, `2002:${hi}:${lo}:1:2:3:4:5`];
+    };
+    for (const v4 of ['127.0.0.1', '169.254.169.254', '10.0.0.1', '192.168.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.1']) {
+      for (const a of embedded(v4)) expect(isPublicAddress(a), a).toBe(false);
+    }
+    for (const a of ['::7f00:1', '::a9fe:a9fe', '::127.0.0.1', '::', '::1', '64:ff9b::a9fe:a9fe', '2002:7f00:1::']) expect(isPublicAddress(a), a).toBe(false);
+    for (const a of embedded('8.8.8.8')) expect(isPublicAddress(a), a).toBe(true);
+    // The other NAT64 prefix and Teredo carry an address this check does not unpack: refused.
+    for (const a of ['64:ff9b:1::808:808', '2001::808:808']) expect(isPublicAddress(a), a).toBe(false);
+  });
 });
