@@ -16,7 +16,7 @@ import { normalizeMultiline } from './normalize.js';
 import { parse } from './parser.js';
 import { splitTermRange, type RangeOp } from './term-range.js';
 import { parseBool } from './values/bool.js';
-import { formatUtc, parseDate } from './values/date.js';
+import { dateComparison, parseDate } from './values/date.js';
 import { parseFloatValue } from './values/float.js';
 import { parseInt32 } from './values/int.js';
 import { parseIp } from './values/ip.js';
@@ -292,15 +292,15 @@ function transformInput(spec: FieldSpec, value: string, valueAt: number, env: En
 function dateQuery(f: string, range: RangeOp, { lower, upper }: { lower: number; upper: number }): Query {
   switch (range) {
     case 'eq':
-      return { range: { [f]: { gte: formatUtc(lower), lt: formatUtc(upper) } } };
+      return { range: { [f]: { ...dateComparison('gte', lower), ...dateComparison('lt', upper) } } };
     case 'lte':
-      return { range: { [f]: { lte: formatUtc(upper) } } };
+      return { range: { [f]: dateComparison('lte', upper) } };
     case 'gt':
-      return { range: { [f]: { gt: formatUtc(upper) } } };
+      return { range: { [f]: dateComparison('gt', upper) } };
     case 'gte':
-      return { range: { [f]: { gte: formatUtc(lower) } } };
+      return { range: { [f]: dateComparison('gte', lower) } };
     case 'lt':
-      return { range: { [f]: { lt: formatUtc(lower) } } };
+      return { range: { [f]: dateComparison('lt', lower) } };
   }
 }
 

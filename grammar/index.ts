@@ -45,7 +45,7 @@ export { filterIdsIn, type FilterRule, type QueryContext, type WatchList } from 
 export { customMessages, filterIdTransform, galleryIdTransform, myTransform, watchedTransform } from './custom.js';
 export { normalizeMultiline } from './normalize.js';
 export { cleanTagName, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
-export { formatUtc } from './values/date.js';
+export { DATE_RANGE, formatUtc } from './values/date.js';
 export { junkText, lex } from './lexer.js';
 export { compileEvaluator, evaluate, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate/index.js';
 export {

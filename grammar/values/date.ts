@@ -194,6 +194,30 @@ function multiplyDecimal(digits: string, factor: number): string {
   return (carry > 0 ? String(carry) : '') + out.join('');
 }
 
+/**
+ * The instants a date query may name, in seconds: years 0000 through 9999 (UTC), what
+ * `strict_date_optional_time` (OpenSearch's default date format, which the embedded engine reads
+ * too) writes with its four-digit year. Query values can fall outside by an offset or a span
+ * (`9999-12-31T23:59:59-23:59`, or `9999`, which ends at 10000-01-01); `dateComparison` keeps
+ * every compiled bound inside, so both engines read the same query.
+ */
+export const DATE_RANGE = { min: daysFromCivil(0, 1, 1) * 86_400, max: daysFromCivil(10_000, 1, 1) * 86_400 - 1 } as const;
+
+export type DateComparison = 'gt' | 'gte' | 'lt' | 'lte';
+
+/**
+ * `{ [op]: text }` for "date op seconds", written inside `DATE_RANGE`. A bound beyond an end of
+ * the range becomes a comparison with that end selecting the same instants of the range: above
+ * it, `lt`/`lte` keep everything (`lte` max) and `gt`/`gte` keep nothing (`gt` max); below it,
+ * the other way round (`gte` min, `lt` min).
+ */
+export function dateComparison(op: DateComparison, seconds: number): Partial<Record<DateComparison, string>> {
+  const below = op === 'lt' || op === 'lte';
+  if (seconds > DATE_RANGE.max) return below ? { lte: formatUtc(DATE_RANGE.max) } : { gt: formatUtc(DATE_RANGE.max) };
+  if (seconds < DATE_RANGE.min) return below ? { lt: formatUtc(DATE_RANGE.min) } : { gte: formatUtc(DATE_RANGE.min) };
+  return { [op]: formatUtc(seconds) };
+}
+
 function pad(n: number, width: number): string {
   return String(n).padStart(width, '0');
 }

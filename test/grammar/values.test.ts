@@ -228,6 +228,16 @@ describe('date values (reference §1.7)', () => {
     ['updated_at.gte:2015-04', { range: { updated_at: { gte: '2015-04-01T00:00:00Z' } } }],
     ['updated_at.lt:2015-04', { range: { updated_at: { lt: '2015-04-01T00:00:00Z' } } }],
     ['first_seen_at.eq:2015', { range: { first_seen_at: { gte: '2015-01-01T00:00:00Z', lt: '2016-01-01T00:00:00Z' } } }],
+    // Bounds past year 9999 or before year 0000 stay inside the range, meaning the same there.
+    ['created_at:9999', { range: { created_at: { gte: '9999-01-01T00:00:00Z', lte: '9999-12-31T23:59:59Z' } } }],
+    ['created_at:9999-12-31T23:59:59-23:59', { range: { created_at: { gt: '9999-12-31T23:59:59Z', lte: '9999-12-31T23:59:59Z' } } }],
+    ['updated_at.lte:9999-12-31', { range: { updated_at: { lte: '9999-12-31T23:59:59Z' } } }],
+    ['first_seen_at.gt:9999-12', { range: { first_seen_at: { gt: '9999-12-31T23:59:59Z' } } }],
+    ['created_at.gte:9999-12-31T23:59:59-23:59', { range: { created_at: { gt: '9999-12-31T23:59:59Z' } } }],
+    ['created_at.lt:9999-12-31T23:59:59-23:59', { range: { created_at: { lte: '9999-12-31T23:59:59Z' } } }],
+    ['created_at:0000+01:00', { range: { created_at: { gte: '0000-01-01T00:00:00Z', lt: '0000-12-31T23:00:00Z' } } }],
+    ['created_at.lt:0000+01:00', { range: { created_at: { lt: '0000-01-01T00:00:00Z' } } }],
+    ['created_at.gte:0000+01:00', { range: { created_at: { gte: '0000-01-01T00:00:00Z' } } }],
   ])('%j', (input, expected) => {
     expect(dsl(input)).toEqual(expected);
   });

@@ -54,7 +54,7 @@ const QUERY_LANGUAGE = `## Search language (\`q\`)
 - **Wildcards**: \`*\` (any run) and \`?\` (one character) in text fields; \`*\` alone matches everything.
 - **Fuzzy**: \`value~N\` on text; \`number~d\` is the range number ± d on numeric fields.
 - **Boost**: \`term^2\` weighs a term for \`sf=_score\` (must be ≥ 0).
-- **Dates**: \`YYYY[-MM[-DD[THH[:MM[:SS]]]]][Z|±HH[:MM]]\` covers the whole period written (\`created_at:2024-05\` is all of May); relative \`N units ago\` (seconds to years).
+- **Dates**: \`YYYY[-MM[-DD[THH[:MM[:SS]]]]][Z|±HH[:MM]]\` covers the whole period written (\`created_at:2024-05\` is all of May); relative \`N units ago\` (seconds to years). Dates run from year 0000 to 9999 (UTC): a bound past either end (\`created_at:9999\` ends at 10000-01-01) is read as that end.
 - **Special fields**: on images \`my:faves\`, \`my:upvotes\`, \`my:downvotes\`, \`my:uploads\`, \`my:hidden\`, \`my:subs\`, \`my:watched\` (with a key), \`gallery_id:N\` (images of a gallery), \`filter_id:N\` (images that filter would hide); \`my:comments\`, \`my:posts\`, \`my:galleries\`, \`my:filters\` on their indexes (with a key).
 - **Errors** are 400 \`{"error": "<message>"}\` with the reference's wording, e.g. \`Imbalanced parentheses.\`, \`Expected a term.\`, \`junk at end of expression: …\`, \`range specified for <field>\`.
 - An empty or missing \`q\` matches nothing; \`*\` matches everything.
