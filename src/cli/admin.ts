@@ -1,6 +1,6 @@
 /**
  * Operator commands against the configured database: users, roles, API keys, system filters, the
- * featured image and bans. `npm run admin -- --help` for usage.
+ * featured image, parked background jobs and bans. `npm run admin -- --help` for usage.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
@@ -10,6 +10,7 @@ import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, 
 import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
 import { createUser, parseRole, setRole } from '../contexts/users/accounts.js';
 import { loadConfigOrExit } from '../config.js';
+import { parkedJobs, removeParkedJob, retryParkedJobs } from '../jobs/index.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { runAsProgram } from './board.js';
 
@@ -31,6 +32,11 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
+
+Background jobs (a job that failed its last attempt is parked: it stays until retried or removed)
+  jobs list                                        parked jobs with their last error
+  jobs retry ID | --all                            queue a parked job (or every one) again
+  jobs remove ID                                   give up on a parked job
 
 Bans (permanent unless --until or --for is given)
   ban user NAME --reason TEXT [--until DATE | --for DURATION] [--note TEXT]
@@ -126,6 +132,11 @@ function formatBan(b: BanListing): string {
   const until = b.validUntil ? `until ${b.validUntil.toISOString()}` : 'permanent';
   const state = b.enabled ? '' : ' [lifted]';
   return `${b.id}\t${target}\t${until}${state}\t${b.reason}${b.note ? ` (${b.note})` : ''}`;
+}
+
+function formatParkedJob(j: { id: number; kind: string; payload: unknown; attempts: number; last_error: string | null; updated_at: string | Date }): string {
+  const at = j.updated_at instanceof Date ? j.updated_at.toISOString() : String(j.updated_at);
+  return `${j.id}\t${j.kind}\t${JSON.stringify(j.payload)}\t${j.attempts} attempts\tparked ${at}\t${(j.last_error ?? '').replace(/\s+/g, ' ')}`;
 }
 
 /** What a command needs from the world, so that tests can run commands in-process too. */
@@ -239,6 +250,37 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
         arity(rest, 0, 'ban list [--all]');
         const list = await withDb((db) => listBans(db, { all: values.all }));
         io.out(list.length === 0 ? 'no bans' : list.map(formatBan).join('\n'));
+        return;
+      }
+      break;
+    case 'jobs':
+      if (action === 'list') {
+        allow(values, cmd, []);
+        arity(rest, 0, 'jobs list');
+        const list = await withDb((db) => parkedJobs(db, 1000));
+        io.out(list.length === 0 ? 'no parked jobs' : list.map(formatParkedJob).join('\n'));
+        return;
+      }
+      if (action === 'retry') {
+        allow(values, cmd, ['all']);
+        if (values.all) {
+          arity(rest, 0, 'jobs retry --all');
+          const n = await withDb((db) => retryParkedJobs(db));
+          io.out(`queued ${n} parked job${n === 1 ? '' : 's'} again`);
+          return;
+        }
+        arity(rest, 1, 'jobs retry ID | --all');
+        const id = parseId(rest[0], 'ID');
+        if ((await withDb((db) => retryParkedJobs(db, id))) === 0) throw new AdminError(`no parked job ${id}`);
+        io.out(`queued job ${id} again`);
+        return;
+      }
+      if (action === 'remove') {
+        allow(values, cmd, []);
+        arity(rest, 1, 'jobs remove ID');
+        const id = parseId(rest[0], 'ID');
+        if (!(await withDb((db) => removeParkedJob(db, id)))) throw new AdminError(`no parked job ${id}`);
+        io.out(`removed job ${id}`);
         return;
       }
       break;

@@ -101,6 +101,19 @@ export async function parkedJobs(db: Executor, limit = 50) {
 
 /** Put a parked job back in the queue with fresh attempts. */
 export async function retryParkedJob(db: Executor, id: number): Promise<boolean> {
-  const rows = await db.execute(sql`update jobs set state = 'queued', attempts = 0, run_at = now(), updated_at = now() where id = ${id} and state = 'parked' returning id`);
+  return (await retryParkedJobs(db, id)) > 0;
+}
+
+/** Put parked jobs (one, or every one) back in the queue with fresh attempts; how many. */
+export async function retryParkedJobs(db: Executor, id?: number): Promise<number> {
+  const rows = await db.execute(sql`
+    update jobs set state = 'queued', attempts = 0, run_at = now(), updated_at = now()
+    where state = 'parked' ${id === undefined ? sql`` : sql`and id = ${id}`} returning id`);
+  return rows.length;
+}
+
+/** Delete a parked job, giving up on it; false when there is no parked job of that id. */
+export async function removeParkedJob(db: Executor, id: number): Promise<boolean> {
+  const rows = await db.execute(sql`delete from jobs where id = ${id} and state = 'parked' returning id`);
   return rows.length > 0;
 }

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import sharp, { type Metadata } from 'sharp';
+import { pixelLimitError } from './decode-budget.js';
 import { MediaError, MEDIA_MESSAGES } from './errors.js';
 import { probeVideo, type FfmpegOptions } from './ffmpeg.js';
 import type { MediaFormat, MediaMimeType } from './formats.js';
@@ -52,6 +53,11 @@ export interface AnalyzeOptions extends FfmpegOptions {
   maxSize?: number;
   /** Upper bound of width × height × frames of a GIF; default `MAX_ANIMATED_PIXELS`. */
   maxAnimatedPixels?: number;
+  /**
+   * Upper bound of width × height, refused on `image_width` and `image_height`; default
+   * `MAX_IMAGE_PIXELS` (decode-budget.ts). Processing an image already accepted passes Infinity.
+   */
+  maxPixels?: number;
 }
 
 export async function analyzeImage(bytes: Buffer, options?: AnalyzeOptions): Promise<ImageAnalysis> {
@@ -78,7 +84,7 @@ export async function analyzeImage(bytes: Buffer, options?: AnalyzeOptions): Pro
       break;
   }
 
-  const problem = dimensionError(dims.width, dims.height);
+  const problem = dimensionError(dims.width, dims.height) ?? pixelLimitError(dims.width, dims.height, options?.maxPixels);
   if (problem) throw problem;
   if (format === 'gif' && dims.width * dims.height * dims.frameCount > (options?.maxAnimatedPixels ?? MAX_ANIMATED_PIXELS)) {
     throw MediaError.tooLarge();
@@ -108,6 +114,25 @@ export function dimensionError(width: number, height: number): MediaError | null
   const h = BigInt(Math.trunc(height));
   if ((((w + 63n) & -64n) * 8n + 1024n) * (h + 128n) >= 2_147_483_647n) return MediaError.tooLarge();
   return null;
+}
+
+/**
+ * Decode the whole file once, as processing will, so that a truncated or corrupt body is refused
+ * at submission instead of failing every processing attempt. Shrink-on-load keeps it cheap: the
+ * pixels are reduced to at most 256 px on a side while they are read (JPEG decodes at a fraction
+ * of its size directly; PNG and GIF rows stream through the reduction), so memory does not grow
+ * with the dimensions. A WebM was already read whole by ffprobe.
+ */
+export async function verifyImageDecodes(bytes: Buffer, format: ImageAnalysis['format']): Promise<void> {
+  if (format === 'webm') return;
+  try {
+    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, sequentialRead: true, animated: format === 'gif' })
+      .resize(256, 256, { fit: 'inside', withoutEnlargement: true })
+      .raw()
+      .toBuffer();
+  } catch (error) {
+    throw decodeError(error);
+  }
 }
 
 /** `image_name` ≤ 255 bytes, as the reference validates the upload's file name. */

@@ -22,7 +22,8 @@ export interface ProcessedImage {
 export type ProcessOptions = AnalyzeOptions & RepresentationOptions;
 
 export async function processImage(bytes: Buffer, options?: ProcessOptions): Promise<ProcessedImage> {
-  const analysis = await analyzeImage(bytes, options);
+  // An image accepted once is processed whatever the intake limit says now.
+  const analysis = await analyzeImage(bytes, { maxPixels: Infinity, ...options });
   const [intensities, representations] = await Promise.all([
     computeIntensities(bytes, analysis, options),
     makeRepresentations(bytes, analysis, options),

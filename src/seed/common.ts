@@ -37,7 +37,10 @@ export async function truncateBoard(db: Executor): Promise<void> {
 
 /**
  * Move every serial id sequence past the largest id in its table, after rows were inserted with
- * explicit ids (the next insert without an id must not collide).
+ * explicit ids (the next insert without an id must not collide). Never backwards: writers beside
+ * the caller may hold ids the caller's snapshot cannot see (uncommitted, or committed since), and
+ * a sequence set back to max(id) + 1 would hand those ids out again. `nextval` reserves a value
+ * atomically; only a table whose largest id reaches it moves the sequence, to that id.
  */
 export async function resetSequences(db: Executor): Promise<void> {
   const rows = await db.execute<{ table_name: string; column_name: string; seq: string }>(sql`
@@ -48,7 +51,7 @@ export async function resetSequences(db: Executor): Promise<void> {
     if (!r.seq) continue;
     await db.execute(
       sql.raw(
-        `select setval('${r.seq}', coalesce((select max("${r.column_name}") from "${r.table_name}"), 0) + 1, false)`,
+        `select setval('${r.seq}', m, true) from (select max("${r.column_name}") as m, nextval('${r.seq}') as v from "${r.table_name}") x where m >= v`,
       ),
     );
   }

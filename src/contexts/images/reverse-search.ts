@@ -14,6 +14,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { analyzeImage, type AnalyzeOptions } from '../../media/analyze.js';
+import { decodeQueue } from '../../media/decode-budget.js';
 import { MediaError } from '../../media/errors.js';
 import { computeIntensities, type Intensities } from '../../media/intensities.js';
 
@@ -90,9 +91,11 @@ export async function findSimilarImages(db: Database, query: SimilarQuery): Prom
  */
 export async function searchKeyOf(bytes: Buffer, options?: AnalyzeOptions): Promise<{ intensities: Intensities; aspectRatio: number } | null> {
   try {
-    const analysis = await analyzeImage(bytes, options);
-    const intensities = await computeIntensities(bytes, analysis, options);
-    return { intensities, aspectRatio: analysis.aspectRatio };
+    return await decodeQueue.run(async () => {
+      const analysis = await analyzeImage(bytes, options);
+      const intensities = await computeIntensities(bytes, analysis, options);
+      return { intensities, aspectRatio: analysis.aspectRatio };
+    });
   } catch (error) {
     if (error instanceof MediaError) return null;
     throw error;

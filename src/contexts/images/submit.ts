@@ -30,13 +30,14 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { dnpEntries, dnpTypes, images, imageSources, imageTaggings, userLinks, users, type Role } from '../../db/schema/index.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { analyzeImage, imageNameError, MAX_IMAGE_SIZE, type ImageAnalysis } from '../../media/analyze.js';
+import { analyzeImage, imageNameError, MAX_IMAGE_SIZE, verifyImageDecodes, type ImageAnalysis } from '../../media/analyze.js';
+import { decodeQueue } from '../../media/decode-budget.js';
 import { MEDIA_MESSAGES, MediaError, type MediaErrorMap } from '../../media/errors.js';
 import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
 import { FetchError, safeFetch, type SafeFetchOptions } from '../../media/safe-fetch.js';
 import type { FileStore } from '../../media/storage.js';
-import { getOrCreateTags, parseTagList } from '../tags/get-or-create.js';
+import { getOrCreateTags, MAX_TAG_INPUT_TAGS, parseTagList } from '../tags/get-or-create.js';
 import { ratingProblems } from '../tags/categories.js';
 import type { Transaction } from '../../db/executor.js';
 import type { TagRow } from '../tags/types.js';
@@ -71,6 +72,7 @@ export const SUBMIT_MESSAGES = {
   sourceTooLong: `should be at most ${MAX_SOURCE_LENGTH} character(s)`,
   tooManySources: `should have at most ${MAX_SOURCES} item(s)`,
   tooFewTags: `must contain at least ${MIN_TAGS} tags`,
+  tooManyTags: `should have at most ${MAX_TAG_INPUT_TAGS} tag(s)`,
   forbiddenTag: (name: string) => `contains forbidden tag \`${name}'`,
   duplicate: (id: number) => `has already been taken: it's image ${id}`,
   dnp: (type: string) => `DNP (${type})`,
@@ -261,6 +263,11 @@ export async function submitImage(db: Database, input: SubmitInput, deps: Submit
   const maxBytes = deps.maxBytes ?? MAX_IMAGE_SIZE;
   const { errors, sources } = validateAttributes(input);
   const tagNames = parseTagList(input.tagInput ?? '');
+  // Refused before the download and before any tag is created.
+  if (tagNames.length > MAX_TAG_INPUT_TAGS) {
+    add(errors, 'tag_input', SUBMIT_MESSAGES.tooManyTags);
+    return { ok: false, errors: sortFields(errors) };
+  }
 
   // File analysis (its errors are collected with the rest).
   let analysis: ImageAnalysis | null = null;
@@ -275,7 +282,11 @@ export async function submitImage(db: Database, input: SubmitInput, deps: Submit
   } else {
     file = obtained;
     try {
-      analysis = await analyzeImage(obtained.bytes, { ...deps.media, maxSize: maxBytes });
+      analysis = await decodeQueue.run(async () => {
+        const found = await analyzeImage(obtained.bytes, { ...deps.media, maxSize: maxBytes });
+        await verifyImageDecodes(obtained.bytes, found.format);
+        return found;
+      });
     } catch (error) {
       if (!(error instanceof MediaError)) throw error;
       collect(error.errors);

@@ -27,6 +27,16 @@ export function cleanTagNames(names: Iterable<string>): string[] {
   return [...seen];
 }
 
+/**
+ * Most tags one submission may name. The reference sets no number (its only bound is the request
+ * size); Derpibooru's most-tagged images carry a few hundred, so 1,000 leaves room while keeping a
+ * submission's tag work, and the rows it may create, small.
+ */
+export const MAX_TAG_INPUT_TAGS = 1000;
+
+/** Rows per insert: 5 columns each stays far below the protocol's 65,535 parameters. */
+const INSERT_CHUNK = 1000;
+
 /** A comma-separated tag list (`tag_input`) as clean, unique names. */
 export function parseTagList(input: string): string[] {
   return cleanTagNames(input.split(','));
@@ -47,19 +57,25 @@ export interface GetOrCreateOptions {
  * The tags for a list of names, creating the missing ones. Aliased tags are replaced by their
  * targets, duplicates dropped (first occurrence wins), then implied tags appended, and `oc` when an
  * `oc:` tag is present and a tag `oc` exists. Safe against concurrent callers creating the same
- * names (`ON CONFLICT DO NOTHING`, then load).
+ * names (`ON CONFLICT (name) DO NOTHING`, then load). The conflict names its target: a conflict of
+ * anything else (an id the sequence handed out twice) is an error, not a silently missing tag, and
+ * every name must be found after the insert.
  */
 export async function getOrCreateTags(tx: Executor, names: Iterable<string>, options: GetOrCreateOptions = {}): Promise<TagRow[]> {
   const clean = cleanTagNames(names);
   if (clean.length === 0) return [];
 
   // Sorted inserts take row locks in one order, so two concurrent callers cannot deadlock.
-  await tx
-    .insert(tags)
-    .values([...clean].sort().map(newTagValues))
-    .onConflictDoNothing();
-  const loaded = await tx.select().from(tags).where(inArray(tags.name, clean));
+  const sorted = [...clean].sort();
+  const loaded: TagRow[] = [];
+  for (let i = 0; i < sorted.length; i += INSERT_CHUNK) {
+    const chunk = sorted.slice(i, i + INSERT_CHUNK);
+    await tx.insert(tags).values(chunk.map(newTagValues)).onConflictDoNothing({ target: tags.name });
+    loaded.push(...(await tx.select().from(tags).where(inArray(tags.name, chunk))));
+  }
   const byName = new Map(loaded.map((t) => [t.name, t]));
+  const missing = clean.filter((name) => !byName.has(name));
+  if (missing.length > 0) throw new Error(`tags missing after get-or-create: ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`);
 
   const targetIds = loaded.flatMap((t) => (t.aliasedTagId === null ? [] : [t.aliasedTagId]));
   const targets = await loadByIds(tx, targetIds);
@@ -73,9 +89,7 @@ export async function getOrCreateTags(tx: Executor, names: Iterable<string>, opt
     }
   };
   for (const name of clean) {
-    const tag = byName.get(name);
-    // A name can be missing only if a concurrent rename or delete won the race; skip it.
-    if (!tag) continue;
+    const tag = byName.get(name)!;
     push(tag.aliasedTagId === null ? tag : targets.get(tag.aliasedTagId));
   }
 

@@ -1,11 +1,12 @@
 /**
  * Error handling: unknown routes are 404 `{"error":"Not found"}`; an `ApiError` is its own status
- * and message; Hono's `HTTPException` (malformed requests it rejects itself) keeps its 4xx status;
+ * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed requests it rejects itself) keeps its 4xx status;
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { DecodeQueueFull } from '../../media/decode-budget.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
 
@@ -18,6 +19,10 @@ export const notFoundHandler: NotFoundHandler<AppEnv> = (c) => notFound(c);
 export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHandler<AppEnv> {
   return (err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err.status, err.message);
+    if (err instanceof DecodeQueueFull) {
+      c.header('Retry-After', String(err.retryAfterSeconds));
+      return errorResponse(c, 503, err.message);
+    }
     if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
       const message = err.message || (err.status === 404 ? 'Not found' : 'Bad Request');
       return errorResponse(c, err.status as ContentfulStatusCode, message);

@@ -8,7 +8,10 @@
  * Always 200 `{"images": [...], "interactions": [], "total": N}`, images closest first. As in the
  * reference, a missing file, a URL that cannot be fetched (not https, a private or forbidden
  * address — refused before any request is made —, a bad status, too large), a file that cannot be
- * analysed, or an invalid `limit` all give the empty result, never an error status.
+ * analysed, or an invalid `limit` all give the empty result. Error statuses are only for the
+ * request itself: a body other than multipart over 8 KiB is 413 (a multipart one over the upload
+ * limit gives the empty result, as a file too large to fetch does), and a full decode queue is
+ * 503 with `Retry-After`.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -17,6 +20,7 @@ import { findSimilarImages, searchKeyOf } from '../../contexts/images/reverse-se
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import type { AppContext, AppEnv } from '../context.js';
+import { errorResponse } from '../errors.js';
 import { renderImages } from '../render/images.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
@@ -24,6 +28,11 @@ import { queryValues } from '../validate.js';
 import type { DepsWithUploads } from './upload.js';
 
 type Params = Record<string, unknown>;
+
+/** Largest body that is not multipart: `url`, `distance` and `limit` fit many times over. */
+export const MAX_PARAMS_BODY_BYTES = 8 * 1024;
+
+const isMultipart = (type: string | undefined) => /^multipart\/form-data\s*(;|$)/i.test(type ?? '');
 
 const EMPTY = { images: [], interactions: [], total: 0 };
 
@@ -65,6 +74,11 @@ export function reverseRoutes(): Hono<AppEnv> {
   app.post(
     '/search/reverse',
     async (c, next) => {
+      // Counted while the body streams in (and refused at once by its Content-Length): only a
+      // multipart body may carry a file; any other body needs a few parameters at most.
+      if (!isMultipart(c.req.header('content-type'))) {
+        return bodyLimit({ maxSize: MAX_PARAMS_BODY_BYTES, onError: (ctx) => errorResponse(ctx, 413, 'Request body too large') })(c, next);
+      }
       const deps = c.get('deps') as DepsWithUploads;
       const max = (deps.upload?.maxBytes ?? MAX_IMAGE_SIZE) + 64 * 1024;
       return bodyLimit({ maxSize: max, onError: (ctx) => ctx.json(EMPTY) })(c, next);
