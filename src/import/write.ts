@@ -27,7 +27,7 @@ import {
   userLinks,
   users,
 } from '../db/schema/index.js';
-import { resetSequences } from '../seed/common.js';
+import { reserveIds, resetSequences } from '../seed/common.js';
 import { categoryFor } from '../contexts/tags/categories.js';
 import type { Transaction } from '../db/executor.js';
 import { getOrCreateTags } from '../contexts/tags/get-or-create.js';
@@ -154,6 +154,16 @@ async function syncChildren<R extends Record<string, unknown>>(
 
 
 export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: Resolved, tally: Tally): Promise<void> {
+  const largest = (rows: readonly { id: number }[]) => rows.reduce((max, r) => Math.max(max, r.id), 0);
+  await reserveIds(tx, {
+    users: largest(board.users),
+    tags: largest(board.tags),
+    images: largest(board.images),
+    comments: largest(board.comments),
+    posts: largest(board.posts),
+    galleries: largest(board.galleries),
+    filters: largest(board.filters),
+  });
   // users
   await upsertById(tx, users, users.id, 'id', board.users.map((u) => ({
     id: u.id,

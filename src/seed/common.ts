@@ -57,6 +57,21 @@ export async function resetSequences(db: Executor): Promise<void> {
   }
 }
 
+/**
+ * Before rows with explicit ids are written: move each table's `id` sequence to at least the
+ * largest id about to be written (never backwards, as `resetSequences`). Sequences are not
+ * transactional, so writers beside an import stop drawing those ids at once, before its commit.
+ */
+export async function reserveIds(db: Executor, largest: Readonly<Record<string, number>>): Promise<void> {
+  for (const [table, max] of Object.entries(largest)) {
+    if (!(max > 0)) continue;
+    await db.execute(sql`
+      select setval(seq, ${max}::bigint, true)
+      from (select seq, nextval(seq) as v from (select pg_get_serial_sequence(${`public."${table}"`}, 'id') as seq) s where seq is not null) x
+      where ${max}::bigint >= v`);
+  }
+}
+
 /** Insert rows in chunks small enough for the protocol's parameter limit. */
 export async function insertChunked<T extends PgTable>(
   tx: Executor,
