@@ -135,7 +135,7 @@ function formatBan(b: BanListing): string {
 }
 
 function formatParkedJob(j: { id: number; kind: string; payload: unknown; attempts: number; last_error: string | null; updated_at: string | Date }): string {
-  const at = j.updated_at instanceof Date ? j.updated_at.toISOString() : String(j.updated_at);
+  const at = new Date(j.updated_at).toISOString();
   return `${j.id}\t${j.kind}\t${JSON.stringify(j.payload)}\t${j.attempts} attempts\tparked ${at}\t${(j.last_error ?? '').replace(/\s+/g, ' ')}`;
 }
 
