@@ -7,15 +7,26 @@
  * - every error answer is JSON with `error` (a string) or `errors` (an object);
  * - every 200 of a documented operation still matches that operation's schema.
  *
+ * - every error answer of a documented operation matches the error schema the document gives
+ *   for that status;
+ * - every answer arrives within `FUZZ_ANSWER_MS` (default 15 s: a hang detector, not a speed
+ *   target).
+ * Search routes also get generated queries over their index's own fields (every operator, values
+ * at the edges of their types, dates at the ends of their range) and mutations of them; the
+ * submission route gets mutations of a valid body.
+ *
  * Requests go through node:http with the request target written as is, so that malformed
  * targets reach the server unchanged. Bounded by run counts and time; a failure is shrunk by
- * fast-check to a small reproduction.
+ * fast-check to a small reproduction. `FUZZ_RUNS` sets the runs of each property (default 60);
+ * `FUZZ_SECONDS` instead runs each property for that many seconds. The counts of requests and
+ * statuses are printed at the end (`fuzz counts: {…}`).
  */
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../../src/http/api-prefix.js';
 import { matchOperation, OPERATIONS } from '../../src/http/openapi/operations.js';
+import { indexDefinitions, indexNames, isIndexName } from '../../src/search/indexes/index.js';
 import type { OperationSpec } from '../../src/http/openapi/spec.js';
 import { startBoard, type Board } from './board.js';
 
@@ -31,7 +42,19 @@ beforeAll(async () => {
 afterAll(async () => {
   agent?.destroy();
   await board?.close();
+  const statuses: Record<number, number> = {};
+  let requests = 0;
+  for (const counts of seen.values()) {
+    for (const [status, n] of counts) {
+      statuses[status] = (statuses[status] ?? 0) + n;
+      requests += n;
+    }
+  }
+  console.log(`fuzz counts: ${JSON.stringify({ requests, operations: seen.size, statuses, slowestMs: Math.round(slowest.ms), slowest: slowest.request })}`);
 });
+
+/** Longest wait for an answer: a request without one by then has hung. */
+const ANSWER_BOUND_MS = Number(process.env.FUZZ_ANSWER_MS ?? 15_000);
 
 interface RawRequest {
   method: string;
@@ -57,7 +80,7 @@ function send(req: RawRequest): Promise<RawResponse> {
         path: req.target,
         agent,
         headers: { ...(req.body ? { 'content-length': String(req.body.length) } : {}), ...req.headers },
-        timeout: 15_000,
+        timeout: ANSWER_BOUND_MS,
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -66,7 +89,7 @@ function send(req: RawRequest): Promise<RawResponse> {
         res.on('error', reject);
       },
     );
-    r.on('timeout', () => r.destroy(new Error(`timeout: ${req.method} ${req.target.slice(0, 200)}`)));
+    r.on('timeout', () => r.destroy(new Error(`no answer within ${ANSWER_BOUND_MS} ms: ${req.method} ${req.target.slice(0, 200)}`)));
     r.on('error', reject);
     r.end(req.body);
   });
@@ -101,6 +124,12 @@ function problemsOf(req: RawRequest, res: RawResponse): string[] {
       (typeof (body as { error?: unknown }).error === 'string' ||
         ((body as { errors?: unknown }).errors !== null && typeof (body as { errors?: unknown }).errors === 'object'));
     if (body !== undefined && !ok) problems.push(`error body without error/errors: ${text.slice(0, 200)}`);
+    const op = req.target.startsWith(`${API_PREFIX}/`) ? matchOperation(req.method, req.target.slice(API_PREFIX.length).split('?', 1)[0]!) : undefined;
+    const documented = op?.responses[res.status]?.schema;
+    if (body !== undefined && documented) {
+      const parsed = documented.safeParse(body);
+      if (!parsed.success) problems.push(`${res.status} body does not match the documented error of ${op!.operationId}: ${text.slice(0, 200)}`);
+    }
   }
   if (res.status === 200 && !bodiless && req.target.startsWith(`${API_PREFIX}/`)) {
     const path = req.target.slice(API_PREFIX.length).split('?', 1)[0]!;
@@ -127,10 +156,14 @@ const MAX_TARGET = 12_000;
 
 /** Statuses seen per operation, to check that the fuzzing reaches found objects too. */
 const seen = new Map<string, Map<number, number>>();
+const slowest = { ms: 0, request: '' };
 
 async function expectAcceptable(request: RawRequest): Promise<RawResponse> {
   const req = { ...request, target: request.target.slice(0, MAX_TARGET) };
+  const started = performance.now();
   const res = await send(req);
+  const ms = performance.now() - started;
+  if (ms > slowest.ms) Object.assign(slowest, { ms, request: describeRequest(req).slice(0, 200) });
   const op = req.target.startsWith(`${API_PREFIX}/`) ? matchOperation(req.method, req.target.slice(API_PREFIX.length).split('?', 1)[0]!) : undefined;
   const key = op ? op.operationId : 'other';
   const counts = seen.get(key) ?? new Map<number, number>();
@@ -285,12 +318,16 @@ function realPathValue(name: string): string {
 }
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
+/** With `FUZZ_SECONDS`, every property runs for that long instead of a number of runs. */
+const SECONDS = process.env.FUZZ_SECONDS === undefined ? undefined : Number(process.env.FUZZ_SECONDS);
 const fuzzOptions = (runs: number, seconds: number) => ({
-  numRuns: runs,
-  interruptAfterTimeLimit: seconds * 1000,
+  numRuns: SECONDS === undefined ? runs : Number.MAX_SAFE_INTEGER,
+  interruptAfterTimeLimit: (SECONDS ?? seconds) * 1000,
   markInterruptAsFailure: false,
   endOnFailure: false,
 });
+/** The test's own timeout: the property's time limit plus room for its last requests. */
+const budget = (seconds: number) => ((SECONDS ?? seconds) + 90) * 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Properties
@@ -324,8 +361,137 @@ describe('fuzzing every operation', () => {
         fuzzOptions(RUNS, 10),
       );
     },
-    120_000,
+    budget(10),
   );
+});
+
+// ---------------------------------------------------------------------------------------------
+// Search queries and submission bodies
+// ---------------------------------------------------------------------------------------------
+
+/** Values at the edges of each field type, and beyond them. */
+const EDGE_VALUES: Record<string, readonly string[]> = {
+  int: ['0', '-1', '5', '2147483647', '2147483648', '-9223372036854775809', '1e3', '1.5', '5~2', '5~-1', 'x', ''],
+  float: ['0', '0.5', '-1e308', '1e309', 'NaN', '.5', '5.', '1.5~0.5', 'x'],
+  numeric: ['1', '0', '-1', '99999999999999999999', 'a'],
+  date: [
+    '9999', '9999-12', '9999-12-31', '9999-12-31T23:59:59-23:59', '9999-12-31T23:59:59+23:59', '0000', '0000-01-01T00:00:00+23:59',
+    '2024-02-29', '2023-02-29', '2024-05-01T12:30', '3 days ago', '1000 years ago', '1001 years ago', '99999999999999999999 seconds ago',
+    'now', 'now-1d/d', '2024-13', '10000', '-0001', 'x',
+  ],
+  bool: ['true', 'false', '1', 'yes', 'x'],
+  ip: ['127.0.0.1', '::1', '10.0.0.0/8', '::/0', '::ffff:1.2.3.4/128', '0.0.0.0/33', '1.2.3', 'x'],
+  literal: ['safe', '*', '?', 'a*b?', '\\*', 'x~2', 'artist:foo', ''],
+  ngram: ['foo', '*', 'a b', 'foo~1'],
+  custom: ['faves', 'upvotes', 'watched', '1', 'x'],
+};
+const RANGE_OPS = [':', '.gt:', '.gte:', '.lt:', '.lte:', '.eq:', '.nope:'];
+
+/** A term over the index's fields: `field<op>value`, or a bare word. */
+const termFor = (index: string) => {
+  const fields = isIndexName(index) ? indexDefinitions[index].fields.fields : [];
+  return fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...fields), fc.constantFrom(...RANGE_OPS), fc.nat())
+        .map(([f, op, n]) => {
+          const values = EDGE_VALUES[f.type] ?? EDGE_VALUES.literal!;
+          return `${f.name}${op}${values[n % values.length]}`;
+        }),
+    },
+    { weight: 2, arbitrary: fc.constantFrom(...SPECIAL_VALUES.filter((v) => v.length < 40)) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 12 }) },
+  );
+};
+
+/** A query: terms joined by the operators, some negated, grouped or boosted. */
+const queryFor = (index: string) => {
+  const term = fc
+    .tuple(termFor(index), fc.constantFrom('', '', '-', '!', 'NOT '), fc.constantFrom('', '', '^2', '^-1', '~1'), fc.boolean())
+    .map(([t, not, boost, quoted]) => `${not}${quoted ? `"${t}"` : t}${boost}`);
+  return fc
+    .tuple(fc.array(term, { minLength: 1, maxLength: 6 }), fc.array(fc.constantFrom(', ', ' || ', ' AND ', ' OR ', ' && ', ','), { minLength: 5, maxLength: 5 }), fc.nat(3))
+    .map(([terms, joins, groups]) => {
+      let q = terms.reduce((acc, t, i) => (i === 0 ? t : `${acc}${joins[i - 1]}${t}`), '');
+      for (let g = 0; g < groups; g++) q = `(${q})${g % 2 ? ' || safe' : ''}`;
+      return q;
+    });
+};
+
+/** Small edits of a text: a syntax character put in, a span dropped, or a span doubled. */
+const mutated = (text: fc.Arbitrary<string>) =>
+  fc.tuple(text, fc.array(fc.tuple(fc.nat(), fc.nat(8), fc.constantFrom('insert', 'drop', 'double'), fc.constantFrom(...'()",\\|&!-*?~^:. \u0000é')), { maxLength: 3 })).map(([t, edits]) =>
+    edits.reduce((acc, [at, len, kind, ch]) => {
+      const i = acc.length === 0 ? 0 : at % (acc.length + 1);
+      if (kind === 'insert') return acc.slice(0, i) + ch + acc.slice(i);
+      if (kind === 'drop') return acc.slice(0, i) + acc.slice(i + len);
+      return acc.slice(0, i) + acc.slice(i, i + len).repeat(2) + acc.slice(i + len);
+    }, t),
+  );
+
+describe('fuzzing search queries and submission bodies', () => {
+  const searches = OPERATIONS.filter((op) => op.method === 'get' && 'q' in op.query.shape);
+
+  it.each(searches.map((op) => [op.path, op] as const))('%s: generated and mutated queries over its fields', async (path, op) => {
+    // `/search/explain` names its index in a parameter; the others in their path.
+    const explain = path === '/search/explain';
+    const indexes = explain ? [...indexNames] : [path === '/search' ? 'images' : path.split('/').pop()!];
+    const query = fc.constantFrom(...indexes).chain((index) => fc.tuple(fc.constant(index), fc.oneof({ weight: 2, arbitrary: queryFor(index) }, { weight: 1, arbitrary: mutated(queryFor(index)) })));
+    await fc.assert(
+      fc.asyncProperty(
+        query,
+        fc.constantFrom('', 'valid', 'moderator'),
+        fc.constantFrom('', 'sf=created_at&sd=asc', 'sf=_score', 'sf=random:7', 'per_page=50&page=2'),
+        async ([index, q], key, extra) => {
+          const keyParam = key === 'valid' ? `key=${board.key}` : key === 'moderator' ? `key=${board.moderatorKey}` : '';
+          const query = [`q=${encode(q)}`, explain ? `index=${index}` : '', keyParam, extra].filter(Boolean).join('&');
+          const res = await expectAcceptable({ method: 'GET', target: `${API_PREFIX}${op.path}?${query}` });
+          if (![200, 400].includes(res.status)) throw new Error(`GET ${op.path}?q=${q}: status ${res.status}`);
+        },
+      ),
+      fuzzOptions(RUNS * 2, 15),
+    );
+  }, budget(15));
+
+  const VALID_SUBMISSION = {
+    url: 'https://127.0.0.1:9/a.png',
+    image: { description: 'd', tag_input: 'safe, solo, pony', source_url: 'https://example.com/a', sources: ['https://example.com/b'], anonymous: false },
+  };
+  const oddValue = fc.oneof(
+    fuzzText,
+    fc.constantFrom<unknown>(null, true, 0, -1, 1e308, [], {}, ['safe'], { 0: { source: 'x' } }, 'a,'.repeat(20_000), `${'x'.repeat(300)}, safe, solo`),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+  const fieldEdit = fc.option(fc.oneof(fc.constant<'drop'>('drop'), oddValue.map((v) => ({ value: v }))), { nil: undefined, freq: 2 });
+
+  it('POST /images: mutations of a valid submission', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({ url: fieldEdit, image: fieldEdit }),
+        fc.record({ description: fieldEdit, tag_input: fieldEdit, source_url: fieldEdit, sources: fieldEdit, anonymous: fieldEdit }),
+        async (top, inner) => {
+          const apply = (base: Record<string, unknown>, edits: Record<string, 'drop' | { value: unknown } | undefined>) => {
+            const out: Record<string, unknown> = { ...base };
+            for (const [field, edit] of Object.entries(edits)) {
+              if (edit === 'drop') delete out[field];
+              else if (edit) out[field] = edit.value;
+            }
+            return out;
+          };
+          const body = apply({ ...VALID_SUBMISSION, image: apply(VALID_SUBMISSION.image, inner) }, top);
+          const res = await expectAcceptable({
+            method: 'POST',
+            target: `${API_PREFIX}/images?key=${board.key}`,
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.from(JSON.stringify(body)),
+          });
+          if (res.status === 200) throw new Error('a submission of an unreachable URL was accepted');
+        },
+      ),
+      fuzzOptions(RUNS * 2, 20),
+    );
+  }, budget(20));
 });
 
 describe('fuzzing methods, bodies and targets', () => {
@@ -347,7 +513,7 @@ describe('fuzzing methods, bodies and targets', () => {
       ),
       fuzzOptions(RUNS * 3, 30),
     );
-  }, 120_000);
+  }, budget(30));
 
   const contentTypes = [
     'application/json',
@@ -403,7 +569,7 @@ describe('fuzzing methods, bodies and targets', () => {
       ),
       fuzzOptions(RUNS * 4, 30),
     );
-  }, 120_000);
+  }, budget(30));
 
   it('malformed targets anywhere', async () => {
     const prefix = fc.constantFrom(API_PREFIX, `${API_PREFIX}/`, '', '/api', '/api/v1', '/api/docs', '/api/v1/openapi.json', '/img', '/img/view', '/avatars', '/tag-img', '/badge-img', '/healthz');
@@ -420,7 +586,7 @@ describe('fuzzing methods, bodies and targets', () => {
       ),
       fuzzOptions(RUNS * 4, 30),
     );
-  }, 120_000);
+  }, budget(30));
 
   it('reached found objects of every read operation, not only errors', async () => {
     const reads = OPERATIONS.filter((op) => op.method === 'get' && op.operationId !== 'listUserFilters');

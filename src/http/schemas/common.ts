@@ -43,8 +43,8 @@ const messages = (description: string) => z.array(z.string()).optional().meta({ 
 
 /**
  * The per-field messages of a failed submission (spec "Image errors response"). Every field is
- * optional; fields beyond the spec's list (`url`, `description`, `source_url`, `sources`, …)
- * name request fields of the wrong type.
+ * optional; fields beyond the spec's list (`url`, `description`, `source_url`, …) name request
+ * fields of the wrong type or value; `sources` may list one object per source, as Ecto nests them.
  */
 export const ImageErrors = z
   .object({
@@ -61,6 +61,10 @@ export const ImageErrors = z
     ),
     image_sha512_hash: messages('Errors in the submitted image.'),
     tag_input: messages('Errors in the tags.'),
+    sources: z
+      .array(z.union([z.string(), z.record(z.string(), z.array(z.string()))]))
+      .optional()
+      .meta({ description: 'Errors in `sources`: a message (too many), or one object per source, `{}` when it is valid and `{"source": [messages]}` when not.' }),
     uploaded_image: messages('Errors in the submitted image.'),
   })
   .catchall(z.array(z.string()))
