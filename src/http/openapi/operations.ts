@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import * as S from '../schemas/index.js';
-import { forbidden, internal, list, notFound, ok, type OperationSpec, Q, readAnswers, search, show, tooMany } from './spec.js';
+import { busyDecoding, forbidden, internal, list, notFound, ok, type OperationSpec, Q, readAnswers, search, show, tooMany } from './spec.js';
 
 export const OPERATIONS: readonly OperationSpec[] = [
   // Images
@@ -34,7 +34,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'Images',
     summary: 'Submit an image by URL',
     description:
-      'Fetches the file at `url` and adds it with the given tags, description and sources. The key is required; the content type must be `application/json`. Abuse leads to a ban; submissions are rate-limited per key and address and capped per day.',
+      'Fetches the file at `url` and adds it with the given tags, description and sources. The key is required; the content type must be `application/json`. Abuse leads to a ban; submissions are rate-limited per key and address and capped per day. Limits: at most 1,000 tags (`tag_input`), at most 100,000,000 pixels (width × height, refused on `image_width` and `image_height`), and the whole file must decode (a truncated file is refused on `image`).',
     query: Q.submission,
     key: 'required',
     requestBody: { required: true, description: 'The submission.', content: { 'application/json': S.SubmissionBody } },
@@ -51,6 +51,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
       415: { description: 'The content type is not `application/json`.', schema: S.ErrorBody },
       429: tooMany,
       500: internal,
+      503: busyDecoding,
     },
   },
   // Comments and posts
@@ -169,7 +170,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'Search',
     summary: 'Reverse image search',
     description:
-      'Images that look like the image at `url` (or the uploaded file), closest first. POST only. No filter applies; hidden images are included. A missing, unreachable or unreadable image, or an invalid `limit`, gives the empty result.',
+      'Images that look like the image at `url` (or the uploaded file), closest first. POST only. No filter applies; hidden images are included. A missing, unreachable or unreadable image, an image over 100,000,000 pixels, or an invalid `limit`, gives the empty result. A body other than multipart may be at most 8 KiB.',
     query: Q.reverse,
     key: 'optional',
     requestBody: {
@@ -184,8 +185,10 @@ export const OPERATIONS: readonly OperationSpec[] = [
     responses: {
       200: { description: 'Similar images, closest first.', schema: S.ImageListResponse },
       403: forbidden(),
+      413: { description: 'A JSON or form body larger than 8 KiB.', schema: S.ErrorBody },
       429: tooMany,
       500: internal,
+      503: busyDecoding,
     },
   },
   // Forums

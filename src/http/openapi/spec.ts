@@ -80,6 +80,11 @@ export const tooMany: ResponseSpec = {
   schema: S.ErrorBody,
   headers: ['Retry-After'],
 };
+export const busyDecoding: ResponseSpec = {
+  description: 'Too many images are being decoded at once (submissions and reverse searches share one queue): wait `Retry-After` seconds and try again.',
+  schema: S.ErrorBody,
+  headers: ['Retry-After'],
+};
 export const internal: ResponseSpec = { description: 'Internal Error: `{"error": "Internal Error"}`; retry later with backoff.', schema: S.ErrorBody };
 export const queryError: ResponseSpec = {
   description: 'The search query does not compile (or `q` is not a single string): `{"error": "<parser message>"}`.',
