@@ -179,7 +179,7 @@ describe('the OpenAPI document', () => {
     const image = doc.paths['/images/{image_id}'].get.responses;
     expect(Object.keys(image).sort()).toEqual(['200', '304', '403', '404', '429', '500']);
     const submit = doc.paths['/images'].post.responses;
-    expect(Object.keys(submit).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500']);
+    expect(Object.keys(submit).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
     expect(submit['400'].content['application/json'].schema.anyOf).toContainEqual({ $ref: '#/components/schemas/ImageErrorsResponse' });
     expect(doc.paths['/search/images'].get.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
     const text = doc.info.description as string;
