@@ -17,7 +17,8 @@
  *    oEmbed) with seeded varied paths: at full load (C keep-alive connections, closed loop, W s
  *    warm-up, S s measured), then at half the requests a second it reached, offered on a
  *    schedule (open loop, latency counted from when a request was due). requests/s, p50, p99 and
- *    p99.9 of both, and the ratio to the ceiling.
+ *    p99.9 of both, the ratio to the ceiling, and the service's own event-loop delay (p99, max)
+ *    and GC time over the half-load phase, from its `/metrics` (`bench/load/loop-stats.ts`).
  * 4. The mix of GET paths (40% image show, 25% image search, 10% tag show, 10% comment and post
  *    search, 10% featured image, forums, topics and filters, 5% oEmbed) at full load for
  *    `--mix-seconds`, read-only and then with one tag change a second written to the service's
@@ -45,6 +46,7 @@ import { openDatabase, type Database, type DatabaseHandle } from '../src/db/clie
 import type { DriverResult, Figures } from './harness/driver.js';
 import { drive, startHonoCeiling } from './harness/http.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
+import { loopStatsFrom, type LoopStats } from './load/loop-stats.js';
 import { startWriter } from './load/writer.js';
 import { openBoard } from './search/board.js';
 
@@ -315,13 +317,19 @@ function pathMakers(board: Board, random: () => number): { mix: Record<Group, ()
     },
     oembed: () => `${API}/oembed?url=${enc(`${board.baseUrl}/images/${image()}`)}`,
   };
+  const tagSearch = () => {
+    const [a, b, c] = [pick(random, tags), pick(random, tags), pick(random, tags)];
+    return pick(random, [a, `${a}, ${b}`, `${a}, ${b}`, `${a}, ${b}, ${c}`, `${a}, -${b}`, `${a} || ${b}`]);
+  };
   const tagQuery = () => {
     const name = pick(random, tags);
     const prefix = name.replace(/[^a-z]/g, '').slice(0, 2) || 's';
     return pick(random, ['*', name, `${prefix}*`, `images.gte:${pick(random, [1, 10, 100])}`, `category:${pick(random, ['rating', 'species', 'character', 'artist'])}`]);
   };
   const routes: Record<Route, () => string> = {
-    'search/images': makers['image search'],
+    // tag queries as clients send them (the engine's heavy kinds, match-all sorts, infix
+    // wildcards and ranges over every image, stay in the mix)
+    'search/images': () => `${API}/search/images?q=${enc(tagSearch())}${pick(random, ['', '', '&sf=score', '&sf=created_at&sd=asc'])}${pageParam()}${filterParam()}`,
     'images/:id': makers['image show'],
     'search/tags': () => `${API}/search/tags?q=${enc(tagQuery())}${random() < 0.3 ? '&page=2' : ''}`,
     'search/comments': () => (random() < 0.5 ? `${API}/search/comments?q=${enc('*')}${random() < 0.5 ? '&page=2' : ''}` : `${API}/search/comments?q=${enc(`image_id:${image()}`)}`),
@@ -446,18 +454,29 @@ interface RouteFigures {
   route: string;
   full: DriverResult;
   half: DriverResult;
+  /** The service's event-loop delay and GC over the half-load phase (not for the ceiling). */
+  halfLoop?: LoopStats;
 }
 
 /**
  * One route (or the ceiling) at full load, closed loop over `connections`, then at half the
  * requests a second it reached, offered on a schedule over the same connections (open loop).
  */
-async function fullAndHalf(route: string, origin: string, paths: string[], o: Options): Promise<RouteFigures> {
+async function fullAndHalf(route: string, origin: string, paths: string[], o: Options, withMetrics = true): Promise<RouteFigures> {
   const job = { origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: o.warmup, maxRequests: o.maxRequests };
   const full = await drive(job);
-  const half = await drive({ ...job, warmupSeconds: 1, rate: Math.max(1, full.rps / 2) });
-  log(`  ${route}: ${fmt(full.rps)} req/s at full load; p99 ${fmt(half.p99, 2)} ms at ${fmt(full.rps / 2)} req/s (load ${loadAverage()})`);
-  return { route, full, half };
+  // the service's figures from when the measured window opens
+  let window: ReturnType<typeof loopStatsFrom> | undefined;
+  const half = await drive({ ...job, warmupSeconds: 1, rate: Math.max(1, full.rps / 2) }, (phase) => {
+    if (withMetrics && phase === 'measure') window = loopStatsFrom(origin);
+  });
+  const halfLoop = window ? await (await window).end() : undefined;
+  const gc = halfLoop ? Object.values(halfLoop.gcMs).reduce((a, b) => a + b, 0) : Number.NaN;
+  log(
+    `  ${route}: ${fmt(full.rps)} req/s at full load; p99 ${fmt(half.p99, 2)} ms at ${fmt(full.rps / 2)} req/s` +
+      `${halfLoop ? ` (event loop p99 ${fmt(halfLoop.loopP99Ms, 1)} ms, max ${fmt(halfLoop.loopMaxMs, 1)} ms, GC ${fmt(gc, 0)} ms)` : ''} (load ${loadAverage()})`,
+  );
+  return { route, full, half, ...(halfLoop ? { halfLoop } : {}) };
 }
 
 const errorsOf = (s: Figures) => s.errors + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
@@ -543,11 +562,11 @@ async function main(): Promise<void> {
     loads.ceiling = loadAverage();
     log(`the bare Hono ceiling (load ${loads.ceiling})`);
     const ceilingServer = await startHonoCeiling();
-    const ceiling = await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o).finally(() => ceilingServer.close());
+    const ceiling = await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o, false).finally(() => ceilingServer.close());
     loads.end = loadAverage();
 
     const pct = (x: number) => `${fmt(x * 100, 1)}%`;
-    const routeRows = [...routes, ceiling].map(({ route, full, half }) => [
+    const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop }) => [
       route,
       fmt(full.rps),
       route === 'bare Hono' ? '-' : pct(full.rps / ceiling.full.rps),
@@ -558,15 +577,17 @@ async function main(): Promise<void> {
       fmt(half.p50, 2),
       fmt(half.p99, 2),
       fmt(half.p999, 2),
+      route === 'bare Hono' || !halfLoop ? '-' : `${fmt(halfLoop.loopP99Ms, 1)}/${fmt(halfLoop.loopMaxMs, 1)}`,
+      route === 'bare Hono' || !halfLoop ? '-' : fmt(Object.values(halfLoop.gcMs).reduce((a, b) => a + b, 0), 0),
       String(errorsOf(full) + errorsOf(half)),
       problemsOf(full) === '-' ? problemsOf(half) : problemsOf(full),
     ]);
     log('');
     log(
       table(
-        ['route', 'full req/s', 'of Hono', 'p50 ms', 'p99 ms', 'p99.9 ms', 'half req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'errors', 'non-2xx / socket'],
+        ['route', 'full req/s', 'of Hono', 'p50 ms', 'p99 ms', 'p99.9 ms', 'half req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'loop p99/max', 'GC ms', 'errors', 'non-2xx / socket'],
         routeRows,
-        [0, 11],
+        [0, 13],
       ),
     );
     log('');

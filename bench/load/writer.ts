@@ -14,8 +14,11 @@ export interface Writer {
 }
 
 export async function startWriter(db: Database, imageIds: readonly number[], perSecond: number): Promise<Writer> {
-  const popular = (await db.execute<{ id: number }>(sql`select id from tags where aliased_tag_id is null order by images_count desc limit 20`)).map((r) => r.id);
-  if (popular.length === 0) throw new Error('writer: the board has no tags');
+  const rows = await db.execute<{ id: number }>(sql`select id from tags where aliased_tag_id is null order by images_count desc limit 20`);
+  if (rows.length === 0) throw new Error('writer: the board has no tags');
+  // whole numbers read from the database, written into the statement as a literal array
+  const popular = sql.raw(`array[${rows.map((r) => Number(r.id)).join(',')}]::int[]`);
+  let failed: unknown;
   let writes = 0;
   let step = 0;
   let added: { image: number; tag: number } | undefined;
@@ -29,7 +32,7 @@ export async function startWriter(db: Database, imageIds: readonly number[], per
       } else {
         const rows = await db.execute<{ tag_id: number }>(sql`
           insert into image_taggings (image_id, tag_id)
-          select ${image}, t from unnest(${popular}::int[]) t
+          select ${image}, t from unnest(${popular}) t
           where not exists (select 1 from image_taggings it where it.image_id = ${image} and it.tag_id = t)
           limit 1
           on conflict do nothing
@@ -37,6 +40,8 @@ export async function startWriter(db: Database, imageIds: readonly number[], per
         if (rows[0]) added = { image, tag: rows[0].tag_id };
       }
       writes++;
+    }).catch((err: unknown) => {
+      failed ??= err;
     });
   };
   const timer = setInterval(tick, 1000 / perSecond);
@@ -47,6 +52,7 @@ export async function startWriter(db: Database, imageIds: readonly number[], per
     stop: async () => {
       clearInterval(timer);
       await running;
+      if (failed) throw failed;
       if (added) await db.execute(sql`delete from image_taggings where image_id = ${added.image} and tag_id = ${added.tag}`);
     },
   };
