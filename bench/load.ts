@@ -8,7 +8,7 @@
  *    board of N images of the search benchmark (`bench/.cache/board-<N>/`, built once; the 1M
  *    board is `--bulk 1000000`), served by `src/main.ts` as a child process; or by default the
  *    demo board of `--images N` (default 300) in `bench/.cache/load/board-<N>/`. The service runs
- *    with `RATE_LIMITS=off` on a free port, is waited for until `/readyz` says ready, and is
+ *    with `npm start`'s node flags and `RATE_LIMITS=off` on a free port, is waited for until `/readyz` says ready, and is
  *    stopped with SIGTERM at the end. `--cpu-prof DIR` has it write a V8 CPU profile there;
  *    `--only ROUTE` measures that route alone and the read-only mix (for profiles).
  * 2. Discovery through the API: image ids, tag names and slugs, forums and topics, system
@@ -102,6 +102,14 @@ interface Target {
 
 const log = (msg: string) => console.log(msg);
 
+/** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/);
+  const until = words.indexOf('--import');
+  return words[0] === 'node' && until > 0 ? words.slice(1, until) : [];
+}
+
 async function startService(board: { images: number; dataDir?: string }, logLevel: string, nodeFlags: string[]): Promise<Target> {
   // a bulk board (made beforehand, its PostgreSQL already running) or the demo board of N images
   const dataDir = board.dataDir ?? join(CACHE, `board-${board.images}`);
@@ -114,7 +122,7 @@ async function startService(board: { images: number; dataDir?: string }, logLeve
   const out = openSync(logFile, 'a');
   // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
   const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       ...inherited,
@@ -464,6 +472,8 @@ interface RouteFigures {
  */
 async function fullAndHalf(route: string, origin: string, paths: string[], o: Options, withMetrics = true): Promise<RouteFigures> {
   const job = { origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: o.warmup, maxRequests: o.maxRequests };
+  // wall-clock times, to find the phase in a CPU profile (`bench/harness/profile.ts --from`)
+  log(`  ${route}: full load from ${new Date().toISOString()}`);
   const full = await drive(job);
   // the service's figures from when the measured window opens
   let window: ReturnType<typeof loopStatsFrom> | undefined;

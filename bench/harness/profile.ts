@@ -5,7 +5,8 @@
  * builtin (JSON.stringify, a hash, a buffer copy) counts for the code that called it. Prints
  * milliseconds and shares by stage, and the heaviest functions by self time. `--last S` counts
  * only the last S seconds of the profile (the load, without the start-up before it); `--skip-end S`
- * leaves out its last S seconds (a server left idle before it was stopped).
+ * leaves out its last S seconds (a server left idle before it was stopped); `--from S` starts S
+ * seconds after the profile began (one phase of a run: the load bench prints when each began).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -47,7 +48,7 @@ const FALLBACKS: Array<[string, (url: string, fn: string) => boolean]> = [
   ['other node internals', (u) => u.startsWith('node:')],
 ];
 
-export function breakdown(profile: Profile, lastSeconds = Number.POSITIVE_INFINITY, skipEndSeconds = 0): { stages: Map<string, number>; selfByFunction: Map<string, number>; totalMs: number } {
+export function breakdown(profile: Profile, lastSeconds = Number.POSITIVE_INFINITY, skipEndSeconds = 0, fromSeconds = 0): { stages: Map<string, number>; selfByFunction: Map<string, number>; totalMs: number } {
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
   for (const node of profile.nodes) {
@@ -71,7 +72,7 @@ export function breakdown(profile: Profile, lastSeconds = Number.POSITIVE_INFINI
   const selfByFunction = new Map<string, number>();
   let totalMs = 0;
   const to = profile.endTime - skipEndSeconds * 1e6;
-  const from = to - lastSeconds * 1e6;
+  const from = Math.max(to - lastSeconds * 1e6, profile.startTime + fromSeconds * 1e6);
   let at = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     const ms = (profile.timeDeltas[i] ?? 0) / 1000;
@@ -89,11 +90,11 @@ export function breakdown(profile: Profile, lastSeconds = Number.POSITIVE_INFINI
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\//, ''))) {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { last: { type: 'string' }, 'skip-end': { type: 'string' } } });
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: { last: { type: 'string' }, 'skip-end': { type: 'string' }, from: { type: 'string' } } });
   const file = positionals[0];
-  if (!file) throw new Error('usage: tsx bench/harness/profile.ts [--last S] [--skip-end S] FILE.cpuprofile');
+  if (!file) throw new Error('usage: tsx bench/harness/profile.ts [--last S] [--skip-end S] [--from S] FILE.cpuprofile');
   const last = values.last === undefined ? Number.POSITIVE_INFINITY : Number(values.last);
-  const { stages, selfByFunction, totalMs } = breakdown(JSON.parse(readFileSync(file, 'utf8')) as Profile, last, Number(values['skip-end'] ?? 0));
+  const { stages, selfByFunction, totalMs } = breakdown(JSON.parse(readFileSync(file, 'utf8')) as Profile, last, Number(values['skip-end'] ?? 0), Number(values.from ?? 0));
   const busy = totalMs - (stages.get('idle') ?? 0);
   console.log(`${file}: ${(totalMs / 1000).toFixed(1)} s profiled, ${(busy / 1000).toFixed(1)} s busy`);
   for (const [stage, ms] of [...stages].sort((a, b) => b[1] - a[1])) {

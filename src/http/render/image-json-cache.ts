@@ -40,8 +40,11 @@ export interface CachedImage {
   tagIds: readonly number[];
   /** The uploading user, whose rename changes `uploader`. */
   uploaderId: number | null;
-  /** The image's oEmbed answer as JSON text; null for a hidden image (which has none). */
-  oembed: string | null;
+  /**
+   * The image's oEmbed answer as JSON text, null for a hidden image (which has none); rendered on
+   * the first oEmbed request, not for every image a search page loads.
+   */
+  oembed?: string | null;
 }
 
 interface Entry {
@@ -68,13 +71,13 @@ const SPOILERED = '"spoilered":false';
  * An image's JSON (rendered with `spoilered: false`), ready for lists. The key cannot occur inside
  * a string value, where every quote is escaped, so the first match is the field itself.
  */
-export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null, oembed: string | null = null): CachedImage {
+export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null, oembed?: string | null): CachedImage {
   const bytes = Buffer.from(`,${json}`);
   const at = bytes.indexOf(SPOILERED);
   if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
   const spoileredAt = at + SPOILERED.length - 'false'.length;
   const digest = createHash('sha256').update(json).digest('base64url').slice(0, 22);
-  return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId, oembed };
+  return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId, ...(oembed === undefined ? {} : { oembed }) };
 }
 
 const TRUE = Buffer.from('true');

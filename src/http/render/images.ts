@@ -41,11 +41,15 @@ export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: R
   return out;
 }
 
-/** An image's JSON and oEmbed answer, kept for lists and single reads (see `image-json-cache.ts`). */
-function cachedImageOf(config: Pick<Config, 'cdnUrl' | 'baseUrl' | 'siteName'>, d: ImageData): CachedImage {
+type RenderConfig = Pick<Config, 'cdnUrl' | 'baseUrl' | 'siteName'>;
+
+/** An image's oEmbed answer as JSON text; null for a hidden image. */
+const oembedJson = (config: RenderConfig, d: ImageData) => (d.image.hiddenFromUsers ? null : JSON.stringify(oembedView(config, d.image, d.tags, d.sources)));
+
+/** An image's JSON, kept for lists and single reads (see `image-json-cache.ts`); with its oEmbed answer if asked. */
+function cachedImageOf(config: RenderConfig, d: ImageData, withOembed: boolean): CachedImage {
   const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
-  const oembed = d.image.hiddenFromUsers ? null : JSON.stringify(oembedView(config, d.image, d.tags, d.sources));
-  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, oembed);
+  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, withOembed ? oembedJson(config, d) : undefined);
 }
 
 /**
@@ -53,13 +57,22 @@ function cachedImageOf(config: Pick<Config, 'cdnUrl' | 'baseUrl' | 'siteName'>, 
  * dropped. Images rendered by an earlier request are taken from the app's cache, the others loaded
  * from PostgreSQL (and kept).
  */
-export async function cachedImages(deps: AppDeps, ids: readonly number[]): Promise<CachedImage[]> {
+export async function cachedImages(deps: AppDeps, ids: readonly number[], withOembed = false): Promise<CachedImage[]> {
   const cache = liveCaches(deps.caches)?.images ?? null;
   const unique = ids.length === 1 ? ids : [...new Set(ids)];
-  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: unique };
+  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: [...unique] };
+  // an image kept without its oEmbed answer is loaded again when that is asked for
+  if (withOembed) {
+    for (const [id, image] of found) {
+      if (image.oembed === undefined) {
+        found.delete(id);
+        missing.push(id);
+      }
+    }
+  }
   if (missing.length > 0) {
     const mark = cache?.mark() ?? 0;
-    const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d));
+    const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d, withOembed));
     cache?.keep(mark, loaded);
     for (const image of loaded) found.set(image.id, image);
   }

@@ -42,8 +42,8 @@ export function oembedRoutes(): Hono<AppEnv> {
     const id = url ? imageIdFromUrl(url) : undefined;
     if (id === undefined) return notFound(c);
     // the answer is rendered with the image's JSON and kept beside it (render/image-json-cache.ts)
-    const [image] = await cachedImages(c.get('deps'), [id]);
-    if (!image || image.oembed === null) return notFound(c);
+    const [image] = await cachedImages(c.get('deps'), [id], true);
+    if (!image?.oembed) return notFound(c);
     cacheFor(c, OEMBED_CACHE_AGE);
     return jsonText(c, image.oembed, `oembed ${image.digest}`);
   });
