@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- load [--bulk N | --images N | --url URL] [--seconds S] [--mix-seconds S]
- *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR]`: the whole
+ *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR] [--only ROUTE]`: the whole
  * service, route by route and under a mixed workload with and without writes, beside the bare
  * Hono ceiling of the same stack.
  *
@@ -8,9 +8,13 @@
  *    board of N images of the search benchmark (`bench/.cache/board-<N>/`, built once; the 1M
  *    board is `--bulk 1000000`), served by `src/main.ts` as a child process; or by default the
  *    demo board of `--images N` (default 300) in `bench/.cache/load/board-<N>/`. The service runs
- *    with `npm start`'s node flags and `RATE_LIMITS=off` on a free port, is waited for until `/readyz` says ready, and is
- *    stopped with SIGTERM at the end. `--cpu-prof DIR` has it write a V8 CPU profile there;
- *    `--only ROUTE` measures that route alone and the read-only mix (for profiles).
+ *    with `npm start`'s node flags and `RATE_LIMITS=off` on a free port, is waited for until
+ *    `/readyz` says ready, and is stopped with SIGTERM at the end. `--cpu-prof DIR` has it write
+ *    V8 CPU profiles there (`npx tsx bench/harness/profile.ts` breaks one down by stage; each
+ *    phase's start time is printed); `--only ROUTE` measures that route alone and the read-only
+ *    mix. The search/images route sends tag queries as clients do (one to three tags, AND, OR,
+ *    negation, default and score order, pages 1–5); the engine's heavy kinds (match-all sorts,
+ *    infix wildcards, ranges over every image) are in the mix.
  * 2. Discovery through the API: image ids, tag names and slugs, forums and topics, system
  *    filters; a board without a featured image gets one.
  * 3. Each hot read alone (search/images, images/:id, search/tags, search/comments, featured,
