@@ -1,28 +1,38 @@
 /**
- * `npm run bench -- load [--url URL] [--seconds S] [--connections C] [--warmup W] [--images N]
- *  [--max-requests R] [--log-level L] [--ceiling-seconds S]`: the whole service under a mixed
- * read and search workload, beside the bare Hono ceiling of the same stack.
+ * `npm run bench -- load [--bulk N | --images N | --url URL] [--seconds S] [--mix-seconds S]
+ *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR] [--only ROUTE]`: the whole
+ * service, route by route and under a mixed workload with and without writes, beside the bare
+ * Hono ceiling of the same stack.
  *
- * 1. The target: `--url` (a running server on a loopback address), or by default the service
- *    itself (`src/main.ts` as a child process, `DEMO_IMAGES=N` (default 300), `RATE_LIMITS=off`,
- *    a free port, its data kept in `bench/.cache/load/board-<N>/` so the demo board is made once),
- *    started here, waited for until `/readyz` says ready, and stopped with SIGTERM at the end.
- * 2. Discovery through the API: image ids, tag names and slugs, forums and topics, system filters.
- * 3. A fixed mix of GET paths drawn with a seeded generator: 40% image show, 25% image search
- *    (tags, AND, OR, negation, wildcards, ranges, every kind of sort, pages and page sizes, Default
- *    and Everything filters), 10% tag show, 10% comment and post search, 10% featured image,
- *    forums, topics and filters, 5% oEmbed.
- * 4. The load driver of bench/harness/ in a process of its own: C keep-alive connections, each
- *    sending its next path as soon as the previous answer is read, W seconds of warm-up, then
- *    S seconds measured (at most R requests). Per route group and overall: requests/s, p50/p90/p99
- *    and max latency, non-2xx answers by status, socket errors by code.
- * 5. In the same run, the same driver and connections against a trivial Hono app answering a small
- *    constant JSON on another port: the ceiling of the stack, and the service's ratio to it.
+ * 1. The target: `--url` (a running server on a loopback address); `--bulk N`, the bulk-seeded
+ *    board of N images of the search benchmark (`bench/.cache/board-<N>/`, built once; the 1M
+ *    board is `--bulk 1000000`), served by `src/main.ts` as a child process; or by default the
+ *    demo board of `--images N` (default 300) in `bench/.cache/load/board-<N>/`. The service runs
+ *    with `npm start`'s node flags and `RATE_LIMITS=off` on a free port, is waited for until
+ *    `/readyz` says ready, and is stopped with SIGTERM at the end. `--cpu-prof DIR` has it write
+ *    V8 CPU profiles there (`npx tsx bench/harness/profile.ts` breaks one down by stage; each
+ *    phase's start time is printed); `--only ROUTE` measures that route alone and the read-only
+ *    mix. The search/images route sends tag queries as clients do (one to three tags, AND, OR,
+ *    negation, default and score order, pages 1–5); the engine's heavy kinds (match-all sorts,
+ *    infix wildcards, ranges over every image) are in the mix.
+ * 2. Discovery through the API: image ids, tag names and slugs, forums and topics, system
+ *    filters; a board without a featured image gets one.
+ * 3. Each hot read alone (search/images, images/:id, search/tags, search/comments, featured,
+ *    oEmbed) with seeded varied paths: at full load (C keep-alive connections, closed loop, W s
+ *    warm-up, S s measured), then at half the requests a second it reached, offered on a
+ *    schedule (open loop, latency counted from when a request was due). requests/s, p50, p99 and
+ *    p99.9 of both, the ratio to the ceiling, and the service's own event-loop delay (p99, max)
+ *    and GC time over the half-load phase, from its `/metrics` (`bench/load/loop-stats.ts`).
+ * 4. The mix of GET paths (40% image show, 25% image search, 10% tag show, 10% comment and post
+ *    search, 10% featured image, forums, topics and filters, 5% oEmbed) at full load for
+ *    `--mix-seconds`, read-only and then with one tag change a second written to the service's
+ *    database (`bench/load/writer.ts`): the ratio of the two read throughputs.
+ * 5. After the service stops, the same driver against a trivial Hono app answering a small
+ *    constant JSON, at full and half load: the ceiling of the stack.
  *
  * Loopback only: the target must be 127.0.0.0/8, ::1 or localhost. The machine's load average is
- * printed with every phase, and the CPU used by the service, its PostgreSQL and the driver during
- * the measured window (when this run started the service). The last line is one JSON object:
- * `{"rps", "p50_ms", "p99_ms", "errors", "hono_ceiling_rps", "ratio"}`.
+ * printed with every phase, and the CPU per request of the service and its PostgreSQL in the mix.
+ * The last line is one JSON object of the headline figures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -35,9 +45,14 @@ import { isAlive, postmasterPid } from '../src/db/embedded-postgres.js';
 import { freePort } from '../src/lib/free-port.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { table } from '../src/lib/table.js';
-import type { Figures } from './harness/driver.js';
+import { featureImage } from '../src/contexts/images/features.js';
+import { openDatabase, type Database, type DatabaseHandle } from '../src/db/client.js';
+import type { DriverResult, Figures } from './harness/driver.js';
 import { drive, startHonoCeiling } from './harness/http.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
+import { loopStatsFrom, type LoopStats } from './load/loop-stats.js';
+import { startWriter } from './load/writer.js';
+import { openBoard } from './search/board.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..');
@@ -57,6 +72,9 @@ const SHARES: Record<Group, number> = {
   'featured/forums/filters': 10,
   oembed: 5,
 };
+/** The hot reads, each also measured alone at full load and at half of it. */
+const ROUTES = ['search/images', 'images/:id', 'search/tags', 'search/comments', 'featured', 'oembed'] as const;
+type Route = (typeof ROUTES)[number];
 /** Paths in the mix; connections walk it from different offsets. */
 const MIX_SIZE = 8192;
 
@@ -88,23 +106,35 @@ interface Target {
 
 const log = (msg: string) => console.log(msg);
 
-async function startService(images: number, logLevel: string): Promise<Target> {
-  const dataDir = join(CACHE, `board-${images}`);
+/** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/);
+  const until = words.indexOf('--import');
+  return words[0] === 'node' && until > 0 ? words.slice(1, until) : [];
+}
+
+async function startService(board: { images: number; dataDir?: string }, logLevel: string, nodeFlags: string[]): Promise<Target> {
+  // a bulk board (made beforehand, its PostgreSQL already running) or the demo board of N images
+  const dataDir = board.dataDir ?? join(CACHE, `board-${board.images}`);
+  const images = board.images;
   mkdirSync(dataDir, { recursive: true });
   const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
   const port = await freePort();
   const logFile = join(CACHE, `service-${images}.log`);
+  mkdirSync(CACHE, { recursive: true });
   const out = openSync(logFile, 'a');
   // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
   const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: {
       ...inherited,
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',
-      DEMO_IMAGES: String(images),
+      DEMO_IMAGES: String(Math.min(images, 100_000)),
+      DEMO_DATA: board.dataDir ? 'false' : 'true',
       RATE_LIMITS: 'off',
       LOG_LEVEL: logLevel,
     },
@@ -117,7 +147,7 @@ async function startService(images: number, logLevel: string): Promise<Target> {
   const origin = `http://127.0.0.1:${port}`;
   log(`starting the service on ${origin} (DATA_DIR ${dataDir}${fresh ? `, first start: creating a ${images}-image demo board` : ''}; log in ${logFile})`);
   const started = Date.now();
-  const deadline = started + (fresh ? 30 : 5) * 60_000;
+  const deadline = started + (fresh || board.dataDir ? 30 : 5) * 60_000;
   const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
   for (;;) {
     if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);
@@ -171,6 +201,7 @@ interface Board {
   everything: number | undefined;
   defaultFilter: number | undefined;
   baseUrl: string;
+  featured: number | undefined;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: discovery reads a few fields of the API's answers
@@ -223,11 +254,12 @@ async function discover(origin: string): Promise<Board> {
     everything,
     defaultFilter,
     baseUrl,
+    featured: ((await fetch(`${origin}${API}/images/featured`).then((r) => (r.status === 200 ? r.json() : undefined))) as { image?: { id: number } } | undefined)?.image?.id,
   };
 }
 
-function buildMix(board: Board, size: number): { paths: string[]; groupOf: number[] } {
-  const random = mulberry32(20_240_601);
+/** Path makers of each group of the mix, and of each route measured alone. */
+function pathMakers(board: Board, random: () => number): { mix: Record<Group, () => string>; routes: Record<Route, () => string> } {
   const enc = encodeURIComponent;
   const tags = board.tagNames.length > 0 ? board.tagNames : ['safe'];
   const filterParam = () => {
@@ -297,6 +329,31 @@ function buildMix(board: Board, size: number): { paths: string[]; groupOf: numbe
     },
     oembed: () => `${API}/oembed?url=${enc(`${board.baseUrl}/images/${image()}`)}`,
   };
+  const tagSearch = () => {
+    const [a, b, c] = [pick(random, tags), pick(random, tags), pick(random, tags)];
+    return pick(random, [a, `${a}, ${b}`, `${a}, ${b}`, `${a}, ${b}, ${c}`, `${a}, -${b}`, `${a} || ${b}`]);
+  };
+  const tagQuery = () => {
+    const name = pick(random, tags);
+    const prefix = name.replace(/[^a-z]/g, '').slice(0, 2) || 's';
+    return pick(random, ['*', name, `${prefix}*`, `images.gte:${pick(random, [1, 10, 100])}`, `category:${pick(random, ['rating', 'species', 'character', 'artist'])}`]);
+  };
+  const routes: Record<Route, () => string> = {
+    // tag queries as clients send them (the engine's heavy kinds, match-all sorts, infix
+    // wildcards and ranges over every image, stay in the mix)
+    'search/images': () => `${API}/search/images?q=${enc(tagSearch())}${pick(random, ['', '', '&sf=score', '&sf=created_at&sd=asc'])}${pageParam()}${filterParam()}`,
+    'images/:id': makers['image show'],
+    'search/tags': () => `${API}/search/tags?q=${enc(tagQuery())}${random() < 0.3 ? '&page=2' : ''}`,
+    'search/comments': () => (random() < 0.5 ? `${API}/search/comments?q=${enc('*')}${random() < 0.5 ? '&page=2' : ''}` : `${API}/search/comments?q=${enc(`image_id:${image()}`)}`),
+    featured: () => `${API}/images/featured`,
+    oembed: makers.oembed,
+  };
+  return { mix: makers, routes };
+}
+
+function buildMix(board: Board, size: number): { paths: string[]; groupOf: number[] } {
+  const random = mulberry32(20_240_601);
+  const makers = pathMakers(board, random).mix;
   const total = GROUPS.reduce((s, g) => s + SHARES[g], 0);
   const paths: string[] = [];
   const groupOf: number[] = [];
@@ -308,6 +365,13 @@ function buildMix(board: Board, size: number): { paths: string[]; groupOf: numbe
     groupOf.push(g);
   }
   return { paths, groupOf };
+}
+
+/** The paths of each route measured alone (`size` each, seeded). */
+function buildRoutePaths(board: Board, size: number): Record<Route, string[]> {
+  const random = mulberry32(20_240_602);
+  const makers = pathMakers(board, random).routes;
+  return Object.fromEntries(ROUTES.map((r) => [r, Array.from({ length: size }, makers[r])])) as Record<Route, string[]>;
 }
 
 /**
@@ -347,12 +411,15 @@ function options() {
     options: {
       url: { type: 'string' },
       seconds: { type: 'string' },
-      'ceiling-seconds': { type: 'string' },
       connections: { type: 'string' },
       warmup: { type: 'string' },
       images: { type: 'string' },
       'max-requests': { type: 'string' },
       'log-level': { type: 'string' },
+      bulk: { type: 'string' },
+      'mix-seconds': { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      only: { type: 'string' },
     },
   });
   const int = (v: string | undefined, name: string, fallback: number, min: number, max: number) => {
@@ -368,12 +435,15 @@ function options() {
     if (!isLoopback(parsed.hostname)) throw new Error(`--url must be a loopback address (127.0.0.0/8, ::1, localhost), got ${parsed.hostname}`);
     url = parsed.origin;
   }
-  const seconds = int(values.seconds, 'seconds', 15, 1, 600);
+  const seconds = int(values.seconds, 'seconds', 8, 1, 600);
   return {
     url,
     seconds,
-    ceilingSeconds: int(values['ceiling-seconds'], 'ceiling-seconds', seconds, 1, 600),
-    connections: int(values.connections, 'connections', 32, 1, 1024),
+    mixSeconds: int(values['mix-seconds'], 'mix-seconds', 15, 1, 600),
+    bulk: values.bulk === undefined ? undefined : int(values.bulk, 'bulk', 1_000_000, 1_000, 10_000_000),
+    cpuProf: values['cpu-prof'],
+    only: values.only === undefined ? undefined : routeNamed(values.only),
+    connections: int(values.connections, 'connections', 16, 1, 1024),
     warmup: int(values.warmup, 'warmup', 2, 0, 60),
     images: int(values.images, 'images', 300, 20, 100_000),
     maxRequests: int(values['max-requests'], 'max-requests', 2_000_000, 1, 100_000_000),
@@ -381,135 +451,209 @@ function options() {
   };
 }
 
+function routeNamed(name: string): Route {
+  const route = ROUTES.find((r) => r === name);
+  if (!route) throw new Error(`--only must be one of ${ROUTES.join(', ')}`);
+  return route;
+}
+
 function describeCounts(counts: Record<string, number>): string {
   const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
   return entries.length === 0 ? '-' : entries.map(([k, v]) => `${k}×${v}`).join(' ');
 }
 
+interface RouteFigures {
+  route: string;
+  full: DriverResult;
+  half: DriverResult;
+  /** The service's event-loop delay and GC over the half-load phase (not for the ceiling). */
+  halfLoop?: LoopStats;
+}
+
+/**
+ * One route (or the ceiling) at full load, closed loop over `connections`, then at half the
+ * requests a second it reached, offered on a schedule over the same connections (open loop).
+ */
+async function fullAndHalf(route: string, origin: string, paths: string[], o: Options, withMetrics = true): Promise<RouteFigures> {
+  const job = { origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: o.warmup, maxRequests: o.maxRequests };
+  // wall-clock times, to find the phase in a CPU profile (`bench/harness/profile.ts --from`)
+  log(`  ${route}: full load from ${new Date().toISOString()}`);
+  const full = await drive(job);
+  // the service's figures from when the measured window opens
+  let window: ReturnType<typeof loopStatsFrom> | undefined;
+  const half = await drive({ ...job, warmupSeconds: 1, rate: Math.max(1, full.rps / 2) }, (phase) => {
+    if (withMetrics && phase === 'measure') window = loopStatsFrom(origin);
+  });
+  const halfLoop = window ? await (await window).end() : undefined;
+  const gc = halfLoop ? Object.values(halfLoop.gcMs).reduce((a, b) => a + b, 0) : Number.NaN;
+  log(
+    `  ${route}: ${fmt(full.rps)} req/s at full load; p99 ${fmt(half.p99, 2)} ms at ${fmt(full.rps / 2)} req/s` +
+      `${halfLoop ? ` (event loop p99 ${fmt(halfLoop.loopP99Ms, 1)} ms, max ${fmt(halfLoop.loopMaxMs, 1)} ms, GC ${fmt(gc, 0)} ms)` : ''} (load ${loadAverage()})`,
+  );
+  return { route, full, half, ...(halfLoop ? { halfLoop } : {}) };
+}
+
+const errorsOf = (s: Figures) => s.errors + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
+const non2xx = (s: Figures) => Object.fromEntries(Object.entries(s.statuses).filter(([status]) => !status.startsWith('2')));
+const problemsOf = (s: Figures) =>
+  `${describeCounts(non2xx(s))}${Object.keys(s.socketErrors).length > 0 ? ` socket: ${describeCounts(s.socketErrors)}` : ''}`;
+
+type Options = ReturnType<typeof options>;
+
+/** The bulk board of `images` images (bench/search/board.ts), its PostgreSQL running in this process. */
+async function bulkBoard(images: number): Promise<{ dataDir: string; db: Database; close(): Promise<void> }> {
+  const board = await openBoard(join(HERE, '.cache'), images, false, log);
+  log(`bulk board of ${images.toLocaleString('en')} images in ${board.dir} (${board.reused ? `built ${board.builtAt}` : `built now in ${fmt(board.buildSeconds)} s`})`);
+  return { dataDir: board.dir, db: board.handle.db, close: () => board.handle.close() };
+}
+
 async function main(): Promise<void> {
   const o = options();
-  log(`load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.seconds} s measured, ceiling ${o.ceilingSeconds} s (load ${loadAverage()})`);
+  log(`load: ${o.connections} connections, ${o.warmup} s warm-up + ${o.seconds} s measured per phase (load ${loadAverage()})`);
   let target: Target | undefined;
+  let bulk: Awaited<ReturnType<typeof bulkBoard>> | undefined;
+  let joined: DatabaseHandle | undefined;
   const cleanup = async () => {
     await target?.stop();
+    await joined?.db.$client.end({ timeout: 5 });
+    await bulk?.close();
   };
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
   process.once('SIGTERM', () => void cleanup().finally(() => process.exit(143)));
   try {
-    target = o.url ? { origin: o.url, stop: async () => {} } : await startService(o.images, o.logLevel);
+    if (o.bulk !== undefined) bulk = await bulkBoard(o.bulk);
+    const nodeFlags = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
+    target = o.url
+      ? { origin: o.url, stop: async () => {} }
+      : await startService(bulk ? { images: o.bulk!, dataDir: bulk.dataDir } : { images: o.images }, o.logLevel, nodeFlags);
+    // the writes of the mixed run go to the service's database (joined when the service runs it)
+    const db = bulk?.db ?? (target.dataDir ? (joined = await openDatabase({ dataDir: target.dataDir, max: 2 })).db : undefined);
     const board = await discover(target.origin);
+    if (board.featured === undefined && db && board.imageIds[0] !== undefined) await featureImage(db, board.imageIds[0]);
     log(
-      `board: ${board.imageIds.length} visible images, ${board.tagNames.length} tag names, ${board.tagSlugs.length} tag slugs, ` +
+      `board: ${board.imageIds.length} visible images discovered, ${board.tagNames.length} tag names, ${board.tagSlugs.length} tag slugs, ` +
         `${board.forums.length} forums, ${board.topics.length} topics, ${board.filterIds.length} system filters`,
     );
     const mix = buildMix(board, MIX_SIZE);
+    const routePaths = buildRoutePaths(board, 2048);
     const problems = await probe(target.origin, mix.paths, mix.groupOf);
     if (problems.length > 0) log(`paths that do not answer 2xx (kept in the mix; counted as errors):\n  ${problems.slice(0, 20).join('\n  ')}`);
 
+    const loads: Record<string, string> = { start: loadAverage() };
+    log(`each route alone (load ${loads.start})`);
+    const routes: RouteFigures[] = [];
+    for (const route of o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o));
+
+    // The mix, read-only and then with writes, CPU clocks of the service and its PostgreSQL read
+    // over each measured window (Linux /proc).
     const pg = target.dataDir ? postmasterPid(join(target.dataDir, 'postgres')) : undefined;
-    const startLoad = loadAverage();
-    log(`driving the service (load ${startLoad})`);
-    // CPU clocks of the service and its PostgreSQL over the measured window (Linux /proc)
     const svcPid = target.pid;
     const clocks = () => ({ at: performance.now(), svc: svcPid ? processCpuMs(svcPid) : undefined, pg: pg ? serverCpuMs(pg) : undefined });
-    let windowStart: ReturnType<typeof clocks> | undefined;
-    let windowEnd: ReturnType<typeof clocks> | undefined;
-    const service = await drive(
-      {
-        origin: target.origin,
-        ...mix,
-        groups: [...GROUPS],
-        connections: o.connections,
-        seconds: o.seconds,
-        warmupSeconds: o.warmup,
-        maxRequests: o.maxRequests,
-      },
-      (phase) => {
-        if (phase === 'measure') windowStart = clocks();
-        else windowEnd = clocks();
-      },
-    );
-    const afterLoad = loadAverage();
-    const spent = (key: 'svc' | 'pg') => {
-      const a = windowStart?.[key];
-      const b = windowEnd?.[key];
-      return a === undefined || b === undefined ? undefined : b - a;
+    const mixed = async (writesPerSecond: number) => {
+      let start: ReturnType<typeof clocks> | undefined;
+      let end: ReturnType<typeof clocks> | undefined;
+      const writer = writesPerSecond > 0 && db ? await startWriter(db, board.imageIds, writesPerSecond) : undefined;
+      const result = await drive(
+        { origin: target!.origin, ...mix, groups: [...GROUPS], connections: o.connections, seconds: o.mixSeconds, warmupSeconds: o.warmup, maxRequests: o.maxRequests },
+        (phase) => {
+          if (phase === 'measure') start = clocks();
+          else end = clocks();
+        },
+      );
+      await writer?.stop();
+      const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
+      log(`  mix with ${writesPerSecond} write/s: ${fmt(result.rps)} req/s${writer ? `, ${writer.writes} writes` : ''} (load ${loadAverage()})`);
+      return { result, svcCpu: spent('svc'), pgCpu: spent('pg'), writes: writer?.writes ?? 0 };
     };
-    const svcCpu = spent('svc');
-    const pgCpu = spent('pg');
-    const windowSeconds = windowStart && windowEnd ? (windowEnd.at - windowStart.at) / 1000 : service.seconds;
+    loads.mix = loadAverage();
+    log(`the mix (load ${loads.mix})`);
+    const readOnly = await mixed(0);
+    const withWrites = db && !o.only ? await mixed(1) : undefined;
+    if (!db) log('  (no database at hand with --url: the run with writes is left out)');
     await target.stop();
     target = undefined;
 
+    loads.ceiling = loadAverage();
+    log(`the bare Hono ceiling (load ${loads.ceiling})`);
     const ceilingServer = await startHonoCeiling();
-    const ceilingLoad = loadAverage();
-    log(`driving the bare Hono ceiling (load ${ceilingLoad})`);
-    // The ceiling server lives in this process, which does nothing else meanwhile: its CPU clock.
-    let ceilingCpu0: NodeJS.CpuUsage | undefined;
-    let ceilingCpuMs: number | undefined;
-    const ceiling = await drive(
-      {
-        origin: ceilingServer.origin,
-        paths: ['/'],
-        groupOf: [0],
-        groups: ['hono'],
-        connections: o.connections,
-        seconds: o.ceilingSeconds,
-        warmupSeconds: o.warmup,
-        maxRequests: o.maxRequests,
-      },
-      (phase) => {
-        if (phase === 'measure') ceilingCpu0 = process.cpuUsage();
-        else if (ceilingCpu0) {
-          const d = process.cpuUsage(ceilingCpu0);
-          ceilingCpuMs = (d.user + d.system) / 1000;
-        }
-      },
-    ).finally(() => ceilingServer.close());
-    const endLoad = loadAverage();
+    const ceiling = await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o, false).finally(() => ceilingServer.close());
+    loads.end = loadAverage();
 
-    const errorsOf = (s: Figures) => s.errors + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
-    const non2xx = (s: Figures) => Object.fromEntries(Object.entries(s.statuses).filter(([status]) => !status.startsWith('2')));
-    const row = (name: string, share: string, s: Figures, seconds: number): string[] => [
-      name,
-      share,
-      String(s.requests),
-      fmt(s.requests / seconds),
-      fmt(s.p50, 2),
-      fmt(s.p90, 2),
-      fmt(s.p99, 2),
-      fmt(s.max, 1),
-      String(errorsOf(s)),
-      `${describeCounts(non2xx(s))}${Object.keys(s.socketErrors).length > 0 ? ` socket: ${describeCounts(s.socketErrors)}` : ''}`,
-    ];
-    const rows = GROUPS.map((g, i) => row(g, `${SHARES[g]}%`, service.byGroup[i]!, service.seconds));
-    rows.push(row('service (all)', '100%', service, service.seconds));
-    rows.push(row('bare Hono ceiling', '-', ceiling, ceiling.seconds));
+    const pct = (x: number) => `${fmt(x * 100, 1)}%`;
+    const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop }) => [
+      route,
+      fmt(full.rps),
+      route === 'bare Hono' ? '-' : pct(full.rps / ceiling.full.rps),
+      fmt(full.p50, 2),
+      fmt(full.p99, 2),
+      fmt(full.p999, 2),
+      fmt(half.rps),
+      fmt(half.p50, 2),
+      fmt(half.p99, 2),
+      fmt(half.p999, 2),
+      route === 'bare Hono' || !halfLoop ? '-' : `${fmt(halfLoop.loopP99Ms, 1)}/${fmt(halfLoop.loopMaxMs, 1)}`,
+      route === 'bare Hono' || !halfLoop ? '-' : fmt(Object.values(halfLoop.gcMs).reduce((a, b) => a + b, 0), 0),
+      String(errorsOf(full) + errorsOf(half)),
+      problemsOf(full) === '-' ? problemsOf(half) : problemsOf(full),
+    ]);
     log('');
-    log(table(['route group', 'share', 'requests', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors', 'non-2xx by status / socket errors'], rows, [0, 9]));
-    log('');
-    const rps = service.requests / service.seconds;
-    const ceilingRps = ceiling.requests / ceiling.seconds;
-    log(`service: ${fmt(rps)} req/s over ${fmt(service.seconds, 1)} s with ${o.connections} connections; ${fmt(service.bytes / service.seconds / 1024 / 1024, 2)} MiB/s of bodies`);
-    log(`ceiling: ${fmt(ceilingRps)} req/s; service/ceiling = ${fmt(rps / ceilingRps, 3)}`);
-    if (service.stoppedByCount || ceiling.stoppedByCount) log(`stopped early by --max-requests ${o.maxRequests}`);
-    const cores = (ms: number | undefined) => (ms === undefined || Number.isNaN(ms) ? '-' : `${fmt(ms / 1000, 1)} s (${fmt(ms / 1000 / windowSeconds, 2)} cores)`);
-    log(`CPU over the measured ${fmt(windowSeconds, 1)} s: service ${cores(svcCpu)}, its PostgreSQL ${cores(pgCpu)}, load driver ${cores(service.cpuMs)} on a ${availableParallelism()}-core machine`);
-    // CPU per answered request depends far less on what else the machine runs than req/s does.
-    const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
     log(
-      `CPU per request: service ${perRequest(svcCpu, service.requests)} + PostgreSQL ${perRequest(pgCpu, service.requests)}; ` +
-        `bare Hono ${perRequest(ceilingCpuMs, ceiling.requests)} (ceiling server ${ceilingCpuMs === undefined ? '-' : `${fmt(ceilingCpuMs / 1000, 1)} s`}, driver ${fmt(ceiling.cpuMs / 1000, 1)} s)`,
+      table(
+        ['route', 'full req/s', 'of Hono', 'p50 ms', 'p99 ms', 'p99.9 ms', 'half req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'loop p99/max', 'GC ms', 'errors', 'non-2xx / socket'],
+        routeRows,
+        [0, 13],
+      ),
     );
-    log(`load average (1/5/15 min): start ${startLoad}, after the service drive ${afterLoad}, before the ceiling ${ceilingLoad}, end ${endLoad}`);
+    log('');
+    const groupRps = (r: DriverResult, i: number) => r.byGroup[i]!.requests / r.seconds;
+    log(
+      table(
+        ['mix group', 'share', 'req/s read-only', 'p99 ms', 'req/s, 1 write/s', 'p99 ms'],
+        GROUPS.map((g, i) => [
+          g,
+          `${SHARES[g]}%`,
+          fmt(groupRps(readOnly.result, i)),
+          fmt(readOnly.result.byGroup[i]!.p99, 2),
+          withWrites ? fmt(groupRps(withWrites.result, i)) : '-',
+          withWrites ? fmt(withWrites.result.byGroup[i]!.p99, 2) : '-',
+        ]).concat([
+          ['all', '100%', fmt(readOnly.result.rps), fmt(readOnly.result.p99, 2), withWrites ? fmt(withWrites.result.rps) : '-', withWrites ? fmt(withWrites.result.p99, 2) : '-'],
+        ]),
+        [0, 1],
+      ),
+    );
+    const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
+    for (const [name, m] of [['read-only', readOnly], ['1 write/s', withWrites]] as const) {
+      if (!m) continue;
+      log(`CPU per request, mix ${name}: service ${perRequest(m.svcCpu, m.result.requests)} + PostgreSQL ${perRequest(m.pgCpu, m.result.requests)}${m.writes ? ` (${m.writes} writes)` : ''}`);
+    }
+    const writeRatio = withWrites ? withWrites.result.rps / readOnly.result.rps : Number.NaN;
+    log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);
+    log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
+    log(`load average (1/5/15 min): ${Object.entries(loads).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+    const byRoute = Object.fromEntries(
+      routes.map(({ route, full, half }) => [
+        route,
+        {
+          rps: round(full.rps, 1),
+          of_hono: round(full.rps / ceiling.full.rps, 3),
+          p99_ms: round(full.p99, 2),
+          half_p99_ms: round(half.p99, 2),
+          half_p999_ms: round(half.p999, 2),
+          errors: errorsOf(full) + errorsOf(half),
+        },
+      ]),
+    );
     console.log(
       JSON.stringify({
-        rps: round(rps, 1),
-        p50_ms: round(service.p50, 2),
-        p99_ms: round(service.p99, 2),
-        errors: errorsOf(service),
-        hono_ceiling_rps: round(ceilingRps, 1),
-        ratio: round(rps / ceilingRps, 3),
+        images: o.bulk ?? o.images,
+        hono_ceiling_rps: round(ceiling.full.rps, 1),
+        hono_half_p99_ms: round(ceiling.half.p99, 2),
+        routes: byRoute,
+        mix_rps: round(readOnly.result.rps, 1),
+        mix_1wps_rps: round(withWrites?.result.rps ?? Number.NaN, 1),
+        write_ratio: round(writeRatio, 3),
+        load_end: loads.end,
       }),
     );
   } finally {

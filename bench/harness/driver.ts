@@ -47,6 +47,7 @@ export interface Figures {
   p50: number;
   p90: number;
   p99: number;
+  p999: number;
   max: number;
   bytes: number;
 }
@@ -243,6 +244,7 @@ class Tally {
       p50: percentile(sorted, 0.5),
       p90: percentile(sorted, 0.9),
       p99: percentile(sorted, 0.99),
+      p999: percentile(sorted, 0.999),
       max: sorted[sorted.length - 1] ?? Number.NaN,
       bytes: this.bytes,
     };

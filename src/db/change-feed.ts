@@ -8,10 +8,26 @@
  * while the feed is `live`: from the first LISTEN on, and after every reconnect the feed tells its
  * subscribers that everything may have changed.
  */
+import { sql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import { sqlClientOf, type Database } from './client.js';
+import type { Executor } from './executor.js';
 
 export const RECORD_CHANGES_CHANNEL = 'record_changes';
+
+/**
+ * Announce changes the outbox does not carry (who a key belongs to, a user's role or watch list,
+ * bans) on the same channel, delivered when `db`'s transaction commits (at once outside one).
+ * Caches of callers' state drop exactly what the kinds name: `user:id`, `bans:id`.
+ */
+export async function announceChanges(db: Executor, changes: ReadonlyArray<{ kind: string; id: number }>): Promise<void> {
+  if (changes.length === 0) return;
+  const payloads = sql.join(
+    changes.map((c) => sql`${`${c.kind}:${c.id}`}`),
+    sql`, `,
+  );
+  await db.execute(sql`select pg_notify(${RECORD_CHANGES_CHANNEL}, p) from unnest(array[${payloads}]::text[]) p`);
+}
 
 /** One announced change; `kind: '*'` means anything may have changed. */
 export type RecordChange = { kind: string; id: number } | { kind: '*' };

@@ -6,7 +6,7 @@
  * current filter.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { BanCache, limitPolicyFrom, RequestLimiter } from '../limits/index.js';
+import { limitPolicyFrom, RequestLimiter } from '../limits/index.js';
 import type { AppDeps, AppEnv } from './context.js';
 import { cacheHeaders, corsPreflight } from './middleware/cache.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
@@ -58,9 +58,10 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
-  const appDeps: AppDeps = { ...deps, metrics, caches: deps.caches ?? createReadCaches(deps.db) };
-  const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits)) : null;
-  const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : new BanCache(deps.db), trustProxy: deps.config.trustProxy, metrics };
+  const caches = deps.caches ?? createReadCaches(deps.db);
+  const appDeps: AppDeps = { ...deps, metrics, caches };
+  const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits), caches.bans) : null;
+  const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : caches.bans, trustProxy: deps.config.trustProxy, metrics };
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(deps.logger));
   app.notFound(notFoundHandler);

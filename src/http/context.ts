@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
 
 import type { ReadCaches } from './read-caches.js';
+import type { RequestLogger } from './request-logger.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import type { UserRow } from '../contexts/users/types.js';
 
@@ -74,7 +75,7 @@ export interface AppVariables {
   /** This request's id (`X-Request-Id`). */
   requestId: string;
   /** A logger whose lines carry this request's id. */
-  log: Logger;
+  log: RequestLogger;
 }
 
 export interface AppEnv {

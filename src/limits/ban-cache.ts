@@ -1,30 +1,72 @@
 /**
- * Ban lookups cached for a few seconds per identity: a ban takes effect in every API process
- * within that, without a query on every request.
+ * The ban in force for each identity (user id and address), kept in memory.
+ *
+ * Freshness: given the change feed (`src/db/change-feed.ts`), an answer is kept until a ban is
+ * made or lifted anywhere (`bans:id`, announced in the ban's transaction by
+ * `src/contexts/users/bans.ts` and `active-bans.ts`; a ban on an address range can concern any
+ * identity, so every answer goes) or the feed reconnects (`*`), and a ban's answer ends with the
+ * ban. While the feed is not live, and without one, answers are kept for `ttlMs` (a ban takes
+ * effect in every process within that). When PostgreSQL cannot be reached, the last answer known
+ * for an identity is served, however old: a ban cannot be made or lifted meanwhile, and searches
+ * keep working from memory.
  */
 import { findActiveBan, type ActiveBan } from '../contexts/users/active-bans.js';
+import type { ChangeFeed, RecordChange } from '../db/change-feed.js';
 import type { Database } from '../db/client.js';
 
+/** Identities kept at most; past that the cache starts again. */
+const MAX_ENTRIES = 50_000;
+
+interface Entry {
+  ban: ActiveBan | undefined;
+  /** When the answer was read (for the ttl while changes cannot be heard). */
+  readAt: number;
+}
+
 export class BanCache {
-  private readonly entries = new Map<string, { ban: ActiveBan | undefined; expires: number }>();
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped by every change heard: a read that overlapped one must not be kept. */
+  private changeCount = 0;
 
   constructor(
     private readonly db: Database,
     private readonly ttlMs = 5_000,
-  ) {}
+    private readonly feed?: ChangeFeed,
+  ) {
+    feed?.subscribe((change) => this.onChange(change));
+  }
+
+  onChange(change: RecordChange): void {
+    if (change.kind !== '*' && change.kind !== 'bans') return;
+    this.changeCount++;
+    this.entries.clear();
+  }
 
   async lookup(who: { userId?: number; ip?: string }, nowMs = Date.now()): Promise<ActiveBan | undefined> {
-    const key = `${who.userId ?? ''}|${who.ip ?? ''}`;
+    const key = identity(who);
     const hit = this.entries.get(key);
-    if (hit && hit.expires > nowMs) return hit.ban && (hit.ban.validUntil === null || hit.ban.validUntil.getTime() > nowMs) ? hit.ban : undefined;
-    const ban = await findActiveBan(this.db, who);
-    if (this.entries.size > 50_000) this.entries.clear();
-    this.entries.set(key, { ban, expires: nowMs + this.ttlMs });
+    if (hit && (this.feed?.live || hit.readAt + this.ttlMs > nowMs)) return inForce(hit.ban, nowMs);
+    const mark = this.changeCount;
+    let ban: ActiveBan | undefined;
+    try {
+      ban = await findActiveBan(this.db, who);
+    } catch (err) {
+      if (hit) return inForce(hit.ban, nowMs);
+      throw err;
+    }
+    if (mark === this.changeCount) {
+      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+      this.entries.set(key, { ban, readAt: nowMs });
+    }
     return ban;
   }
 
-  /** Forget what we know of an identity (after issuing a ban here). */
+  /** Know at once of a ban issued here (the announcement of it arrives a moment later). */
   remember(who: { userId?: number; ip?: string }, ban: ActiveBan, nowMs = Date.now()): void {
-    this.entries.set(`${who.userId ?? ''}|${who.ip ?? ''}`, { ban, expires: nowMs + this.ttlMs });
+    this.entries.set(identity(who), { ban, readAt: nowMs });
   }
 }
+
+const identity = (who: { userId?: number; ip?: string }) => `${who.userId ?? ''}|${who.ip ?? ''}`;
+
+const inForce = (ban: ActiveBan | undefined, nowMs: number) => (ban && (ban.validUntil === null || ban.validUntil.getTime() > nowMs) ? ban : undefined);

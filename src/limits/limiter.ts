@@ -37,6 +37,7 @@ export class RequestLimiter {
   constructor(
     private readonly db: Database,
     private readonly policy: LimitPolicy,
+    bans?: BanCache,
   ) {
     this.buckets = {
       read: new TokenBuckets(policy.budgets.read),
@@ -44,7 +45,7 @@ export class RequestLimiter {
       upload: new TokenBuckets(policy.budgets.upload),
     };
     this.violations = new ViolationCounter(policy.violationWindowSeconds * 1000);
-    this.bans = new BanCache(db);
+    this.bans = bans ?? new BanCache(db);
   }
 
   /** Whether the caller is banned right now (no budget is spent). */

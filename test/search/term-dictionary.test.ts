@@ -34,7 +34,7 @@ describe('TermDictionary expansions', () => {
     expect(dict.wildcardOrds('*ony*')).toHaveLength(Math.ceil(5000 / 7) + 2);
   });
 
-  it('reuses the union of an expansion until a posting or term is added', () => {
+  it('reuses the union of an expansion until a term is added', () => {
     const dict = dictionaryOf(Array.from({ length: 600 }, (_, i) => `artist:${i}`));
     const space = 1000;
     const first = dict.cachedUnion('prefix:artist:', () => dict.prefixOrds('artist:'), space);
@@ -45,6 +45,28 @@ describe('TermDictionary expansions', () => {
     expect(after).not.toBe(first);
     expect(after.size).toBe(601);
     expect(after.has(700)).toBe(true);
+  });
+
+  it('keeps a union across postings of known terms, patched: it equals the union made afresh', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 4 }), { maxLength: 200 }), fc.nat(), (later, split) => {
+        const dict = new TermDictionary();
+        const ords = Array.from({ length: 31 }, (_, t) => dict.intern(`t${t % 3 === 0 ? 'x' : 'y'}${t}`));
+        let doc = 0;
+        const add = (terms: number[]) => {
+          if (terms.length > 0) dict.addDoc(doc, terms.map((t) => ords[t]!));
+          doc++;
+        };
+        const cut = split % (later.length + 1);
+        later.slice(0, cut).forEach(add);
+        const key = 'wildcard:s:tx*';
+        const kept = dict.cachedUnion(key, () => dict.wildcardOrds('tx*'), 1000);
+        later.slice(cut).forEach(add);
+        // the kept object is served again, and holds what a new union holds
+        expect(dict.cachedUnion(key, () => dict.wildcardOrds('tx*'), 1000)).toBe(kept);
+        expect([...kept.toArray()]).toEqual([...dict.union(dict.wildcardOrds('tx*'), 1000).toArray()]);
+      }),
+    );
   });
 });
 

@@ -6,6 +6,7 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { filters, imageTaggings, images, tagImplications, tags, users } from '../../db/schema/index.js';
+import { announceChanges } from '../../db/change-feed.js';
 import type { Executor } from '../../db/executor.js';
 import { TagRuleError } from '../errors.js';
 
@@ -108,7 +109,12 @@ export async function aliasTag(tx: Executor, tagName: string, targetName: string
     .update(filters)
     .set({ spoileredTagIds: swap(filters.spoileredTagIds) })
     .where(sql`${tag.id} = any(${filters.spoileredTagIds})`);
-  await tx.update(users).set({ watchedTagIds: swap(users.watchedTagIds) }).where(sql`${tag.id} = any(${users.watchedTagIds})`);
+  const watchers = await tx
+    .update(users)
+    .set({ watchedTagIds: swap(users.watchedTagIds) })
+    .where(sql`${tag.id} = any(${users.watchedTagIds})`)
+    .returning({ id: users.id });
+  await announceChanges(tx, watchers.map(({ id }) => ({ kind: 'user', id })));
 
   await recountTagImages(tx, [tag.id, target.id]);
 }

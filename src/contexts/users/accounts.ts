@@ -1,6 +1,7 @@
 /** User accounts: finding a user by name, creating one, changing a role. */
 import { eq, sql } from 'drizzle-orm';
 import { slugify } from '../../../grammar/index.js';
+import { announceChanges } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
 import { roles, users, type Role } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';
@@ -51,7 +52,11 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
 
 export async function setRole(db: Database, name: string, role: Role): Promise<UserRow> {
   const user = await findUser(db, name);
-  const [row] = await db.update(users).set({ role, updatedAt: sql`now()` }).where(eq(users.id, user.id)).returning();
+  const row = await db.transaction(async (tx) => {
+    const [updated] = await tx.update(users).set({ role, updatedAt: sql`now()` }).where(eq(users.id, user.id)).returning();
+    if (updated) await announceChanges(tx, [{ kind: 'user', id: updated.id }]);
+    return updated;
+  });
   if (!row) throw new AdminError(`unknown user ${JSON.stringify(name)}`);
   return row;
 }

@@ -4,6 +4,7 @@
  * same ones.
  */
 import { sql } from 'drizzle-orm';
+import { announceChanges } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
 
 export interface ActiveBan {
@@ -34,9 +35,12 @@ function isInet(ip: string): boolean {
 
 /** A temporary ban for repeated limit violations; `automatic` marks it as the limiter's. */
 export async function issueAutomaticBan(db: Database, who: { userId?: number; ip?: string }, reason: string, durationSeconds: number): Promise<ActiveBan> {
-  const rows = await db.execute<{ id: number; valid_until: Date | string }>(sql`
-    insert into bans (user_id, ip, reason, automatic, valid_until)
-    values (${who.userId ?? null}, ${who.userId === undefined && who.ip ? who.ip : null}::cidr, ${reason}, true, now() + ${`${durationSeconds} seconds`}::interval)
-    returning id, valid_until`);
-  return { id: Number(rows[0]!.id), reason, validUntil: new Date(rows[0]!.valid_until) };
+  return db.transaction(async (tx) => {
+    const rows = await tx.execute<{ id: number; valid_until: Date | string }>(sql`
+      insert into bans (user_id, ip, reason, automatic, valid_until)
+      values (${who.userId ?? null}, ${who.userId === undefined && who.ip ? who.ip : null}::cidr, ${reason}, true, now() + ${`${durationSeconds} seconds`}::interval)
+      returning id, valid_until`);
+    await announceChanges(tx, [{ kind: 'bans', id: Number(rows[0]!.id) }]);
+    return { id: Number(rows[0]!.id), reason, validUntil: new Date(rows[0]!.valid_until) };
+  });
 }

@@ -1,6 +1,7 @@
 /** Bans of users and IP networks: issuing, listing and lifting them, and the parsing of their terms. */
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
+import { announceChanges } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
 import { bans, users } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';
@@ -85,20 +86,21 @@ function checkReason(reason: string): string {
 
 export async function banUser(db: Database, userName: string, input: BanInput): Promise<BanRow> {
   const user = await findUser(db, userName);
-  const [row] = await db
-    .insert(bans)
-    .values({ userId: user.id, reason: checkReason(input.reason), note: input.note ?? '', validUntil: input.until })
-    .returning();
-  return row!;
+  return insertBan(db, { userId: user.id, reason: checkReason(input.reason), note: input.note ?? '', validUntil: input.until });
 }
 
 export async function banIp(db: Database, address: string, input: BanInput): Promise<BanRow> {
   const ip = normaliseCidr(address);
-  const [row] = await db
-    .insert(bans)
-    .values({ ip, reason: checkReason(input.reason), note: input.note ?? '', validUntil: input.until })
-    .returning();
-  return row!;
+  return insertBan(db, { ip, reason: checkReason(input.reason), note: input.note ?? '', validUntil: input.until });
+}
+
+/** A ban, announced (`bans:id`) in its transaction so that every process's ban cache drops its answers. */
+function insertBan(db: Database, values: typeof bans.$inferInsert): Promise<BanRow> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.insert(bans).values(values).returning();
+    await announceChanges(tx, [{ kind: 'bans', id: row!.id }]);
+    return row!;
+  });
 }
 
 export interface BanListing extends BanRow {
@@ -122,6 +124,9 @@ export async function unban(db: Database, id: number): Promise<BanRow> {
   const [row] = await db.select().from(bans).where(eq(bans.id, id));
   if (!row) throw new AdminError(`no ban with id ${id}`);
   if (!row.enabled) throw new AdminError(`ban ${id} is already lifted`);
-  const [updated] = await db.update(bans).set({ enabled: false }).where(eq(bans.id, id)).returning();
-  return updated!;
+  return db.transaction(async (tx) => {
+    const [updated] = await tx.update(bans).set({ enabled: false }).where(eq(bans.id, id)).returning();
+    await announceChanges(tx, [{ kind: 'bans', id }]);
+    return updated!;
+  });
 }

@@ -1,5 +1,6 @@
 /** Issuing and revoking users' API keys. */
 import { and, eq, isNull, like } from 'drizzle-orm';
+import { announceChanges } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { generateApiKey, hashApiKey } from './api-keys.js';
@@ -11,7 +12,11 @@ export async function issueKey(db: Database, userName: string): Promise<{ key: s
   const user = await findUser(db, userName);
   if (user.deletedAt) throw new AdminError(`user ${JSON.stringify(user.name)} is deactivated`);
   const { key, hash, prefix } = generateApiKey();
-  await db.insert(apiKeys).values({ userId: user.id, keyHash: hash, prefix });
+  await db.transaction(async (tx) => {
+    await tx.insert(apiKeys).values({ userId: user.id, keyHash: hash, prefix });
+    // a key that was unknown (anonymous) now names its user
+    await announceChanges(tx, [{ kind: 'user', id: user.id }]);
+  });
   return { key, prefix, userId: user.id };
 }
 
@@ -35,17 +40,23 @@ export async function revokeKey(db: Database, keyOrPrefix: string): Promise<{ id
   if (rows.length === 0) throw new AdminError(`no active key starts with ${JSON.stringify(given)}`);
   if (rows.length > 1) throw new AdminError(`${rows.length} active keys start with ${JSON.stringify(given)}; give more of the key or use --all NAME`);
   const row = rows[0]!;
-  await db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, row.id));
+  await db.transaction(async (tx) => {
+    await tx.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.id, row.id));
+    await announceChanges(tx, [{ kind: 'user', id: row.userId }]);
+  });
   return { id: row.id, prefix: row.prefix };
 }
 
 /** Revoke every active key of a user; returns how many were revoked. */
 export async function revokeAllKeys(db: Database, userName: string): Promise<number> {
   const user = await findUser(db, userName);
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: new Date() })
-    .where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  return rows.length;
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(and(eq(apiKeys.userId, user.id), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    await announceChanges(tx, [{ kind: 'user', id: user.id }]);
+    return rows.length;
+  });
 }

@@ -1,8 +1,8 @@
 /**
  * Request ids and the request log. Every request gets an id — the caller's `X-Request-Id` when it
  * is a short safe token (so a proxy's id follows the request), else a new UUID — echoed in the
- * `X-Request-Id` response header. Handlers log through `c.get('log')`, a child logger whose lines
- * carry `reqId`. When the request ends, one JSON line: `reqId`, `method`, `route` (the pattern,
+ * `X-Request-Id` response header. Handlers log through `c.get('log')` (`request-logger.ts`), whose
+ * lines carry `reqId`. When the request ends, one JSON line: `reqId`, `method`, `route` (the pattern,
  * e.g. `/api/v1/json/images/:image_id`), `url` (path and query, with the value of `key` replaced
  * by `[redacted]`), `status` and `ms`; `err` too when the request failed. Probe and scrape routes
  * (`/healthz`, `/readyz`, `/metrics`) log at debug level unless they fail, so they do not drown
@@ -14,6 +14,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import pino, { type Logger } from 'pino';
 import type { AppDeps, AppEnv } from '../context.js';
+import { RequestLogger } from '../request-logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -78,7 +79,7 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
   return async (c, next) => {
     const started = performance.now();
     const reqId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
-    const log = base.child({ reqId });
+    const log = new RequestLogger(base, reqId);
     c.set('requestId', reqId);
     c.set('log', log);
     try {
@@ -93,18 +94,20 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
       }
       exposeHeaders(c.res.headers);
       const status = c.res.status;
-      const url = redactUrl(pathAndQuery(c.req.url));
-      const line: Record<string, unknown> = {
-        method: c.req.method,
-        route: routePath(c) || 'unmatched',
-        url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
-        status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      };
-      if (c.error) line.err = c.error;
-      if (status >= 500) log.error(line, 'request');
-      else if (QUIET_PATHS.has(c.req.path)) log.debug(line, 'request');
-      else log.info(line, 'request');
+      const level = status >= 500 ? 'error' : QUIET_PATHS.has(c.req.path) ? 'debug' : 'info';
+      // the line is built only when it is written
+      if (base.isLevelEnabled(level)) {
+        const url = redactUrl(pathAndQuery(c.req.url));
+        const line: Record<string, unknown> = {
+          method: c.req.method,
+          route: routePath(c) || 'unmatched',
+          url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
+          status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        };
+        if (c.error) line.err = c.error;
+        log[level](line, 'request');
+      }
     }
   };
 }

@@ -10,8 +10,9 @@
  * from (see `src/db/change-feed.ts`): the image row and its taggings, sources, counts and
  * intensities (`images:id`), a tag it carries (`tags:id`: name, category and slug decide the
  * tag list and its order), its uploader's name (`user:id`). Announcements arrive a moment after
- * the commit; search answers are allowed a second of lag, so lists may use this cache, while
- * single-image routes read PostgreSQL. Entries also expire, after `maxAgeMs` at most, which
+ * the commit (well under a millisecond on one host), so lists, single images and oEmbed answers
+ * are all served from here; a write through this process's own pool is heard before its next
+ * request is answered only as fast as that. Entries also expire, after `maxAgeMs` at most, which
  * bounds any announcement lost while the listening connection reconnected. Each lives between
  * half of that and all of it, spread by id: the images of a busy minute are loaded together, and
  * expiring together they were all loaded again at once, stalling the answers of a second or so.
@@ -39,6 +40,11 @@ export interface CachedImage {
   tagIds: readonly number[];
   /** The uploading user, whose rename changes `uploader`. */
   uploaderId: number | null;
+  /**
+   * The image's oEmbed answer as JSON text, null for a hidden image (which has none); rendered on
+   * the first oEmbed request, not for every image a search page loads.
+   */
+  oembed?: string | null;
 }
 
 interface Entry {
@@ -65,13 +71,13 @@ const SPOILERED = '"spoilered":false';
  * An image's JSON (rendered with `spoilered: false`), ready for lists. The key cannot occur inside
  * a string value, where every quote is escaped, so the first match is the field itself.
  */
-export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null): CachedImage {
+export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null, oembed?: string | null): CachedImage {
   const bytes = Buffer.from(`,${json}`);
   const at = bytes.indexOf(SPOILERED);
   if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
   const spoileredAt = at + SPOILERED.length - 'false'.length;
   const digest = createHash('sha256').update(json).digest('base64url').slice(0, 22);
-  return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId };
+  return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId, ...(oembed === undefined ? {} : { oembed }) };
 }
 
 const TRUE = Buffer.from('true');

@@ -13,6 +13,7 @@ import type { AppDeps } from '../context.js';
 import { liveCaches } from '../read-caches.js';
 import { spoileredImageIds } from '../spoiler.js';
 import { imageView, type ImageJson } from '../views/image.js';
+import { oembedView } from '../views/oembed.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
 import { cachedImageJson, imageJsonParts, type CachedImage } from './image-json-cache.js';
 
@@ -40,10 +41,47 @@ export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: R
   return out;
 }
 
-/** An image's JSON, kept for lists (see `image-json-cache.ts`). */
-function cachedImageOf(config: Pick<Config, 'cdnUrl'>, d: ImageData): CachedImage {
+type RenderConfig = Pick<Config, 'cdnUrl' | 'baseUrl' | 'siteName'>;
+
+/** An image's oEmbed answer as JSON text; null for a hidden image. */
+const oembedJson = (config: RenderConfig, d: ImageData) => (d.image.hiddenFromUsers ? null : JSON.stringify(oembedView(config, d.image, d.tags, d.sources)));
+
+/** An image's JSON, kept for lists and single reads (see `image-json-cache.ts`); with its oEmbed answer if asked. */
+function cachedImageOf(config: RenderConfig, d: ImageData, withOembed: boolean): CachedImage {
   const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
-  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId);
+  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, withOembed ? oembedJson(config, d) : undefined);
+}
+
+/**
+ * The cached images of each id that exists, in the order of `ids`; missing and repeated ids are
+ * dropped. Images rendered by an earlier request are taken from the app's cache, the others loaded
+ * from PostgreSQL (and kept).
+ */
+export async function cachedImages(deps: AppDeps, ids: readonly number[], withOembed = false): Promise<CachedImage[]> {
+  const cache = liveCaches(deps.caches)?.images ?? null;
+  const unique = ids.length === 1 ? ids : [...new Set(ids)];
+  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: [...unique] };
+  // an image kept without its oEmbed answer is loaded again when that is asked for
+  if (withOembed) {
+    for (const [id, image] of found) {
+      if (image.oembed === undefined) {
+        found.delete(id);
+        missing.push(id);
+      }
+    }
+  }
+  if (missing.length > 0) {
+    const mark = cache?.mark() ?? 0;
+    const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d, withOembed));
+    cache?.keep(mark, loaded);
+    for (const image of loaded) found.set(image.id, image);
+  }
+  const listed: CachedImage[] = [];
+  for (const id of unique) {
+    const image = found.get(id);
+    if (image !== undefined) listed.push(image);
+  }
+  return listed;
 }
 
 /** A list of images as JSON, and what determines it: each image's digest and spoiler flag. */
@@ -59,20 +97,7 @@ export interface RenderedImageList {
  * earlier request are taken from the app's cache.
  */
 export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
-  const cache = liveCaches(deps.caches)?.images ?? null;
-  const unique = [...new Set(ids)];
-  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: unique };
-  if (missing.length > 0) {
-    const mark = cache?.mark() ?? 0;
-    const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d));
-    cache?.keep(mark, loaded);
-    for (const image of loaded) found.set(image.id, image);
-  }
-  const listed: CachedImage[] = [];
-  for (const id of unique) {
-    const image = found.get(id);
-    if (image !== undefined) listed.push(image);
-  }
+  const listed = await cachedImages(deps, ids);
   const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
   return {
     parts: imageJsonParts(listed, spoilered),

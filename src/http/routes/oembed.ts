@@ -7,11 +7,11 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { loadImageData } from '../../contexts/images/load.js';
-import { cacheFor } from '../middleware/cache.js';
+import { cacheFor, jsonText } from '../middleware/cache.js';
+import { cachedImages } from '../render/images.js';
 import { RecordId, routeQuery } from '../schemas/params.js';
 import { validQuery } from '../validate.js';
-import { OEMBED_CACHE_AGE, oembedView } from '../views/oembed.js';
+import { OEMBED_CACHE_AGE } from '../views/oembed.js';
 
 const CDN_PATH = /\/img\/(?:view\/|download\/)?\d{4}\/\d{1,2}\/\d{1,2}\/(\d+)[./_-]/;
 
@@ -41,11 +41,11 @@ export function oembedRoutes(): Hono<AppEnv> {
     const { url } = c.req.valid('query');
     const id = url ? imageIdFromUrl(url) : undefined;
     if (id === undefined) return notFound(c);
-    const deps = c.get('deps');
-    const data = (await loadImageData(deps.db, [id])).get(id);
-    if (!data || data.image.hiddenFromUsers) return notFound(c);
+    // the answer is rendered with the image's JSON and kept beside it (render/image-json-cache.ts)
+    const [image] = await cachedImages(c.get('deps'), [id], true);
+    if (!image?.oembed) return notFound(c);
     cacheFor(c, OEMBED_CACHE_AGE);
-    return c.json(oembedView(deps.config, data.image, data.tags, data.sources));
+    return jsonText(c, image.oembed, `oembed ${image.digest}`);
   });
 
   return app;

@@ -54,6 +54,7 @@ import {
 } from '../../search/requests/index.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
+import { CompiledCache } from '../compiled-cache.js';
 import { compileComplexFilter } from '../filter-query.js';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { loadFilters } from '../../contexts/filters/load.js';
@@ -123,11 +124,19 @@ async function queryContext(c: AppContext, index: SearchIndexName, q: string): P
   return context;
 }
 
+/**
+ * Queries compiled for anonymous callers, whose compilation depends on the text alone when it
+ * names no `filter_id:` (see `compiled-cache.ts`).
+ */
+const anonymousQueries = new CompiledCache<Query>();
+
 /** `q` compiled for the caller; a `QueryError` becomes 400 with its message. */
 async function compileFor(c: AppContext, index: SearchIndexName, q: string): Promise<Query> {
-  const context = await queryContext(c, index, q);
+  const user = c.get('user');
+  const compile = (context: QueryContext) => () => compileQuery(q, { fields: queryFields[index], role: roleOf(user), context });
   try {
-    return compileQuery(q, { fields: queryFields[index], role: roleOf(c.get('user')), context });
+    if (user === null && filterIdsIn(q).length === 0) return anonymousQueries.get(`${index}\u0000${q}`, compile({ userId: null, filters: () => undefined }));
+    return compile(await queryContext(c, index, q))();
   } catch (err) {
     if (isQueryError(err)) throw new ApiError(400, err.message);
     throw err;
@@ -146,6 +155,9 @@ async function runSearch(deps: AppDeps, index: SearchIndexName, request: SearchR
   return result;
 }
 
+/** Hidden complex expressions compiled, by filter, text and caller (see `compiled-cache.ts`). */
+const complexFilters = new CompiledCache<Query | null>();
+
 /** Filters whose broken hidden expression was already reported (by id and text). */
 const reportedBrokenFilters = new Set<string>();
 
@@ -156,7 +168,7 @@ const reportedBrokenFilters = new Set<string>();
 function hiddenBy(deps: AppDeps, filter: FilterRow | null, user: UserRow | null): HiddenByFilter[] {
   if (filter === null) return [];
   const source = filter.hiddenComplexStr;
-  const complex = compileComplexFilter(source, user);
+  const complex = complexFilters.get(`${filter.id}\u0000${user?.role ?? ''}\u0000${user?.id ?? ''}\u0000${source}`, () => compileComplexFilter(source, user));
   if (complex === null && source.trim() !== '') {
     const key = `${filter.id}\u0000${source}`;
     if (!reportedBrokenFilters.has(key)) {

@@ -24,6 +24,20 @@ const PENDING_MAX = 2048;
  */
 const CACHED_UNIONS_MAX = 64;
 
+/** Whether the ascending array holds `x`. */
+function sortedHas(a: Uint32Array, x: number): boolean {
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = a[mid]!;
+    if (v === x) return true;
+    if (v < x) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
 /** The numbers ascending, each once. */
 function sortedDistinct(xs: number[]): Uint32Array {
   const a = Uint32Array.from(xs).sort();
@@ -70,9 +84,14 @@ export class TermDictionary {
   private ranks: Int32Array | null = null;
   /** The sorted terms as one string, built on the first substring search after a change. */
   private text: SortedTermText | null = null;
-  /** Bumped by every new term or posting: cached unions of an older version are stale. */
+  /**
+   * Bumped by every new term (and a load): cached unions of an older version are stale, since a
+   * new term may match their pattern. A new posting of a term they hold is added to them in place
+   * (`patchUnions`), so writes to documents do not throw the unions away: one tag change a second
+   * made every wildcard query merge its thousands of lists again.
+   */
   private version = 0;
-  private unions = new Map<string, { version: number; bits: Bitmap }>();
+  private unions = new Map<string, { version: number; bits: Bitmap; ords: Uint32Array }>();
 
   get size(): number {
     return this.store.size;
@@ -284,7 +303,7 @@ export class TermDictionary {
     this.logOrd[this.logLen] = ord;
     this.logDoc[this.logLen++] = doc;
     this.docs.append(doc);
-    this.version++;
+    if (this.unions.size > 0) this.patchUnions(doc, [ord]);
   }
 
   /** Record that `doc` holds these term ordinals (documents are added in increasing order). */
@@ -313,7 +332,20 @@ export class TermDictionary {
     }
     this.logLen = k;
     this.docs.append(doc);
-    this.version++;
+    if (this.unions.size > 0) this.patchUnions(doc, ords);
+  }
+
+  /** Add `doc` to the cached unions that hold one of its terms. */
+  private patchUnions(doc: number, ords: ArrayLike<number>): void {
+    for (const u of this.unions.values()) {
+      if (u.version !== this.version) continue;
+      for (let i = 0; i < ords.length; i++) {
+        if (sortedHas(u.ords, ords[i]!)) {
+          u.bits.add(doc);
+          break;
+        }
+      }
+    }
   }
 
   postingsOf(term: string): PostingList | undefined {
@@ -327,7 +359,7 @@ export class TermDictionary {
   }
 
   /** Documents holding any of `ords`. */
-  union(ords: number[], space: number): Bitmap {
+  union(ords: readonly number[] | Uint32Array, space: number): Bitmap {
     if (this.logLen > 0) this.flush();
     const lists: PostingList[] = [];
     const solos: number[] = [];
@@ -341,8 +373,8 @@ export class TermDictionary {
   }
 
   /**
-   * `union(expand())`, reused while no term or posting was added since: `key` names the
-   * expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
+   * `union(expand())`, reused while no term was added since (postings added since are patched
+   * in): `key` names the expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
    */
   cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
     const hit = this.unions.get(key);
@@ -351,9 +383,10 @@ export class TermDictionary {
       this.unions.set(key, hit);
       return hit.bits;
     }
-    const bits = outsideSearchMemory(() => this.union(expand(), space));
+    const ords = sortedDistinct(expand());
+    const bits = outsideSearchMemory(() => this.union(ords, space));
     if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
-    this.unions.set(key, { version: this.version, bits });
+    this.unions.set(key, { version: this.version, bits, ords });
     return bits;
   }
 

@@ -1,0 +1,29 @@
+/**
+ * Compiled search-language text kept per process: the text of `q` (and of a filter's complex
+ * expressions) is parsed and compiled once, not on every request that sends it again (the first
+ * pages of popular tags, every request seen through the same filter).
+ *
+ * The key holds everything the compiled query depends on besides the text (index, the caller's
+ * role and user id, the filter's id). Relative dates (`created_at.gte:3 days ago`) are resolved
+ * when compiling, so an entry lives one second, the lag search answers are allowed anyway
+ * (`SEARCH_MAX_AGE`).
+ */
+const TTL_MS = 1_000;
+const MAX_ENTRIES = 4_096;
+
+export class CompiledCache<T> {
+  private readonly entries = new Map<string, { value: T; expires: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The value kept under `key`, else `compile()`'s (kept; a throw is not). */
+  get(key: string, compile: () => T): T {
+    const now = this.now();
+    const hit = this.entries.get(key);
+    if (hit !== undefined && hit.expires > now) return hit.value;
+    const value = compile();
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, { value, expires: now + TTL_MS });
+    return value;
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * Each in-memory cache of the read path is emptied exactly by the writes that touch it, against
+ * the real app and PostgreSQL: after a write is announced, the answers it touched are fresh, and
+ * the answers it did not touch are still served from memory.
+ *
+ * How "still served from memory" is seen from outside: a record is changed silently (in a
+ * transaction with `tagwise.skip_outbox`, which neither queues nor announces it), so while its
+ * entry is kept the old answer keeps coming; once its entry is dropped the new one does.
+ */
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { featureImage } from '../../src/contexts/images/features.js';
+import { editSystemFilter } from '../../src/contexts/filters/system-filters.js';
+import { banUser, unban } from '../../src/contexts/users/bans.js';
+import { issueKey, revokeKey } from '../../src/contexts/users/keys.js';
+import { setRole } from '../../src/contexts/users/accounts.js';
+import { announceChanges, changeFeedOf, type RecordChange } from '../../src/db/change-feed.js';
+import type { Database } from '../../src/db/client.js';
+import * as s from '../../src/db/schema/index.js';
+import { insertFilter, insertImage, insertTag, insertUser, startHarness, type Harness } from './harness.js';
+
+let h: Harness;
+let safe: typeof s.tags.$inferSelect;
+let pony: typeof s.tags.$inferSelect;
+let defaultFilter: typeof s.filters.$inferSelect;
+
+/** Resolves once the app's change feed has heard `kind:id` (subscribe before the write). */
+function heard(db: Database, kind: string, id: number): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = changeFeedOf(db).subscribe((change: RecordChange) => {
+      if (change.kind === kind && 'id' in change && change.id === id) {
+        stop();
+        resolve();
+      }
+    });
+  });
+}
+
+/** Every announcement of the writes so far has been heard (one made now is heard after them). */
+async function settled(): Promise<void> {
+  const marker = heard(h.db, 'settled', 1);
+  await announceChanges(h.db, [{ kind: 'settled', id: 1 }]);
+  await marker;
+}
+
+/** A write no cache hears of: it shows whether an answer is still served from memory. */
+async function silently(db: Database, statement: ReturnType<typeof sql>): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true)`);
+    await tx.execute(statement);
+  });
+}
+
+const description = async (id: number) => (await h.api(`/images/${id}`)).body.image.description as string;
+const oembed = async (id: number) => (await h.api(`/oembed?url=${encodeURIComponent(`/images/${id}`)}`)).body;
+
+/** Two images read once (so both are cached), the second marked by a silent change of its description. */
+async function twoCachedImages(tags: (typeof s.tags.$inferSelect)[] = [safe]) {
+  const a = await insertImage(h.db, { tags, values: { description: 'a' } });
+  const b = await insertImage(h.db, { tags: [safe], values: { description: 'b' } });
+  // the inserts' own announcements first: one heard after a read would drop what it kept
+  await settled();
+  expect(await description(a.id)).toBe('a');
+  expect(await description(b.id)).toBe('b');
+  await silently(h.db, sql`update images set description = 'b, changed silently' where id = ${b.id}`);
+  return { a, b };
+}
+
+beforeAll(async () => {
+  h = await startHarness();
+  safe = await insertTag(h.db, 'safe', { category: 'rating' });
+  pony = await insertTag(h.db, 'pony', { category: 'species' });
+  defaultFilter = await insertFilter(h.db, { name: 'Default', system: true });
+  // the feed listens from the first request on
+  await h.api('/filters/system');
+  const feed = changeFeedOf(h.db);
+  for (let i = 0; i < 200 && !feed.live; i++) await new Promise((r) => setTimeout(r, 25));
+  if (!feed.live) throw new Error('the change feed did not start listening');
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
+  it('a tag change on one image refreshes it, and no other', async () => {
+    const { a, b } = await twoCachedImages();
+    const change = heard(h.db, 'images', a.id);
+    await h.db.insert(s.imageTaggings).values({ imageId: a.id, tagId: pony.id });
+    await change;
+    expect((await h.api(`/images/${a.id}`)).body.image.tags).toEqual(['safe', 'pony']);
+    expect(await description(b.id)).toBe('b');
+  });
+
+  it('a renamed tag refreshes the images that carry it, and no other', async () => {
+    const rare = await insertTag(h.db, 'rare one');
+    const { a, b } = await twoCachedImages([rare]);
+    const change = heard(h.db, 'tags', rare.id);
+    await h.db.update(s.tags).set({ name: 'rare two', slug: 'rare+two' }).where(eq(s.tags.id, rare.id));
+    await change;
+    expect((await h.api(`/images/${a.id}`)).body.image.tags).toEqual(['rare two']);
+    expect(await description(b.id)).toBe('b');
+  });
+
+  it('an upload drops nothing, and the new image is read fresh', async () => {
+    const { b } = await twoCachedImages();
+    const uploaded = await insertImage(h.db, { tags: [pony], values: { description: 'new' } });
+    const change = heard(h.db, 'images', uploaded.id);
+    await h.db.insert(s.imageSources).values({ imageId: uploaded.id, source: 'https://example.com/new', position: 0 });
+    await change;
+    expect(await description(uploaded.id)).toBe('new');
+    expect(await description(b.id)).toBe('b');
+  });
+
+  it('hiding an image refreshes its answer and ends its oEmbed answer, and no other', async () => {
+    const { a, b } = await twoCachedImages();
+    expect((await oembed(a.id)).type).toBe('photo');
+    const change = heard(h.db, 'images', a.id);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule 1' }).where(eq(s.images.id, a.id));
+    await change;
+    expect((await h.api(`/images/${a.id}`)).body.image.hidden_from_users).toBe(true);
+    expect((await h.api(`/oembed?url=${encodeURIComponent(`/images/${a.id}`)}`)).status).toBe(404);
+    expect(await description(b.id)).toBe('b');
+  });
+
+  it('merging an image into another refreshes the merged one, and no other', async () => {
+    const { a, b } = await twoCachedImages();
+    const target = await insertImage(h.db, { tags: [safe] });
+    const change = heard(h.db, 'images', a.id);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, duplicateId: target.id }).where(eq(s.images.id, a.id));
+    await change;
+    expect((await h.api(`/images/${a.id}`)).body.image.duplicate_of).toBe(target.id);
+    expect(await description(b.id)).toBe('b');
+  });
+});
+
+describe('filters', () => {
+  it('a filter edit changes what the filter spoilers at once; the images stay cached', async () => {
+    const { a, b } = await twoCachedImages([pony]);
+    expect((await h.api(`/images/${a.id}`)).body.image.spoilered).toBe(false);
+    const change = heard(h.db, 'filters', defaultFilter.id);
+    await editSystemFilter(h.db, defaultFilter.id, { spoiler: 'pony' });
+    await change;
+    expect((await h.api(`/images/${a.id}`)).body.image.spoilered).toBe(true);
+    expect(await description(a.id)).toBe('a');
+    expect(await description(b.id)).toBe('b');
+    await editSystemFilter(h.db, defaultFilter.id, { spoiler: '' });
+  });
+});
+
+describe('featured image', () => {
+  it('follows a new feature and the hiding of the featured image (its id is read, its JSON cached)', async () => {
+    const first = await insertImage(h.db, { tags: [safe] });
+    const second = await insertImage(h.db, { tags: [safe] });
+    await featureImage(h.db, first.id);
+    await settled();
+    expect((await h.api('/images/featured')).body.image?.id).toBe(first.id);
+    await featureImage(h.db, second.id);
+    expect((await h.api('/images/featured')).body.image.id).toBe(second.id);
+    const change = heard(h.db, 'images', second.id);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'x' }).where(eq(s.images.id, second.id));
+    await change;
+    expect((await h.api('/images/featured')).body.image.id).toBe(first.id);
+  });
+});
+
+describe("the caller's key and bans", () => {
+  it('a revoked key is anonymous at once; another user’s key stays in memory', async () => {
+    const alice = await insertUser(h.db, { name: 'alice', confirmedAt: new Date() });
+    const bob = await insertUser(h.db, { name: 'bob', confirmedAt: new Date() });
+    const aliceKey = (await issueKey(h.db, 'alice')).key;
+    const bobKey = (await issueKey(h.db, 'bob')).key;
+    await settled();
+    expect((await h.api(`/filters/user?key=${aliceKey}`)).status).toBe(200);
+    expect((await h.api(`/filters/user?key=${bobKey}`)).status).toBe(200);
+    // bob's key, deactivated silently: while its answer is kept, bob is still let in
+    await silently(h.db, sql`update users set deleted_at = now() where id = ${bob.id}`);
+    const change = heard(h.db, 'user', alice.id);
+    await revokeKey(h.db, aliceKey);
+    await change;
+    expect((await h.api(`/filters/user?key=${aliceKey}`)).status).toBe(403);
+    expect((await h.api(`/filters/user?key=${bobKey}`)).status).toBe(200);
+  });
+
+  it('an unknown key becomes its user’s once issued', async () => {
+    const carol = await insertUser(h.db, { name: 'carol', confirmedAt: new Date() });
+    const issued = await issueKey(h.db, 'carol');
+    await settled();
+    expect((await h.api(`/filters/user?key=${issued.key}`)).status).toBe(200);
+    // a key inserted silently stays unknown (anonymous) until a key change of any user is heard
+    const { generateApiKey } = await import('../../src/contexts/users/api-keys.js');
+    const silent = generateApiKey();
+    expect((await h.api(`/filters/user?key=${silent.key}`)).status).toBe(403);
+    await silently(h.db, sql`insert into api_keys (user_id, key_hash, prefix) values (${carol.id}, ${silent.hash}, ${silent.prefix})`);
+    expect((await h.api(`/filters/user?key=${silent.key}`)).status).toBe(403);
+    const change = heard(h.db, 'user', carol.id);
+    await issueKey(h.db, 'carol');
+    await change;
+    expect((await h.api(`/filters/user?key=${silent.key}`)).status).toBe(200);
+  });
+
+  it('a role change applies at once', async () => {
+    const dave = await insertUser(h.db, { name: 'dave', confirmedAt: new Date() });
+    const owner = await insertUser(h.db, { name: 'owner' });
+    const key = (await issueKey(h.db, 'dave')).key;
+    // another user's private filter: moderators may view it, plain users not
+    const own = await insertFilter(h.db, { name: 'private one', userId: owner.id, public: false });
+    await settled();
+    const view = async () => (await h.api(`/filters/${own.id}?key=${key}`)).status;
+    expect(await view()).toBe(404);
+    const change = heard(h.db, 'user', dave.id);
+    await setRole(h.db, 'dave', 'moderator');
+    await change;
+    expect(await view()).toBe(200);
+  });
+
+  it('a ban applies at once, and its lifting too', async () => {
+    await insertUser(h.db, { name: 'erin', confirmedAt: new Date() });
+    const key = (await issueKey(h.db, 'erin')).key;
+    await settled();
+    expect((await h.api(`/filters/system?key=${key}`)).status).toBe(200);
+    const banned = new Promise<number>((resolve) => {
+      const stop = changeFeedOf(h.db).subscribe((c) => {
+        if (c.kind === 'bans' && 'id' in c) {
+          stop();
+          resolve(c.id);
+        }
+      });
+    });
+    const ban = await banUser(h.db, 'erin', { reason: 'spam', until: null });
+    expect(await banned).toBe(ban.id);
+    const res = await h.api(`/filters/system?key=${key}`);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('Banned: spam');
+    expect((await h.api('/filters/system')).status).toBe(200);
+    const lifted = heard(h.db, 'bans', ban.id);
+    await unban(h.db, ban.id);
+    await lifted;
+    expect((await h.api(`/filters/system?key=${key}`)).status).toBe(200);
+  });
+});
