@@ -14,6 +14,7 @@
  * coefficient, row-major) is bit 63−k of the number.
  */
 import sharp, { type Region } from 'sharp';
+import { popcount32 } from '../lib/popcount.js';
 import { dct2 } from './dct.js';
 import { decodeSearchFrame, intensitiesFromPixels, type Intensities, type IntensitiesOptions, type IntensitiesSource, type Raster } from './intensities.js';
 
@@ -104,9 +105,7 @@ export function hammingDistance(a: string, b: string): number {
   return popcount32((parseInt(a.slice(0, 8), 16) ^ parseInt(b.slice(0, 8), 16)) >>> 0) + popcount32((parseInt(a.slice(8), 16) ^ parseInt(b.slice(8), 16)) >>> 0);
 }
 
-export function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
+/** How far two fingerprints are apart: the smaller Hamming distance of their two hashes. */
+export function fingerprintDistance(a: Fingerprint, b: Fingerprint): number {
+  return Math.min(hammingDistance(a.phash, b.phash), hammingDistance(a.chash, b.chash));
 }

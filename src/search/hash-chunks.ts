@@ -18,16 +18,19 @@ export function chunkTerms(hash: string): string[] {
   return Array.from({ length: CHUNKS }, (_, j) => `${j}${hash.slice(4 * j, 4 * j + 4)}`);
 }
 
-/** Every chunk term within `radius` bits of the hash's chunks (radius ≤ 16). */
-export function chunkTermsWithin(hash: string, radius: number): string[] {
+/** Per chunk, the 4-digit hex values within `radius` bits of the hash's chunk (radius ≤ 16). */
+export function chunkValuesWithin(hash: string, radius: number): string[][] {
   const masks: number[] = [];
   for (let m = 0; m < 1 << 16; m++) if (bitCount16(m) <= radius) masks.push(m);
-  const out: string[] = [];
-  for (let j = 0; j < CHUNKS; j++) {
+  return Array.from({ length: CHUNKS }, (_, j) => {
     const value = parseInt(hash.slice(4 * j, 4 * j + 4), 16);
-    for (const m of masks) out.push(`${j}${(value ^ m).toString(16).padStart(4, '0')}`);
-  }
-  return out;
+    return masks.map((m) => (value ^ m).toString(16).padStart(4, '0'));
+  });
+}
+
+/** Every chunk term within `radius` bits of the hash's chunks. */
+export function chunkTermsWithin(hash: string, radius: number): string[] {
+  return chunkValuesWithin(hash, radius).flatMap((values, j) => values.map((v) => `${j}${v}`));
 }
 
 function bitCount16(x: number): number {

@@ -2,7 +2,7 @@
  * The `process-image` job (reference §8.5): load the stored original, process it (metadata
  * stripped, intensities, fingerprint, a version for every box smaller than the image), store every file, and
  * write back the processed file's hash, size and dimensions with the intensities and the
- * fingerprint, setting
+ * fingerprint and near-duplicate reports (duplicates.ts), setting
  * `thumbnails_generated` and `processed` (the outbox trigger on `images` reindexes the image).
  *
  * Files per type (only the versions whose box is smaller than the image are made):
@@ -36,6 +36,7 @@ import { formatInfo } from '../../media/formats.js';
 import { processImage, type ProcessedImage, type ProcessOptions } from '../../media/process.js';
 import { boxesSmallerThan, fitInside, type Representation } from '../../media/representations.js';
 import type { FileStore } from '../../media/storage.js';
+import { recordNearDuplicates } from './duplicates.js';
 import { saveFingerprint } from './fingerprints.js';
 import { PROCESS_IMAGE_JOB } from './submit.js';
 
@@ -108,6 +109,7 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
       .values({ imageId, ...intensities })
       .onConflictDoUpdate({ target: imageIntensities.imageId, set: { ...intensities } });
     await saveFingerprint(tx, imageId, fingerprint);
+    await recordNearDuplicates(tx, imageId, fingerprint);
     await tx
       .update(images)
       .set({

@@ -8,6 +8,17 @@ CREATE TABLE "image_fingerprints" (
 	"version" smallint NOT NULL
 );
 --> statement-breakpoint
+-- The four 16-bit chunks of each hash, for finding near-duplicates at submission by
+-- multi-index hashing in SQL (src/contexts/images/duplicates.ts).
+CREATE INDEX "image_fingerprints_p0_idx" ON "image_fingerprints" (substr("phash", 1, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_p1_idx" ON "image_fingerprints" (substr("phash", 5, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_p2_idx" ON "image_fingerprints" (substr("phash", 9, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_p3_idx" ON "image_fingerprints" (substr("phash", 13, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_c0_idx" ON "image_fingerprints" (substr("chash", 1, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_c1_idx" ON "image_fingerprints" (substr("chash", 5, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_c2_idx" ON "image_fingerprints" (substr("chash", 9, 4));--> statement-breakpoint
+CREATE INDEX "image_fingerprints_c3_idx" ON "image_fingerprints" (substr("chash", 13, 4));
+--> statement-breakpoint
 CREATE TRIGGER image_fingerprints_outbox AFTER INSERT OR UPDATE OR DELETE ON image_fingerprints
   FOR EACH ROW EXECUTE FUNCTION tagwise_outbox_row('images', 'image_id');
 --> statement-breakpoint

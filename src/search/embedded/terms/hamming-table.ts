@@ -15,6 +15,7 @@
  * added since the last build are compared one by one, and the tables are rebuilt once the tail is
  * an eighth of what they hold. Terms that are not 16 hex digits are ignored.
  */
+import { popcount32 } from '../../../lib/popcount.js';
 import type { TermDictionary } from './keyword-index.js';
 
 const CHUNKS = 4;
@@ -32,12 +33,6 @@ const UP_TO_WEIGHT = new Uint32Array(17);
   for (let w = 1; w <= 16; w++) UP_TO_WEIGHT[w]! += UP_TO_WEIGHT[w - 1]!;
 }
 
-export function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
 
 const HEX64 = /^[0-9a-f]{16}$/;
 
