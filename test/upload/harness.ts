@@ -14,6 +14,7 @@ import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/uploa
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { FileStore } from '../../src/media/storage.js';
+import type { SearchEngine } from '../../src/search/engine.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
 import { insertKey, insertTag, insertUser, serveApp, stubEngine } from '../http/harness.js';
@@ -58,6 +59,8 @@ export interface UploadHarness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   upload?: UploadOptions;
+  /** The search engine of the app (default: none; any search fails the test). */
+  engine?: SearchEngine;
 }
 
 export async function startUploadHarness(options: HarnessOptions = {}): Promise<UploadHarness> {
@@ -95,7 +98,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   const deps: DepsWithUploads = {
     config,
     db: testDb.db,
-    engine: stubEngine,
+    engine: options.engine ?? stubEngine,
     logger: { error: (obj) => logged.push(obj) },
     fileStore: store,
     ...(options.upload ? { upload: options.upload } : {}),
