@@ -61,10 +61,14 @@ export function dctHash(luma: ArrayLike<number>): string {
   const low = dct2(luma, GRID, LOW);
   const sorted = Float64Array.from(low).sort();
   const median = ((sorted[LOW * LOW / 2 - 1] as number) + (sorted[LOW * LOW / 2] as number)) / 2;
+  // Symmetric pictures have coefficients that are zero but for rounding, which the summation
+  // order decides: a bit is set only when clearly above the median.
+  const tolerance = 1e-9 * Math.max(Math.abs(sorted[0] as number), Math.abs(sorted[sorted.length - 1] as number));
+  const above = (c: number) => c - median > tolerance;
   let hi = 0;
   let lo = 0;
-  for (let k = 0; k < 32; k++) if ((low[k] as number) > median) hi |= 1 << (31 - k);
-  for (let k = 0; k < 32; k++) if ((low[32 + k] as number) > median) lo |= 1 << (31 - k);
+  for (let k = 0; k < 32; k++) if (above(low[k] as number)) hi |= 1 << (31 - k);
+  for (let k = 0; k < 32; k++) if (above(low[32 + k] as number)) lo |= 1 << (31 - k);
   return (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
 }
 
