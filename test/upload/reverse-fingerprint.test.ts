@@ -195,7 +195,7 @@ describe('near-duplicates at submission', () => {
     expect(await h.db.select().from(s.duplicateReports).where(sql`${s.duplicateReports.imageId} = ${otherRes.body.image.id}`)).toEqual([]);
 
     const out: string[] = [];
-    const handle = await openDatabase({ databaseUrl: h.dbUrl, max: 1 });
+    const handle = await openDatabase({ databaseUrl: h.dbUrl, dataDir: h.dataDir, max: 1 });
     try {
       const run = (...argv: string[]) => runCommand(argv, { out: (l) => out.push(l) }, (fn) => fn(handle.db));
       await run('duplicates', 'list');

@@ -160,7 +160,7 @@ describe('limit and distance', () => {
     // "abc" and negative values read as 0; values above 1 are clamped to 1.
     expect(found(await search('&distance=abc'))).toEqual(near.slice(0, 1));
     expect(found(await search('&distance=-0.5'))).toEqual(near.slice(0, 1));
-    // At 1 the perceptual threshold (48 of 64 bits) admits nearly anything, as the reference's 1
+    // At 1 the perceptual threshold (40 of 64 bits) admits nearly anything, as the reference's 1
     // does: the intensity matches are all there, after the perceptual ones.
     const lenient = found(await search('&distance=7'));
     expect(lenient.slice(-3)).toEqual(near.slice(0, 3));

@@ -78,12 +78,13 @@ export interface SearchKey {
 
 /**
  * `distance` (0..1) as the largest Hamming distance of a perceptual match, of 64 bits: 0.25 (the
- * default) allows 12, which keeps a copy rescaled, recompressed, brightened, watermarked or
- * trimmed by a few percent of its border (bench/reverse.ts measures it) while two unrelated
- * pictures are 20 or more bits apart; 1 allows 48, nearly anything, as the reference's 1 does.
+ * default) allows 10, which keeps a copy rescaled, recompressed, brightened, watermarked or
+ * trimmed by a few percent of its border while unrelated pictures stay out (bench/reverse.ts
+ * measures both; at 12, one distractor in fifty found something); 1 allows 40, nearly anything,
+ * as the reference's 1 does.
  */
 export function hammingThreshold(distance: number): number {
-  return Math.round(Math.min(1, Math.max(0, distance)) * 48);
+  return Math.round(Math.min(1, Math.max(0, distance)) * 40);
 }
 
 /** At most this many intensity matches are considered (the closest); the reference has no cap. */

@@ -6,8 +6,8 @@
  * The 64 bits are cut into four 16-bit chunks. When two hashes differ in at most d bits, one of
  * the four chunks differs in at most ⌊d/4⌋ bits (pigeonhole). So for each chunk, every value within
  * ⌊d/4⌋ bits of the query's chunk is looked up in a table of that chunk (value → term ordinals),
- * and only the terms found are compared in full. For d = 12 that is 4 × 697 lookups; a random
- * hash shares a given chunk value with one term in 65,536, so a million terms give some forty
+ * and only the terms found are compared in full. For d = 10 that is 4 × 137 lookups; a random
+ * hash shares a given chunk value with one term in 65,536, so a million terms give some eight
  * thousand candidates to compare, against a million for a scan. When the lookups would not be
  * cheaper than the scan (large d), the terms are scanned.
  *
@@ -67,35 +67,43 @@ export class HammingTable {
   within(hash: [number, number], maxDistance: number, found: (ord: number, distance: number) => void): void {
     this.refresh();
     const [qhi, qlo] = hash;
-    const compare = (ord: number) => {
-      if (this.valid[ord] === 0) return;
-      const d = popcount32((this.hi[ord]! ^ qhi) >>> 0) + popcount32((this.lo[ord]! ^ qlo) >>> 0);
-      if (d <= maxDistance) found(ord, d);
-    };
+    // locals: the loops below run tens of thousands of times a search
+    const hi = this.hi;
+    const lo = this.lo;
+    const valid = this.valid;
     const radius = Math.min(16, Math.floor(Math.max(0, maxDistance) / CHUNKS));
-    const lookups = CHUNKS * UP_TO_WEIGHT[radius]!;
+    const masks = UP_TO_WEIGHT[radius]!;
     // Expected candidates of the lookups against a scan of every table entry.
-    if (this.built === 0 || lookups * (this.built / CHUNK_VALUES + 1) >= this.built) {
-      for (let ord = 0; ord < this.known; ord++) compare(ord);
+    const scan = (from: number) => {
+      for (let ord = from, n = this.known; ord < n; ord++) {
+        if (valid[ord] === 0) continue;
+        const d = popcount32((hi[ord]! ^ qhi) >>> 0) + popcount32((lo[ord]! ^ qlo) >>> 0);
+        if (d <= maxDistance) found(ord, d);
+      }
+    };
+    if (this.built === 0 || CHUNKS * masks * (this.built / CHUNK_VALUES + 1) >= this.built) {
+      scan(0);
       return;
     }
     this.query = (this.query + 1) >>> 0 || 1;
     const stamp = this.query;
+    const seen = this.seen;
     for (let j = 0; j < CHUNKS; j++) {
       const q = chunkOf(qhi, qlo, j);
       const offsets = this.offsets[j]!;
       const entries = this.entries[j]!;
-      for (let m = 0, end = UP_TO_WEIGHT[radius]!; m < end; m++) {
+      for (let m = 0; m < masks; m++) {
         const v = q ^ MASKS[m]!;
         for (let k = offsets[v]!, stop = offsets[v + 1]!; k < stop; k++) {
           const ord = entries[k]!;
-          if (this.seen[ord] === stamp) continue;
-          this.seen[ord] = stamp;
-          compare(ord);
+          if (seen[ord] === stamp) continue;
+          seen[ord] = stamp;
+          const d = popcount32((hi[ord]! ^ qhi) >>> 0) + popcount32((lo[ord]! ^ qlo) >>> 0);
+          if (d <= maxDistance) found(ord, d);
         }
       }
     }
-    for (let ord = this.built; ord < this.known; ord++) compare(ord);
+    scan(this.built);
   }
 
   /** Parse the terms added since the last call; rebuild the tables when the tail grew too long. */
