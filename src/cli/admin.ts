@@ -36,8 +36,9 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
-  fingerprints backfill                            compute missing perceptual fingerprints
-                                                   (resumable: run it again after an interruption)
+  fingerprints backfill [--batch N]                compute missing perceptual fingerprints, N images
+                                                   a transaction (default 50); resumable: run it
+                                                   again after an interruption
   duplicates list                                  open near-duplicate reports
   duplicates merge SOURCE TARGET                   hide image SOURCE as a duplicate of TARGET
 
@@ -75,6 +76,7 @@ const options = {
   note: { type: 'string' },
   until: { type: 'string' },
   for: { type: 'string' },
+  batch: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseCommandLine>['values'];
@@ -242,14 +244,15 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
     }
     case 'fingerprints':
       if (action === 'backfill') {
-        allow(values, cmd, []);
-        arity(rest, 0, 'fingerprints backfill');
+        allow(values, cmd, ['batch']);
+        arity(rest, 0, 'fingerprints backfill [--batch N]');
+        const batchSize = values.batch === undefined ? undefined : parseId(values.batch, '--batch');
         const fileStore = io.fileStore?.();
         if (fileStore === undefined) throw new AdminError('no image store configured');
         const result = await withDb((db) =>
           backfillFingerprints(
             { db, fileStore },
-            { onProgress: (p) => io.progress?.('fingerprints', p.done, p.total), onFailure: (id, reason) => io.out(`image ${id}: ${reason}`) },
+            { ...(batchSize === undefined ? {} : { batchSize }), onProgress: (p) => io.progress?.('fingerprints', p.done, p.total), onFailure: (id, reason) => io.out(`image ${id}: ${reason}`) },
           ),
         );
         io.out(`fingerprinted ${result.done - result.failed} image${result.done - result.failed === 1 ? '' : 's'}, ${result.failed} failed`);
