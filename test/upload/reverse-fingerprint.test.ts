@@ -12,24 +12,21 @@
 import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Indexer } from '../../indexer/index.js';
 import { runCommand } from '../../src/cli/admin.js';
 import { openDatabase } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { computeIntensities } from '../../src/media/intensities.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { insertFilter, insertImage, insertTag } from '../http/harness.js';
 import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
-let indexer: Indexer;
 let key: string;
 let original: Buffer;
 let originalId: number;
 let fingerprint: { phash: string; chash: string };
 
-const sync = () => indexer.syncOnce();
+const sync = () => h.sync();
 
 async function reverse(file: Buffer, params = '') {
   const url = h.serve(`/q-${Math.random().toString(36).slice(2)}.png`, { body: file });
@@ -45,10 +42,7 @@ function flipped(hash: string, n: number): string {
 }
 
 beforeAll(async () => {
-  const engine = new EmbeddedEngine();
-  h = await startUploadHarness({ engine });
-  indexer = new Indexer({ db: h.db, engine, deleteRows: 'immediate' });
-  await indexer.ensureIndexes();
+  h = await startUploadHarness({ search: true });
   await seedBoard(h.db);
   key = (await userWithKey(h.db)).key;
   original = (await generateDemoImage(501, 'png')).bytes;

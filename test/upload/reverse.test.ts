@@ -9,8 +9,6 @@ import * as s from '../../src/db/schema/index.js';
 import { DEFAULT_DISTANCE, parseDistance, parseLimit } from '../../src/contexts/images/reverse-search.js';
 import { computeIntensities } from '../../src/media/intensities.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
-import { Indexer } from '../../indexer/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { insertImage } from '../http/harness.js';
 import { assertResource } from '../support/resources.js';
 import { IMAGE } from '../support/spec-shapes.js';
@@ -27,17 +25,10 @@ async function reverse(query: string, init: RequestInit = {}) {
 }
 
 /** Bring the engine up to date with the database (after jobs or inserts). */
-async function sync() {
-  await indexer.syncOnce();
-}
-
-let indexer: Indexer;
+const sync = () => h.sync();
 
 beforeAll(async () => {
-  const engine = new EmbeddedEngine();
-  h = await startUploadHarness({ engine });
-  indexer = new Indexer({ db: h.db, engine, deleteRows: 'immediate' });
-  await indexer.ensureIndexes();
+  h = await startUploadHarness({ search: true });
   await seedBoard(h.db);
   const { key } = await userWithKey(h.db);
   for (const [label, seed, kind] of [['png', 301, 'png'], ['jpeg', 302, 'jpeg'], ['gif', 303, 'gif'], ['svg', 304, 'svg']] as const) {
