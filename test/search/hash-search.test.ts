@@ -116,10 +116,14 @@ describe('embedded searchHashes', () => {
     );
   }, 120_000);
 
-  it('refuses a malformed hash and a field that is not a keyword field', async () => {
+  it('refuses a malformed hash and a field that is not a keyword field; an unmapped field finds nothing', async () => {
     const engine = new EmbeddedEngine();
     await engine.ensureIndex({ name: 'images', mapping: imagesMapping });
     await expect(engine.searchHashes('images', { hashes: [{ field: 'phash', value: 'xyz' }], maxDistance: 4, size: 1 })).rejects.toThrow(/16 lowercase hex digits/);
     await expect(engine.searchHashes('images', { hashes: [{ field: 'score', value: '0000000000000000' }], maxDistance: 4, size: 1 })).rejects.toThrow(/not a keyword field/);
+    // an index whose mapping predates the field answers nothing rather than failing
+    await engine.ensureIndex({ name: 'old', mapping: { dynamic: false, properties: { id: { type: 'integer' } } } });
+    await engine.write('old', [{ id: 1, phash: '0000000000000000' }]);
+    expect(await engine.searchHashes('old', { hashes: [{ field: 'phash', value: '0000000000000000' }], maxDistance: 4, size: 1 })).toEqual({ hits: [], total: 0 });
   });
 });

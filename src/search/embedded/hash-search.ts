@@ -32,7 +32,9 @@ export function searchIndexHashes(index: PhysicalIndex, request: HashSearchReque
       const hash = parseHash64(value);
       if (hash === null) throw new Error(`[${field}] the hash must be 16 lowercase hex digits, got ${JSON.stringify(value)}`);
       const f = index.root.byPath.get(field);
-      if (f === undefined || f.kind !== 'keyword') throw new Error(`[${field}] is not a keyword field of [${index.name}]`);
+      // an index built before the field was mapped holds no such hashes (as OpenSearch answers)
+      if (f === undefined) continue;
+      if (f.kind !== 'keyword') throw new Error(`[${field}] is not a keyword field of [${index.name}]`);
       // the table outlives the search: its arrays are built outside the search's memory
       outsideSearchMemory(() =>
         tableOf(f.dict).within(hash, request.maxDistance, (ord, distance) => {
