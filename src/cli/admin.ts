@@ -1,11 +1,16 @@
 /**
  * Operator commands against the configured database: users, roles, API keys, system filters, the
- * featured image, parked background jobs and bans. `npm run admin -- --help` for usage.
+ * featured image, fingerprints and duplicate reports, parked background jobs and bans. `npm run admin -- --help` for usage.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
 import { AdminError } from '../contexts/errors.js';
+import { join } from 'node:path';
+import { listOpenDuplicateReports, mergeDuplicate, type DuplicateReportListing } from '../contexts/images/duplicates.js';
 import { featureImage } from '../contexts/images/features.js';
+import { backfillFingerprints } from '../contexts/images/fingerprints.js';
+import { FileStore } from '../media/storage.js';
+import { ProgressBar } from './progress-bar.js';
 import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../contexts/filters/system-filters.js';
 import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
 import { createUser, parseRole, setRole } from '../contexts/users/accounts.js';
@@ -32,6 +37,11 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
+  fingerprints backfill [--batch N]                compute missing perceptual fingerprints, N images
+                                                   a transaction (default 50); resumable: run it
+                                                   again after an interruption
+  duplicates list                                  open near-duplicate reports
+  duplicates merge SOURCE TARGET                   hide image SOURCE as a duplicate of TARGET
 
 Background jobs (a job that failed its last attempt is parked: it stays until retried or removed)
   jobs list                                        parked jobs with their last error
@@ -72,6 +82,7 @@ const options = {
   note: { type: 'string' },
   until: { type: 'string' },
   for: { type: 'string' },
+  batch: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseCommandLine>['values'];
@@ -142,6 +153,14 @@ function formatParkedJob(j: { id: number; kind: string; payload: unknown; attemp
 /** What a command needs from the world, so that tests can run commands in-process too. */
 export interface CommandIo {
   out: (line: string) => void;
+  /** Where image files are stored (commands that read them). */
+  fileStore?: () => FileStore;
+  /** Progress of long commands (a bar on stderr for the program). */
+  progress?: (phase: string, done: number, total: number) => void;
+}
+
+function formatReport(r: DuplicateReportListing): string {
+  return `${r.id}\timage ${r.imageId} resembles ${r.duplicateOfImageId}\tdistance ${r.distance}\t${r.createdAt.toISOString()}`;
 }
 
 /**
@@ -234,6 +253,41 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
       io.out(`image ${id} is now featured`);
       return;
     }
+    case 'fingerprints':
+      if (action === 'backfill') {
+        allow(values, cmd, ['batch']);
+        arity(rest, 0, 'fingerprints backfill [--batch N]');
+        const batchSize = values.batch === undefined ? undefined : parseId(values.batch, '--batch');
+        const fileStore = io.fileStore?.();
+        if (fileStore === undefined) throw new AdminError('no image store configured');
+        const result = await withDb((db) =>
+          backfillFingerprints(
+            { db, fileStore },
+            { ...(batchSize === undefined ? {} : { batchSize }), onProgress: (p) => io.progress?.('fingerprints', p.done, p.total), onFailure: (id, reason) => io.out(`image ${id}: ${reason}`) },
+          ),
+        );
+        io.out(`fingerprinted ${result.done - result.failed} image${result.done - result.failed === 1 ? '' : 's'}, ${result.failed} failed`);
+        return;
+      }
+      break;
+    case 'duplicates':
+      if (action === 'list') {
+        allow(values, cmd, []);
+        arity(rest, 0, 'duplicates list');
+        const list = await withDb((db) => listOpenDuplicateReports(db));
+        io.out(list.length === 0 ? 'no open duplicate reports' : list.map(formatReport).join('\n'));
+        return;
+      }
+      if (action === 'merge') {
+        allow(values, cmd, []);
+        arity(rest, 2, 'duplicates merge SOURCE TARGET');
+        const source = parseId(rest[0], 'SOURCE');
+        const target = parseId(rest[1], 'TARGET');
+        await withDb((db) => mergeDuplicate(db, source, target));
+        io.out(`image ${source} is now hidden as a duplicate of ${target}`);
+        return;
+      }
+      break;
     case 'ban':
       if (action === 'user' || action === 'ip') {
         allow(values, cmd, ['reason', 'note', 'until', 'for']);
@@ -307,7 +361,17 @@ async function main(): Promise<number> {
     return fn(handle.db);
   };
   try {
-    await runCommand(process.argv.slice(2), { out: (line) => console.log(line) }, withDb);
+    const bar = new ProgressBar();
+    const io: CommandIo = {
+      out: (line) => console.log(line),
+      fileStore: () => new FileStore(join(config.dataDir, 'images')),
+      progress: (phase, done, total) => bar.update(phase, done, total),
+    };
+    try {
+      await runCommand(process.argv.slice(2), io, withDb);
+    } finally {
+      bar.finish();
+    }
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {

@@ -21,6 +21,7 @@ import {
   type Role,
 } from '../db/schema/index.js';
 import { isMediaError } from '../media/errors.js';
+import type { Fingerprint } from '../media/fingerprint.js';
 import { processImage } from '../media/process.js';
 import type { FileStore } from '../media/storage.js';
 import { aliasSetProblems } from '../contexts/tags/aliases.js';
@@ -43,6 +44,8 @@ export interface FileFacts {
   origSha512: string;
   /** Corner intensities, when the file was processed (null when the stored one was kept). */
   intensities: { nw: number; ne: number; sw: number; se: number } | null;
+  /** Perceptual hashes, when the file was processed (null when the stored one was kept). */
+  fingerprint: Fingerprint | null;
   storageKey: string;
   name: string;
   /** Bytes still to write (null when the stored file is already this one). */
@@ -114,6 +117,7 @@ async function analyseFile(store: FileStore | undefined, baseDir: string, img: I
       sha512: existing.imageSha512Hash,
       origSha512: origSha,
       intensities: null,
+      fingerprint: null,
       storageKey: existing.storageKey,
       name,
       pending: null,
@@ -126,7 +130,7 @@ async function analyseFile(store: FileStore | undefined, baseDir: string, img: I
     if (isMediaError(err)) throw new Error(`file: ${err.message}`);
     throw err;
   }
-  const { analysis, representations, intensities } = processed;
+  const { analysis, representations, intensities, fingerprint } = processed;
   const pending = representations.map((r) => ({ key: store.pathFor(img.created_at, img.id, r.name, r.ext), buffer: r.buffer }));
   const storageKey = store.pathFor(img.created_at, img.id, 'full', analysis.format);
   if (!pending.some((p) => p.key === storageKey)) pending.unshift({ key: storageKey, buffer: bytes });
@@ -143,6 +147,7 @@ async function analyseFile(store: FileStore | undefined, baseDir: string, img: I
     sha512: processed.processed.sha512,
     origSha512: analysis.sha512,
     intensities,
+    fingerprint,
     storageKey,
     name,
     pending,

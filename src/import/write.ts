@@ -17,6 +17,7 @@ import {
   galleryInteractions,
   imageFeatures,
   imageIntensities,
+  imageFingerprints,
   imageSources,
   imageTaggings,
   images,
@@ -30,6 +31,7 @@ import {
 import { reserveIds, resetSequences } from '../seed/common.js';
 import { categoryFor } from '../contexts/tags/categories.js';
 import type { Transaction } from '../db/executor.js';
+import { fingerprintRow } from '../contexts/images/fingerprints.js';
 import { getOrCreateTags } from '../contexts/tags/get-or-create.js';
 import { hashApiKey } from '../contexts/users/api-keys.js';
 import { assetKey, type Resolved } from './check.js';
@@ -351,6 +353,11 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     return [];
   });
   await upsertById(tx, imageIntensities, imageIntensities.imageId, 'imageId', intensityRows, tally, 'image_intensities');
+  const fingerprintRows = board.images.flatMap((img) => {
+    const f = resolved.files.get(img.id)?.fingerprint;
+    return f ? [fingerprintRow(img.id, f)] : [];
+  });
+  await upsertById(tx, imageFingerprints, imageFingerprints.imageId, 'imageId', fingerprintRows, tally, 'image_fingerprints');
 
   // comments
   await upsertById(tx, comments, comments.id, 'id', board.comments.map((c) => ({

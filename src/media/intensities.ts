@@ -49,14 +49,22 @@ export async function computeIntensities(
   source?: IntensitiesSource,
   options?: IntensitiesOptions,
 ): Promise<Intensities> {
+  const raster = await decodeSearchFrame(bytes, source, options);
+  return intensitiesFromPixels(raster.data, raster.width, raster.height, raster.channels, raster.bits);
+}
+
+/**
+ * The raster reverse search looks at: png and jpeg directly, gif and webm the frame at half the
+ * duration, svg its rendering. The intensities and the perceptual fingerprint both read it.
+ */
+export async function decodeSearchFrame(bytes: Buffer, source?: IntensitiesSource, options?: IntensitiesOptions): Promise<Raster> {
   let format = source?.format;
   if (format === undefined) {
     const sniffed = await sniff(bytes);
     if (sniffed.format === null) throw MediaError.invalidMime(sniffed.mimeType);
     format = sniffed.format;
   }
-  const raster = await decodeForIntensities(bytes, format, source?.duration, options);
-  return intensitiesFromPixels(raster.data, raster.width, raster.height, raster.channels, raster.bits);
+  return decodeForIntensities(bytes, format, source?.duration, options);
 }
 
 export interface Raster {

@@ -22,6 +22,26 @@ export interface SearchResult {
   total: number;
 }
 
+/**
+ * Documents whose 64-bit hashes (keyword fields of 16 lowercase hex digits) lie within a Hamming
+ * distance of the query's: reverse image search. A document's distance is the smallest over the
+ * fields given. Only documents `filter` matches are considered, so what it excludes never takes a
+ * place in the page.
+ */
+export interface HashSearchRequest {
+  hashes: { field: string; value: string }[];
+  maxDistance: number;
+  filter?: Query;
+  size: number;
+}
+
+export interface HashSearchResult {
+  /** Closest first, then by id. */
+  hits: { id: number; distance: number }[];
+  /** Every matching document. */
+  total: number;
+}
+
 /** Everything an engine needs to know to create an index. */
 export interface IndexSpec {
   /** The alias clients search, e.g. `images`. */
@@ -42,6 +62,8 @@ export interface SearchEngine {
   /** Delete documents by id; unknown ids are ignored. */
   remove(index: string, ids: number[]): Promise<void>;
   search(index: string, request: SearchRequest): Promise<SearchResult>;
+  /** Documents near the given hashes (see `HashSearchRequest`). */
+  searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult>;
   /** Stored documents by id (for drift checks); missing ids are absent from the map. */
   get(index: string, ids: number[]): Promise<Map<number, IndexDocument>>;
   /** Number of documents in the index. */

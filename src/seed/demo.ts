@@ -12,6 +12,7 @@ import sharp from 'sharp';
 import type { Database } from '../db/client.js';
 import { generateDemoImage } from '../media/demo-images.js';
 import type { FileStore } from '../media/storage.js';
+import { fingerprintRow } from '../contexts/images/fingerprints.js';
 import { avatarSvg } from '../contexts/users/avatar.js';
 import {
   fileStoresBeside,
@@ -148,6 +149,7 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
       const spec = plan.files[i]!;
       applyFile(byId.get(spec.id)!, f);
       plan.imageIntensities.push({ imageId: spec.id, ...f.intensities });
+      plan.imageFingerprints.push(fingerprintRow(spec.id, f.fingerprint));
     });
     for (const a of plan.avatars) {
       const png = await sharp(Buffer.from(avatarSvg(a.name))).resize(125, 125).png().toBuffer();

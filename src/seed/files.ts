@@ -5,6 +5,7 @@
 import sharp from 'sharp';
 import { generateDemoImage, type DemoKind } from '../media/demo-images.js';
 import type { MediaFormat, MediaMimeType } from '../media/formats.js';
+import type { Fingerprint } from '../media/fingerprint.js';
 import type { Intensities } from '../media/intensities.js';
 import { processImage } from '../media/process.js';
 import type { FileStore } from '../media/storage.js';
@@ -82,6 +83,7 @@ export interface ImageFileFacts {
   sha512: string;
   origSha512: string;
   intensities: Intensities;
+  fingerprint: Fingerprint;
   /** Key of the stored original, `Y/M/D/ID/full.EXT`. */
   storageKey: string;
   /** Every key written, the original first. */
@@ -96,7 +98,7 @@ export function originalExtension(format: MediaFormat): string {
 /** Generate, process and store one image's files. */
 export async function makeImageFiles(store: FileStore, spec: ImageFileSpec, options: ImageFileOptions = {}): Promise<ImageFileFacts> {
   const demo = await demoPicture(spec.seed, spec.kind, options.maxSide);
-  const { analysis, intensities, representations, processed } = await processImage(demo.bytes);
+  const { analysis, intensities, fingerprint, representations, processed } = await processImage(demo.bytes);
   const keys: string[] = [];
   let storageKey: string | undefined;
   for (const rep of representations) {
@@ -129,6 +131,7 @@ export async function makeImageFiles(store: FileStore, spec: ImageFileSpec, opti
     sha512: processed.sha512,
     origSha512: analysis.sha512,
     intensities,
+    fingerprint,
     storageKey,
     keys,
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  imageFingerprints,
   galleries, galleryInteractions, imageFaves, imageHides, images, imageSources, imageSubscriptions,
   imageTaggings, imageVotes, tags, users,
 } from '../../src/db/schema/index.js';
@@ -74,6 +75,8 @@ describe('image documents', () => {
       { galleryId: g2!.id, imageId, position: 0 },
     ]);
 
+    await db.insert(imageFingerprints).values({ imageId, phash: '0123456789abcdef', chash: 'fedcba9876543210', version: 1 });
+
     const docs = await loadImageDocuments(db, [imageId, 999_999]);
     expect(docs).toHaveLength(1);
     expect(docs[0]).toEqual({
@@ -103,6 +106,8 @@ describe('image documents', () => {
       error_tag_count: 0, rating_tag_count: 1, origin_tag_count: 0, character_tag_count: 1, oc_tag_count: 1,
       species_tag_count: 0, body_type_tag_count: 0, content_fanmade_tag_count: 0,
       content_official_tag_count: 0, spoiler_tag_count: 0,
+      phash: '0123456789abcdef', chash: 'fedcba9876543210',
+      phash_chunks: ['00123', '14567', '289ab', '3cdef'], chash_chunks: ['0fedc', '1ba98', '27654', '33210'],
     });
   });
 
@@ -119,6 +124,7 @@ describe('image documents', () => {
       anonymous: true, animated: true, duration: 1.5, pixels: 200, ip: null, tags: [], tag_ids: [],
       tag_count: 0, source_url: [], source_count: 0, galleries: [], wilson_score: 0,
       favourited_by_users: [], deleted_by_user: null, deleted_by_user_id: null,
+      phash: null, chash: null, phash_chunks: [], chash_chunks: [],
     });
   });
 

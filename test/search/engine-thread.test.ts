@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Query } from '../../grammar/index.js';
-import { EngineThread } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine, EngineThread } from '../../src/search/embedded/index.js';
+import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { conformanceMapping, runEngineConformance } from './conformance.js';
 
 const threads: EngineThread[] = [];
@@ -42,6 +43,21 @@ describe('EngineThread', () => {
     const docs = await engine.get('images', [3, 1]);
     expect(docs).toBeInstanceOf(Map);
     expect([...docs.keys()]).toEqual([3]);
+  });
+
+  it('answers hash searches as the engine in process does', async () => {
+    const engine = started();
+    const local = new EmbeddedEngine();
+    const images = { name: 'images', mapping: imagesMapping };
+    const docs = Array.from({ length: 40 }, (_, i) => ({ id: i + 1, phash: (BigInt(i) * 0x0101010101n).toString(16).padStart(16, '0'), hidden_from_users: i % 5 === 0 }));
+    for (const e of [engine, local]) {
+      await e.ensureIndex(images);
+      await e.write('images', docs);
+    }
+    const request = { hashes: [{ field: 'phash', value: '0000000000000000' }], maxDistance: 12, filter: q({ bool: { must_not: [{ term: { hidden_from_users: true } }] } }), size: 10 };
+    const answer = await engine.searchHashes('images', request);
+    expect(answer.total).toBeGreaterThan(3);
+    expect(answer).toEqual(await local.searchHashes('images', request));
   });
 
   it("reports the engine's errors with their messages", async () => {

@@ -14,6 +14,8 @@ import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/uploa
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { FileStore } from '../../src/media/storage.js';
+import { Indexer } from '../../indexer/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
 import { insertKey, insertTag, insertUser, serveApp, stubEngine } from '../http/harness.js';
@@ -50,6 +52,8 @@ export interface UploadHarness {
   submit(key: string | null, body: unknown, init?: { headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
   /** Run every due job. */
   drain(): Promise<number>;
+  /** Bring the search engine up to date with the database (with `search: true`). */
+  sync(): Promise<void>;
   worker(): JobWorker;
   logged: unknown[];
   close(): Promise<void>;
@@ -58,6 +62,8 @@ export interface UploadHarness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   upload?: UploadOptions;
+  /** Give the app a real embedded engine, kept up to date by `sync()` (default: none; any search fails the test). */
+  search?: boolean;
 }
 
 export async function startUploadHarness(options: HarnessOptions = {}): Promise<UploadHarness> {
@@ -92,10 +98,13 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   });
   const store = new FileStore(join(dataDir, 'images'));
   const logged: unknown[] = [];
+  const engine = options.search ? new EmbeddedEngine() : undefined;
+  const indexer = engine ? new Indexer({ db: testDb.db, engine, deleteRows: 'immediate' }) : undefined;
+  await indexer?.ensureIndexes();
   const deps: DepsWithUploads = {
     config,
     db: testDb.db,
-    engine: stubEngine,
+    engine: engine ?? stubEngine,
     logger: { error: (obj) => logged.push(obj) },
     fileStore: store,
     ...(options.upload ? { upload: options.upload } : {}),
@@ -144,6 +153,10 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
       });
     },
     drain: () => worker.drain(),
+    async sync() {
+      if (!indexer) throw new Error('the harness was started without search');
+      await indexer.syncOnce();
+    },
     worker: makeWorker,
     logged,
     async close() {

@@ -1,7 +1,8 @@
 /**
  * The `process-image` job (reference §8.5): load the stored original, process it (metadata
- * stripped, intensities, a version for every box smaller than the image), store every file, and
- * write back the processed file's hash, size and dimensions with the intensities, setting
+ * stripped, intensities, fingerprint, a version for every box smaller than the image), store every file, and
+ * write back the processed file's hash, size and dimensions with the intensities and the
+ * fingerprint and near-duplicate reports (duplicates.ts), setting
  * `thumbnails_generated` and `processed` (the outbox trigger on `images` reindexes the image).
  *
  * Files per type (only the versions whose box is smaller than the image are made):
@@ -35,6 +36,8 @@ import { formatInfo } from '../../media/formats.js';
 import { processImage, type ProcessedImage, type ProcessOptions } from '../../media/process.js';
 import { boxesSmallerThan, fitInside, type Representation } from '../../media/representations.js';
 import type { FileStore } from '../../media/storage.js';
+import { recordNearDuplicates } from './duplicates.js';
+import { saveFingerprint } from './fingerprints.js';
 import { PROCESS_IMAGE_JOB } from './submit.js';
 
 export interface MediaProcessingOptions extends ProcessOptions {
@@ -99,12 +102,14 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
     await fileStore.put(key, file.buffer);
   }
 
-  const { analysis, intensities, processed } = result;
+  const { analysis, intensities, fingerprint, processed } = result;
   await db.transaction(async (tx) => {
     await tx
       .insert(imageIntensities)
       .values({ imageId, ...intensities })
       .onConflictDoUpdate({ target: imageIntensities.imageId, set: { ...intensities } });
+    await saveFingerprint(tx, imageId, fingerprint);
+    await recordNearDuplicates(tx, imageId, fingerprint);
     await tx
       .update(images)
       .set({

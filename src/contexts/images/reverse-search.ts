@@ -1,7 +1,16 @@
 /**
- * Reverse image search (reference §7): images whose four corner intensities are each within
- * 3·distance of the query's and whose aspect ratio is within distance, closest first. No filter,
- * hidden or approval exclusions apply.
+ * Reverse image search: the images that look like a given picture, closest first.
+ *
+ * Three kinds of match, merged in this order:
+ * 1. the identical file: an image whose `sha512_hash` or `orig_sha512_hash` is the picture's;
+ * 2. perceptual matches: images whose fingerprint (src/media/fingerprint.ts) lies within
+ *    `hammingThreshold(distance)` bits of the picture's, closest first, found by the search engine
+ *    without scanning every image (`SearchEngine.searchHashes`);
+ * 3. the reference's intensity matches (reference §7: the four corner intensities each within
+ *    3·distance and the aspect ratio within distance, closest first, in PostgreSQL), so every image
+ *    the reference finds is still found, after the closer perceptual matches.
+ * Every kind is searched through `visible`, the caller's filter and visibility as a query, inside
+ * the engine: a hidden image is never returned and never takes the place of a visible one.
  *
  * Parameters, as the reference reads them:
  * - `distance`: "0" is prefixed to the raw text and the leading float taken (`.3` → 0.3, `abc` → 0,
@@ -16,7 +25,10 @@ import type { Database } from '../../db/client.js';
 import { analyzeImage, type AnalyzeOptions } from '../../media/analyze.js';
 import { decodeQueue } from '../../media/decode-budget.js';
 import { MediaError } from '../../media/errors.js';
-import { computeIntensities, type Intensities } from '../../media/intensities.js';
+import type { Query } from '../../../grammar/index.js';
+import { computeSearchKeys, type Fingerprint } from '../../media/fingerprint.js';
+import type { Intensities } from '../../media/intensities.js';
+import type { SearchEngine } from '../../search/engine.js';
 
 export const DEFAULT_DISTANCE = 0.25;
 export const MAX_LIMIT = 50;
@@ -56,45 +68,115 @@ export interface SimilarImages {
   total: number;
 }
 
-export interface SimilarQuery {
+/** What a search needs of the picture asked about. */
+export interface SearchKey {
   intensities: Intensities;
   aspectRatio: number;
-  distance: number;
-  /** undefined: no limit (at most `PAGE_SIZE` entries, every match counted). */
-  limit?: number | undefined;
+  fingerprint: Fingerprint;
+  /** Of the bytes as given. */
+  sha512: string;
 }
 
-export async function findSimilarImages(db: Database, query: SimilarQuery): Promise<SimilarImages> {
-  const { nw, ne, sw, se } = query.intensities;
-  const d = query.distance;
+/**
+ * `distance` (0..1) as the largest Hamming distance of a perceptual match, of 64 bits: 0.25 (the
+ * default) allows 10, which keeps a copy rescaled, recompressed, brightened, watermarked or
+ * trimmed by a few percent of its border while unrelated pictures stay out (bench/reverse.ts
+ * measures both; at 12, one distractor in fifty found something); 1 allows 40, nearly anything,
+ * as the reference's 1 does.
+ */
+export function hammingThreshold(distance: number): number {
+  return Math.round(Math.min(1, Math.max(0, distance)) * 40);
+}
+
+/** At most this many intensity matches are considered (the closest); the reference has no cap. */
+export const INTENSITY_CANDIDATES = 10_000;
+const INDEX = 'images';
+/** Ids per engine request when intensity matches are passed through the filter. */
+const ID_BATCH = 1024;
+
+/** The reference's method: ids of the intensity matches, closest first (at most `cap`). */
+export async function intensityMatches(db: Database, key: Pick<SearchKey, 'intensities' | 'aspectRatio'>, distance: number, cap = INTENSITY_CANDIDATES): Promise<number[]> {
+  const { nw, ne, sw, se } = key.intensities;
+  const d = distance;
   const corner = 3 * d;
-  const take = Math.min(query.limit ?? PAGE_SIZE, PAGE_SIZE);
-  const rows = await db.execute<{ id: number; total: number }>(sql`
-    select i.id, count(*) over ()::int as total
+  const rows = await db.execute<{ id: number }>(sql`
+    select i.id
     from image_intensities x
     join images i on i.id = x.image_id
     where x.nw between ${nw - corner} and ${nw + corner}
       and x.ne between ${ne - corner} and ${ne + corner}
       and x.sw between ${sw - corner} and ${sw + corner}
       and x.se between ${se - corner} and ${se + corner}
-      and i.image_aspect_ratio between ${query.aspectRatio - d} and ${query.aspectRatio + d}
-    order by (x.nw - ${nw})^2 + (x.ne - ${ne})^2 + (x.sw - ${sw})^2 + (x.se - ${se})^2 + (i.image_aspect_ratio - ${query.aspectRatio})^2, i.id
-    limit ${take}`);
-  const matches = rows[0]?.total ?? 0;
-  return { ids: rows.map((r) => Number(r.id)), total: query.limit === undefined ? matches : Math.min(query.limit, matches) };
+      and i.image_aspect_ratio between ${key.aspectRatio - d} and ${key.aspectRatio + d}
+    order by (x.nw - ${nw})^2 + (x.ne - ${ne})^2 + (x.sw - ${sw})^2 + (x.se - ${se})^2 + (i.image_aspect_ratio - ${key.aspectRatio})^2, i.id
+    limit ${cap}`);
+  return rows.map((r) => Number(r.id));
+}
+
+export interface ReverseQuery {
+  key: SearchKey;
+  distance: number;
+  /** undefined: no limit (at most `PAGE_SIZE` entries, every match counted). */
+  limit?: number | undefined;
+  /** The images the caller may see (src/search/requests: `visibleImages`). */
+  visible: Query;
+}
+
+/** The ids among `ids` that `visible` lets through, in the order given. */
+async function visibleAmong(engine: SearchEngine, visible: Query, ids: number[]): Promise<number[]> {
+  const passed = new Set<number>();
+  for (let k = 0; k < ids.length; k += ID_BATCH) {
+    const batch = ids.slice(k, k + ID_BATCH);
+    const found = await engine.search(INDEX, { query: { bool: { filter: [visible, { terms: { id: batch } }] } }, size: batch.length });
+    for (const id of found.ids) passed.add(id);
+  }
+  return ids.filter((id) => passed.has(id));
+}
+
+/** See the module comment. */
+export async function reverseSearch(deps: { db: Database; engine: SearchEngine }, q: ReverseQuery): Promise<SimilarImages> {
+  const { db, engine } = deps;
+  const take = Math.min(q.limit ?? PAGE_SIZE, PAGE_SIZE);
+  const { key } = q;
+  const hashes = [
+    { field: 'phash', value: key.fingerprint.phash },
+    { field: 'chash', value: key.fingerprint.chash },
+  ];
+  const maxDistance = hammingThreshold(q.distance);
+  const sameFile: Query = { bool: { should: [{ term: { sha512_hash: key.sha512 } }, { term: { orig_sha512_hash: key.sha512 } }] } };
+  const [exact, near, byIntensity] = await Promise.all([
+    engine.search(INDEX, { query: { bool: { filter: [q.visible, sameFile] } }, sort: [{ id: 'asc' }], size: PAGE_SIZE }),
+    engine.searchHashes(INDEX, { hashes, maxDistance, filter: q.visible, size: PAGE_SIZE * 2 }),
+    intensityMatches(db, key, q.distance).then((ids) => visibleAmong(engine, q.visible, ids)),
+  ]);
+
+  // Which of the exact and intensity matches are perceptual matches too (maybe past the page):
+  // each image is counted once.
+  const perceptual = new Set(near.hits.map((h) => h.id));
+  const others = [...new Set([...exact.ids, ...byIntensity])].filter((id) => !perceptual.has(id));
+  if (others.length > 0 && near.total > near.hits.length) {
+    const alsoNear = await engine.searchHashes(INDEX, { hashes, maxDistance, filter: { bool: { filter: [q.visible, { terms: { id: others } }] } }, size: others.length });
+    for (const h of alsoNear.hits) perceptual.add(h.id);
+  }
+
+  const ordered = new Set<number>(exact.ids);
+  for (const h of near.hits) ordered.add(h.id);
+  for (const id of byIntensity) ordered.add(id);
+  const total = near.total + others.filter((id) => !perceptual.has(id)).length;
+  return { ids: [...ordered].slice(0, take), total: q.limit === undefined ? total : Math.min(q.limit, total) };
 }
 
 /**
- * What a search needs of an uploaded file: its corner intensities (png/jpeg directly, gif and webm
- * the frame at half the duration, svg its rendering) and aspect ratio. Null when the file cannot
- * be analysed (the reference then answers an empty result).
+ * What a search needs of an uploaded file: its corner intensities and fingerprint (png/jpeg
+ * directly, gif and webm the frame at half the duration, svg its rendering), aspect ratio and
+ * hash. Null when the file cannot be analysed (the reference then answers an empty result).
  */
-export async function searchKeyOf(bytes: Buffer, options?: AnalyzeOptions): Promise<{ intensities: Intensities; aspectRatio: number } | null> {
+export async function searchKeyOf(bytes: Buffer, options?: AnalyzeOptions): Promise<SearchKey | null> {
   try {
     return await decodeQueue.run(async () => {
       const analysis = await analyzeImage(bytes, options);
-      const intensities = await computeIntensities(bytes, analysis, options);
-      return { intensities, aspectRatio: analysis.aspectRatio };
+      const { intensities, fingerprint } = await computeSearchKeys(bytes, analysis, options);
+      return { intensities, fingerprint, aspectRatio: analysis.aspectRatio, sha512: analysis.sha512 };
     });
   } catch (error) {
     if (error instanceof MediaError) return null;

@@ -1,4 +1,4 @@
-import { boolean, doublePrecision, index, inet, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, doublePrecision, index, inet, integer, pgTable, primaryKey, serial, smallint, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { tags } from './tags.js';
 import { users } from './users.js';
 
@@ -72,6 +72,24 @@ export const imageIntensities = pgTable('image_intensities', {
   sw: doublePrecision().notNull(),
   se: doublePrecision().notNull(),
 }, (t) => [index('image_intensities_nw_idx').on(t.nw)]);
+
+/** Perceptual hashes of an image (src/media/fingerprint.ts), 16 hex digits each. */
+export const imageFingerprints = pgTable('image_fingerprints', {
+  imageId: integer().primaryKey().references(() => images.id, { onDelete: 'cascade' }),
+  phash: text().notNull(),
+  chash: text().notNull(),
+  version: smallint().notNull(),
+});
+
+/** Near-duplicates found at submission: `imageId` resembles `duplicateOfImageId`. */
+export const duplicateReports = pgTable('duplicate_reports', {
+  id: serial().primaryKey(),
+  imageId: integer().notNull().references(() => images.id, { onDelete: 'cascade' }),
+  duplicateOfImageId: integer().notNull().references(() => images.id, { onDelete: 'cascade' }),
+  distance: smallint().notNull(),
+  state: text({ enum: ['open', 'merged', 'dismissed'] }).notNull().default('open'),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+}, (t) => [unique().on(t.imageId, t.duplicateOfImageId), index('duplicate_reports_state_idx').on(t.state)]);
 
 const interaction = (name: string) =>
   pgTable(name, {

@@ -170,7 +170,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'Search',
     summary: 'Reverse image search',
     description:
-      'Images that look like the image at `url` (or the uploaded file), closest first. POST only. No filter applies; hidden images are included. A missing, unreachable or unreadable image, an image over 100,000,000 pixels, or an invalid `limit`, gives the empty result. A body other than multipart may be at most 8 KiB.',
+      'Images that look like the image at `url` (or the uploaded file), closest first: the identical file, then perceptual matches (a 64-bit DCT hash within `distance`·40 of its 64 bits), then the reference\'s corner-intensity matches. POST only. The current filter applies (`filter_id` or the key\'s): hidden images are never returned, spoilered ones are flagged. A missing, unreachable or unreadable image, an image over 100,000,000 pixels, or an invalid `limit`, gives the empty result; when the URL was not fetched or the image not read, the answer carries `Warning: 199 tagwise "url not fetched: <code>"` or `Warning: 199 tagwise "image not readable"`. A body other than multipart may be at most 8 KiB.',
     query: Q.reverse,
     key: 'optional',
     requestBody: {

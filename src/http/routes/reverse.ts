@@ -5,26 +5,37 @@
  * named `image` or `image[image]`; `distance` and `limit` from the query or the body (see
  * images/reverse-search.ts for how they are read).
  *
- * Always 200 `{"images": [...], "interactions": [], "total": N}`, images closest first. As in the
- * reference, a missing file, a URL that cannot be fetched (not https, a private or forbidden
- * address — refused before any request is made —, a bad status, too large), a file that cannot be
- * analysed, or an invalid `limit` all give the empty result. Error statuses are only for the
- * request itself: a body other than multipart over 8 KiB is 413 (a multipart one over the upload
- * limit gives the empty result, as a file too large to fetch does), and a full decode queue is
- * 503 with `Retry-After`.
+ * Always 200 `{"images": [...], "interactions": [], "total": N}`, images closest first (see
+ * contexts/images/reverse-search.ts for the matching), seen through the caller's filter: hidden
+ * images are never returned, spoilered ones are flagged as in every list. As in the reference, a
+ * missing file, a URL that cannot be fetched (not https, a private or forbidden address — refused
+ * before any request is made —, a bad status, too large), a file that cannot be analysed, or an
+ * invalid `limit` all give the empty result. Error statuses are only for the request itself: a
+ * body other than multipart over 8 KiB is 413 (a multipart one over the upload limit gives the
+ * empty result, as a file too large to fetch does), and a full decode queue is 503 with
+ * `Retry-After`. So that a client can tell
+ * "nothing similar" from "nothing searched", the empty answers given because the URL was not
+ * fetched or the image not read carry a header:
+ *
+ *     Warning: 199 tagwise "url not fetched: <code>"     (code: bad_url, forbidden_address,
+ *                                                          too_many_redirects, timeout, too_large,
+ *                                                          http_status, network)
+ *     Warning: 199 tagwise "image not readable"
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
-import { findSimilarImages, searchKeyOf } from '../../contexts/images/reverse-search.js';
+import { reverseSearch, searchKeyOf } from '../../contexts/images/reverse-search.js';
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
+import { visibleImages } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { renderImages } from '../render/images.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
+import { hiddenBy } from './search.js';
 import type { DepsWithUploads } from './upload.js';
 
 type Params = Record<string, unknown>;
@@ -107,16 +118,17 @@ export function reverseRoutes(): Hono<AppEnv> {
             })
           ).bytes;
         } catch (error) {
-          if (error instanceof FetchError) return c.json(EMPTY);
+          if (error instanceof FetchError) return c.json(EMPTY, 200, { Warning: `199 tagwise "url not fetched: ${error.code}"` });
           throw error;
         }
       }
 
       const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg });
-      if (!key) return c.json(EMPTY);
-      const found = await findSimilarImages(deps.db, { ...key, distance, limit });
+      if (!key) return c.json(EMPTY, 200, { Warning: '199 tagwise "image not readable"' });
       const user = c.get('user');
       const filter = await c.get('currentFilter')();
+      const visible = visibleImages({ filters: hiddenBy(deps, filter, user), ...(user === null ? {} : { userId: user.id }) });
+      const found = await reverseSearch(deps, { key, distance, limit, visible });
       const views = await renderImages(deps, found.ids, { filter, user });
       return c.json({ images: views, interactions: [], total: found.total } satisfies z.output<typeof ImageListResponse>);
     },

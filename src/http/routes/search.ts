@@ -165,7 +165,7 @@ const reportedBrokenFilters = new Set<string>();
  * What the current filter hides: its hidden tags and its hidden complex expression, compiled for
  * the caller with `filter: true`. An expression that does not compile is ignored and reported.
  */
-function hiddenBy(deps: AppDeps, filter: FilterRow | null, user: UserRow | null): HiddenByFilter[] {
+export function hiddenBy(deps: AppDeps, filter: FilterRow | null, user: UserRow | null): HiddenByFilter[] {
   if (filter === null) return [];
   const source = filter.hiddenComplexStr;
   const complex = complexFilters.get(`${filter.id}\u0000${user?.role ?? ''}\u0000${user?.id ?? ''}\u0000${source}`, () => compileComplexFilter(source, user));

@@ -1,4 +1,5 @@
-import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import { searchIndexHashes } from './hash-search.js';
 import { PhysicalIndex } from './index/physical-index.js';
 import { searchIndex } from './search.js';
 import { SnapshotStore } from './persistence/snapshot.js';
@@ -94,6 +95,11 @@ export class EmbeddedEngine implements SearchEngine {
   async search(index: string, request: SearchRequest): Promise<SearchResult> {
     await this.opening;
     return searchIndex(this.resolve(index), request);
+  }
+
+  async searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult> {
+    await this.opening;
+    return searchIndexHashes(this.resolve(index), request);
   }
 
   async get(index: string, ids: number[]): Promise<Map<number, IndexDocument>> {

@@ -28,7 +28,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, type API, type Types } from '@opensearch-project/opensearch';
 import { tagsAnalysis } from '../indexes/tags/mapping.js';
-import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import type { HashSearchResult, HashSearchRequest, IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
 import { type BulkOp, type BulkParams, BulkSender, deleteOps, indexOps } from './bulk.js';
 import { asRecord, type Call, describeCause, OpenSearchError, toOpenSearchError } from './errors.js';
 import {
@@ -40,6 +40,7 @@ import {
   searchPastWindow,
   windowOfSettings,
 } from './paging.js';
+import { hashSearchBody } from './hash-search.js';
 import { type IndexSettingsOptions, indexSettings } from './settings.js';
 
 export interface OpenSearchEngineOptions {
@@ -339,6 +340,11 @@ export class OpenSearchEngine implements SearchEngine {
       window,
       deepPagingStep: this.deepPagingStep,
     });
+  }
+
+  async searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult> {
+    const { hits, total } = await this.rawSearch(index, hashSearchBody(request));
+    return { hits: hits.map((h) => ({ id: Number(h._id), distance: Number((h.sort as unknown[] | undefined)?.[0]) })), total };
   }
 
   async get(index: string, ids: number[]): Promise<Map<number, IndexDocument>> {

@@ -24,8 +24,15 @@ export interface ImageSearchOptions extends Page {
 
 const isMatchNone = (q: Query) => 'match_none' in q;
 
-/** The request body of `/search/images` (reference §3.2 and §6.1). */
-export function buildImageSearch(o: ImageSearchOptions): SearchRequest {
+/** Who is asking and how: what decides which images a search may show. */
+export type ImageVisibility = Pick<ImageSearchOptions, 'filters' | 'userId' | 'showOwnHidden' | 'deleted'>;
+
+/**
+ * What a search may not show (reference §6.1): unapproved images, hidden ones (unless `deleted`
+ * says otherwise), the caller's own hidden images, and what the filters hide; as the `must_not`
+ * list of a bool query.
+ */
+export function invisibleImages(o: ImageVisibility): Query[] {
   const mustNot: Query[] = [{ term: { approved: false } }];
   if (o.userId !== undefined && !o.showOwnHidden) mustNot.push({ term: { hidden_by_user_ids: o.userId } });
   if (o.deleted === undefined) mustNot.push({ term: { hidden_from_users: true } });
@@ -38,7 +45,16 @@ export function buildImageSearch(o: ImageSearchOptions): SearchRequest {
   if (tagIds.length > 0) hiddenByFilter.push({ terms: { tag_ids: tagIds } });
   if (complex.length > 0) hiddenByFilter.push({ bool: { should: complex } });
   if (hiddenByFilter.length > 0) mustNot.push({ bool: { should: hiddenByFilter } });
+  return mustNot;
+}
 
+/** The images a caller may see, as a query (for searches that are not `/search/images`). */
+export function visibleImages(o: ImageVisibility): Query {
+  return { bool: { must_not: invisibleImages(o) } };
+}
+
+/** The request body of `/search/images` (reference §3.2 and §6.1). */
+export function buildImageSearch(o: ImageSearchOptions): SearchRequest {
   const must = o.sort.randomSeed === undefined ? o.query : randomScore(o.query, o.sort.randomSeed);
-  return { query: { bool: { must, must_not: mustNot } }, sort: o.sort.sort, ...pageWindow(o) };
+  return { query: { bool: { must, must_not: invisibleImages(o) } }, sort: o.sort.sort, ...pageWindow(o) };
 }

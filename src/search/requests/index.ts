@@ -1,4 +1,4 @@
-export { buildImageSearch, type HiddenByFilter, type ImageSearchOptions } from './images.js';
+export { buildImageSearch, visibleImages, type HiddenByFilter, type ImageSearchOptions, type ImageVisibility } from './images.js';
 export { IMAGE_SORT_FIELDS, parseImageSort, parseSortDirection, randomScore, type ImageSort, type SortDirection } from './image-sort.js';
 export { buildCommentSearch, type CommentSearchOptions } from './comments.js';
 export { buildPostSearch } from './posts.js';

@@ -114,6 +114,7 @@ export function planDemoBoard(options: { seed: number; images: number; now?: Dat
     imageTaggings: taggingRows,
     imageSources: sourceRows,
     imageIntensities: [],
+    imageFingerprints: [],
     imageFaves: faveRows,
     imageVotes: voteRows,
     imageHides: hideRows,

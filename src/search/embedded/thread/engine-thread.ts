@@ -11,10 +11,10 @@
  * made after it. Errors come back with their name and message.
  */
 import { Worker } from 'node:worker_threads';
-import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
+import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
 import type { EmbeddedEngine, EmbeddedEngineOptions } from '../engine.js';
 
-type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'close';
+type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'searchHashes' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'close';
 
 /** A call of an engine method, as posted to the thread. */
 export interface EngineCall {
@@ -85,6 +85,10 @@ export class EngineThread implements SearchEngine {
    */
   search(index: string, request: SearchRequest): Promise<SearchResult> {
     return this.call('search', index, JSON.stringify(request));
+  }
+
+  searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult> {
+    return this.call('searchHashes', index, request);
   }
 
   get(index: string, ids: number[]): Promise<Map<number, IndexDocument>> {

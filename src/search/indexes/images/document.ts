@@ -1,5 +1,6 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
+import { chunkTerms } from '../../hash-chunks.js';
 import { fetchDocumentRows, isoTime } from '../document-rows.js';
 import type { DocumentCache } from '../document-cache.js';
 
@@ -88,8 +89,10 @@ select
   ${isoTime('i.first_seen_at')} as first_seen_at, ${isoTime('i.created_at')} as created_at,
   ${isoTime('i.updated_at')} as updated_at,
   tg.tag_ids, src.urls as source_urls, fv.ids as fave_ids, hd.ids as hide_ids, vt.up_ids, vt.down_ids,
-  sb.ids as subscriber_ids, gl.ids as gallery_ids, gl.positions as gallery_positions
+  sb.ids as subscriber_ids, gl.ids as gallery_ids, gl.positions as gallery_positions,
+  fp.phash, fp.chash
 from images i
+  left join image_fingerprints fp on fp.image_id = i.id
   left join tg on tg.image_id = i.id
   left join src on src.image_id = i.id
   left join fv on fv.image_id = i.id
@@ -155,6 +158,8 @@ interface ImageRow {
   subscriber_ids: number[] | null;
   gallery_ids: number[] | null;
   gallery_positions: number[] | null;
+  phash: string | null;
+  chash: string | null;
 }
 
 export interface TagInfo {
@@ -253,6 +258,10 @@ export function buildImageDocument(row: ImageRow, lookups: ImageLookups): IndexD
     deleted_by_user_id: row.deleted_by_id,
     deleted_by_user: row.deleted_by_id === null ? null : (lookups.users.get(row.deleted_by_id) ?? null),
     galleries: EMPTY,
+    phash: row.phash,
+    chash: row.chash,
+    phash_chunks: row.phash === null ? EMPTY : chunkTerms(row.phash),
+    chash_chunks: row.chash === null ? EMPTY : chunkTerms(row.chash),
     // every count in the literal: added one by one, they cost the object its fast layout
     error_tag_count: 0,
     rating_tag_count: 0,

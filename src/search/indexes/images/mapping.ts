@@ -77,6 +77,12 @@ export const imagesMapping: IndexMapping = {
     upvoters: keyword,
     user_id: keyword,
     tags: keyword,
+    // perceptual hashes for reverse search, and their chunks for engines that match terms only
+    // (src/search/hash-chunks.ts); not query fields of the search language
+    phash: keyword,
+    chash: keyword,
+    phash_chunks: keyword,
+    chash_chunks: keyword,
 
     ip: { type: 'ip' },
 
