@@ -36,7 +36,7 @@ async function servedPng(): Promise<string> {
 const reverse = (query: string, init: RequestInit = {}) => h.api(`/search/reverse${query}`, { method: 'POST', ...init });
 
 beforeAll(async () => {
-  h = await startUploadHarness();
+  h = await startUploadHarness({ search: true });
   await seedBoard(h.db);
   key = (await userWithKey(h.db)).key;
 });
