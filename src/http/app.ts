@@ -33,6 +33,7 @@ import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
+import { workbenchRoutes } from './routes/workbench.js';
 
 export type { AppDeps, AppEnv } from './context.js';
 
@@ -47,6 +48,8 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
   api.route('/', postRoutes());
   api.route('/', profileRoutes());
   api.route('/', tagRoutes());
+  // Before filterRoutes: `/filters/test` and `/filters/explain` are not filter ids.
+  api.route('/', workbenchRoutes());
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());
   api.route('/', oembedRoutes());

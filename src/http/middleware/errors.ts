@@ -17,7 +17,7 @@ export const notFoundHandler: NotFoundHandler<AppEnv> = (c) => notFound(c);
 
 export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHandler<AppEnv> {
   return (err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err.status, err.message);
+    if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.details);
     if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
       const message = err.message || (err.status === 404 ? 'Not found' : 'Bad Request');
       return errorResponse(c, err.status as ContentfulStatusCode, message);

@@ -155,7 +155,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'Search',
     summary: 'What a query compiles to',
     description: 'The OpenSearch query DSL `q` compiles to on `index`, for the caller (their role and key).',
-    query: Q.searchExplain,
+    query: S.workbenchQuery.searchExplain,
     key: 'optional',
     responses: readAnswers({
       200: ok(S.ExplainResponse, 'The compiled query'),
