@@ -243,7 +243,7 @@ export const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
     [K in keyof T]: T[K] extends z.ZodDefault ? T[K] : z.ZodOptional<T[K]>;
   };
 
-const { filter_id, page, per_page, q, sf, sd, del, hidden, distance, limit, index } = queryParams;
+const { filter_id, page, per_page, q, sf, sd, del, hidden, distance, limit } = queryParams;
 
 /** `q[]=…` or `q[k]=…` makes `q` a list or a map: not a string either. */
 export const searchQuery = <T extends z.ZodRawShape>(shape: T) =>

@@ -10,14 +10,14 @@ export interface TypedTerm {
   end: number;
 }
 
-const BEFORE = /(?:,|&&|\|\||\(|\)|\bAND\b|\bOR\b)(?![^]*(?:,|&&|\|\||\(|\)|\bAND\b|\bOR\b))/;
+const SEPARATOR = /,|&&|\|\||\(|\)|\bAND\b|\bOR\b/g;
 const AFTER = /,|&&|\|\||\(|\)|\s(?:AND|OR)\s/;
 
 export function termAtCursor(text: string, cursor = text.length): TypedTerm {
   const caret = Math.max(0, Math.min(cursor, text.length));
   const head = text.slice(0, caret);
-  const before = BEFORE.exec(head);
-  let start = before ? before.index + before[0].length : 0;
+  let start = 0;
+  for (const m of head.matchAll(SEPARATOR)) start = m.index + m[0].length;
   const afterMatch = AFTER.exec(text.slice(caret));
   let end = afterMatch ? caret + afterMatch.index : text.length;
   // Leading spaces and negations belong to the query, not to the term.
