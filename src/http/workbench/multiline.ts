@@ -8,7 +8,10 @@ import { normalizeMultiline } from '../../../grammar/index.js';
 export interface MultilineText {
   /** What the grammar compiles. */
   normalized: string;
-  /** The offset in the written text of an offset in `normalized` (the end maps to the end). */
+  /**
+   * The offset in the written text of an offset in `normalized` (the end maps to the end); the
+   * parentheses around a line map to its first and last characters.
+   */
   toWritten(offset: number): number;
 }
 
@@ -23,7 +26,7 @@ export function multilineText(written: string): MultilineText {
     const lineEnd = lineStart + line.length;
     if (kept.length > 0) {
       if (map.length > 0) map.push(lineStart, lineStart, lineStart, lineStart); // ` || `
-      map.push(kept[0]!, ...kept, lineEnd); // `(`, the line, `)`
+      map.push(kept[0]!, ...kept, kept[kept.length - 1]!); // `(`, the line, `)`: the parentheses are not the author's
     }
     lineStart = lineEnd + 1;
   }
