@@ -33,14 +33,14 @@ beforeAll(async () => {
   for (const [name, imagesCount, extra] of counts) t[name] = await insertTag(h.db, name, { imagesCount, ...extra });
   t.ts = await insertTag(h.db, 'ts', { aliasedTagId: t['twilight sparkle']!.id });
   // Hand-checked images: A = safe, solo, twilight sparkle, score 10; B = safe, rainbow dash, cute, score 100.
-  imageA = (await insertImage(h.db, { tags: [t.safe!, t.solo!, t['twilight sparkle']!], values: { score: 10, upvotes: 10 } })).id;
-  imageB = (await insertImage(h.db, { tags: [t.safe!, t['rainbow dash']!, t.cute!], values: { score: 100, upvotes: 100 } })).id;
+  imageA = (await insertImage(h.db, { tags: [t.safe!, t.solo!, t['twilight sparkle']!], values: { score: 10, upvotesCount: 10 } })).id;
+  imageB = (await insertImage(h.db, { tags: [t.safe!, t['rainbow dash']!, t.cute!], values: { score: 100, upvotesCount: 100 } })).id;
   // A small board for the bench: every combination of four tags, scores 0..150.
   const pool = [t.solo!, t['twilight sparkle']!, t['rainbow dash']!, t.cute!];
   for (let mask = 0; mask < 16; mask++) {
     for (let k = 0; k < 2; k++) {
       const tags = [t.safe!, ...pool.filter((_, i) => mask & (1 << i))];
-      await insertImage(h.db, { tags, values: { score: (mask * 10 + k * 5) % 150, upvotes: (mask * 10 + k * 5) % 150 } });
+      await insertImage(h.db, { tags, values: { score: (mask * 10 + k * 5) % 150, upvotesCount: (mask * 10 + k * 5) % 150 } });
     }
   }
   await h.reindex();

@@ -8,10 +8,11 @@
  *    `rainbow dash`, `sparkle` → `twilight sparkle`, `jo` → `artist:john`), through a sorted
  *    list of the words of multi-word and namespaced names;
  * 3. typo: the start of the name is within one (terms of 3–4 characters) or two (longer) edits
- *    of the term, a transposition counting as one edit (`twilgiht` → `twilight sparkle`). The
- *    sorted names are walked as a trie, one row of the optimal-string-alignment distance per
- *    prefix, pruned as soon as every cell of the row is over the limit. A namespaced term
- *    (`artist:jhon`) walks only that namespace.
+ *    of the term, a transposition counting as one edit (`twilgiht` → `twilight sparkle`). As in
+ *    OpenSearch's completion suggester, the first character is taken as typed (prefix length
+ *    1), which keeps the walk to one letter's names. The sorted names are walked as a trie, one
+ *    row of the optimal-string-alignment distance per prefix, pruned as soon as every cell of the
+ *    row is over the limit. A namespaced term (`artist:jhon`) walks only that namespace.
  *
  * Aliases are names of their own that complete to their target, with its count. Counts change in
  * place (`setCount`); new, renamed or removed names need a new index (`TagIndex.build`).
@@ -41,7 +42,9 @@ export interface TagSuggestion {
 }
 
 /** How many candidates the word tier looks at before it gives up on finding more. */
-const WORD_CANDIDATES = 4000;
+const WORD_CANDIDATES = 1000;
+/** Characters at the start of the term (after a namespace) that typos may not touch. */
+const TYPO_PREFIX = 1;
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -110,6 +113,15 @@ export class TagIndex {
     this.wordMax = new RangeMax(this.wordCounts);
   }
 
+  /** The words of the name at `name`, kept once asked for. */
+  private readonly nameWords = new Map<number, string[]>();
+
+  private wordsOfName(name: number): string[] {
+    let words = this.nameWords.get(name);
+    if (words === undefined) this.nameWords.set(name, (words = wordsOf(this.names[name]!)));
+    return words;
+  }
+
   get size(): number {
     return this.tags.length;
   }
@@ -168,7 +180,7 @@ export class TagIndex {
         const name = this.wordName[w]!;
         const full = this.names[name]!;
         if (namespace !== null && !full.startsWith(namespace)) continue;
-        const words = wordsOf(full);
+        const words = this.wordsOfName(name);
         if (others.every((o) => words.some((x) => x === o || x.startsWith(o))) && !take(name, 'words', 0)) return out;
       }
     }
@@ -176,8 +188,9 @@ export class TagIndex {
     // 3. typos in the start of the name
     const budget = maxTypos(rest.length);
     if (budget > 0) {
-      const [nlo, nhi] = namespace === null ? [0, this.names.length] : prefixRange(this.names, namespace);
-      const found = this.typoRanges(rest, namespace?.length ?? 0, nlo, nhi, budget);
+      const fixed = (namespace ?? '') + rest.slice(0, TYPO_PREFIX);
+      const [nlo, nhi] = prefixRange(this.names, fixed);
+      const found = this.typoRanges(rest.slice(TYPO_PREFIX), fixed.length, nlo, nhi, budget);
       for (let d = 1; d <= budget; d++) {
         for (const name of this.nameMax.top(disjoint(found[d]!))) if (!take(name, 'typo', d)) return out;
       }
