@@ -56,7 +56,7 @@ export async function openTagBoard(root: string, n: number, log: (m: string) => 
   for (let at = 0; at < tags.length; at += CHUNK) {
     const chunk = tags.slice(at, at + CHUNK);
     const names = chunk.map((t) => t.name);
-    const slugs = chunk.map((t, i) => `t${at + i + 1}`);
+    const slugs = chunk.map((_, i) => `t${at + i + 1}`);
     const inNamespace = chunk.map((t) => t.name.slice(t.name.indexOf(':') + 1));
     const counts = chunk.map((t) => t.images);
     await sql`insert into tags (name, slug, name_in_namespace, images_count)

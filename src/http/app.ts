@@ -31,6 +31,7 @@ import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
+import { searchPageRoutes } from './routes/search-page.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 import { workbenchRoutes } from './routes/workbench.js';
@@ -81,6 +82,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', fileRoutes(deps.config.dataDir));
   app.route('/', dumpRoutes(deps.config));
   app.route('/', openapiRoutes());
+  app.route('/', searchPageRoutes());
   app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;
 }
