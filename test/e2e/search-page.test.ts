@@ -23,6 +23,10 @@ import { seedDemoBoard } from '../../src/seed/demo.js';
 import { insertFilter } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
+/** The page's globals, inside `page.evaluate` callbacks (the project's types carry no DOM library). */
+declare const document: any;
+declare const window: any;
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) console.warn(`search page browser tests skipped: no chromium at ${CHROMIUM} (apt-get install chromium)`);
@@ -94,13 +98,13 @@ describe.skipIf(!haveChromium)('the search page', () => {
     const first = await page.$eval('#suggestions li', (li) => li.textContent ?? '');
     expect(first).toMatch(/^safe \(\d+\)/);
     await page.keyboard.press('Enter');
-    expect(await page.$eval('#q', (i) => (i as HTMLInputElement).value)).toBe('safe');
+    expect(await page.$eval('#q', (i) => (i as unknown as { value: string }).value)).toBe('safe');
     const total = (await api('/search/images?q=safe&per_page=1')).total as number;
     expect(total).toBeGreaterThan(0);
     const expected = `${total.toLocaleString('en-US')} image${total === 1 ? '' : 's'}`;
     await page.waitForFunction((text) => document.getElementById('count')?.textContent === text, {}, expected);
     expect(await page.$$eval('#results .thumb img', (imgs) => imgs.length)).toBe(Math.min(total, 24));
-    await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#results img')].every((img) => img.complete && img.naturalWidth > 0));
+    await page.waitForFunction(() => [...document.querySelectorAll('#results img')].every((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0));
     // The DSL is there, folded.
     expect(await page.$eval('#dsl-text', (pre) => pre.textContent)).toContain('"term"');
     await typeQuery('safe, -');
@@ -119,7 +123,7 @@ describe.skipIf(!haveChromium)('the search page', () => {
       const mark = mirror.querySelector('mark')!;
       return (mirror.textContent ?? '').indexOf(mark.textContent ?? '\u0000', 0) >= 0 ? (mark.previousSibling?.textContent ?? '').length : -1;
     });
-    const { position, error } = await (await fetch(`${origin}/api/v1/json/search/explain?index=images&q=${encodeURIComponent(q)}`)).json();
+    const { position, error } = (await (await fetch(`${origin}/api/v1/json/search/explain?index=images&q=${encodeURIComponent(q)}`)).json()) as { position: { offset: number; column: number }; error: string };
     expect(at).toBe(position.offset);
     expect(await page.$eval('#q-error', (p) => p.textContent)).toBe(`${error} (line 1, column ${position.column})`);
     expect(await page.$eval('#q', (i) => i.getAttribute('aria-invalid'))).toBe('true');

@@ -54,6 +54,14 @@ export const QueryErrorBody = z
   })
   .meta({ id: 'QueryError', description: 'The body of a 400 answer to a search query that does not compile.' });
 
+/** 400 for a filter's complex expression that does not compile: which one, and where in the written text. */
+export const FilterQueryErrorBody = z
+  .strictObject({
+    ...QueryErrorBody.shape,
+    parameter: z.enum(['hidden_complex', 'spoilered_complex']).meta({ description: 'The expression with the problem.' }),
+  })
+  .meta({ id: 'FilterQueryError', description: 'The body of a 400 answer to a filter expression that does not compile.' });
+
 /** 403 for a banned user or address (submissions, and requests refused by the limiter). */
 export const BanErrorBody = z
   .strictObject({

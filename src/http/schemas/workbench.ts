@@ -17,9 +17,13 @@ export const DEFAULT_SAMPLE = 1000;
 export const MAX_SAMPLE = 5000;
 export const MAX_SUGGESTIONS = 25;
 
-export const ImageIdParam = RecordId.meta({ id: 'ImageId', description: 'An image id (decimal, 1..2147483647).' });
+export const ImageIdParam = RecordId.meta({ id: 'ImageId', description: 'The image to explain (a decimal id, 1..2147483647).' });
+export const ExplainImageIdParam = RecordId.meta({
+  id: 'ExplainImageId',
+  description: 'Images only: an image whose match with each clause of `q` is reported (a decimal id).',
+});
 
-const tagIdList = (description: string) =>
+const tagIdList = (name: string, description: string) =>
   z
     .preprocess((value) => {
       const text = first(value);
@@ -27,57 +31,58 @@ const tagIdList = (description: string) =>
       const parts = text.split(',').map((p) => p.trim());
       return parts.every((p) => /^\d{1,10}$/.test(p)) ? parts.map(Number) : text;
     }, z.array(id(), { error: 'tag id lists are comma-separated ids' }).max(MAX_INLINE_TAGS))
-    .meta({ description });
+    .meta({ id: name, description });
 
-const text = (description: string) => single(z.string({ error: `${description} must be a single string` }).max(16_384)).meta({ description });
+const text = (name: string, description: string) =>
+  single(z.string({ error: `${name} must be a single string` }).max(16_384)).meta({ id: name, description });
 
 /** A filter given in the query instead of by id; every part is optional. */
-const inlineFilter = {
-  hidden_tag_ids: tagIdList('Inline filter: hidden tag ids, comma-separated.'),
-  spoilered_tag_ids: tagIdList('Inline filter: spoilered tag ids, comma-separated.'),
-  hidden_tags: text('Inline filter: hidden tag names, comma-separated (aliases count as their targets).'),
-  spoilered_tags: text('Inline filter: spoilered tag names, comma-separated.'),
-  hidden_complex: text('Inline filter: the hidden complex expression (one alternative a line).'),
-  spoilered_complex: text('Inline filter: the spoilered complex expression (one alternative a line).'),
+export const inlineFilterParams = {
+  hidden_tag_ids: tagIdList('HiddenTagIds', 'Inline filter: hidden tag ids, comma-separated.'),
+  spoilered_tag_ids: tagIdList('SpoileredTagIds', 'Inline filter: spoilered tag ids, comma-separated.'),
+  hidden_tags: text('HiddenTags', 'Inline filter: hidden tag names, comma-separated (aliases count as their targets).'),
+  spoilered_tags: text('SpoileredTags', 'Inline filter: spoilered tag names, comma-separated.'),
+  hidden_complex: text('HiddenComplex', 'Inline filter: the hidden complex expression (one alternative a line).'),
+  spoilered_complex: text('SpoileredComplex', 'Inline filter: the spoilered complex expression (one alternative a line).'),
 };
 
-export const INLINE_FILTER_PARAMS = Object.keys(inlineFilter) as (keyof typeof inlineFilter)[];
 
-const SampleParam = z
+export const SampleParam = z
   .preprocess((value) => {
     const text = first(value);
     return text === undefined || text === '' ? undefined : /^\d{1,7}$/.test(text) ? Number(text) : text;
   }, z.int({ error: `sample is a number of images, 1 to ${MAX_SAMPLE}` }).min(1).max(MAX_SAMPLE).default(DEFAULT_SAMPLE))
-  .meta({ description: `How many images the bench looks at: the newest ones, or the first ones \`q\` finds; 1 to ${MAX_SAMPLE}, default ${DEFAULT_SAMPLE}.` });
+  .meta({ id: 'Sample', description: `How many images the bench looks at: the newest ones, or the first ones \`q\` finds; 1 to ${MAX_SAMPLE}, default ${DEFAULT_SAMPLE}.` });
 
-const TermParam = single(z.string({ error: 'term is required' }).max(1000)).meta({
+export const TermParam = single(z.string({ error: 'term is required' }).max(1000)).meta({
+  id: 'Term',
   description: 'What was typed: a tag name or its start, or a whole query (the term at `cursor` is completed).',
 });
 
-const CursorParam = z
+export const CursorParam = z
   .preprocess((value) => {
     const text = first(value);
     return text === undefined || text === '' ? undefined : /^\d{1,4}$/.test(text) ? Number(text) : text;
   }, z.int({ error: 'cursor is an offset into term' }).min(0).max(1000).optional())
-  .meta({ description: 'Offset of the caret in `term` (UTF-16); default its end.' });
+  .meta({ id: 'Cursor', description: 'Offset of the caret in `term` (UTF-16); default its end.' });
 
-const FormatParam = z
+export const FormatParam = z
   .preprocess((value) => first(value) ?? 'labels', z.enum(['labels', 'rich'], { error: 'format is `labels` or `rich`' }))
-  .meta({ description: '`labels` (default): Philomena\'s `[{label, value}]`; `rich`: suggestions with kind, category, alias target and the range of `term` they replace.' });
+  .meta({ id: 'AutocompleteFormat', description: '`labels` (default): Philomena\'s `[{label, value}]`; `rich`: suggestions with kind, category, alias target and the range of `term` they replace.' });
 
-const LimitParam = z
+export const SuggestionLimitParam = z
   .preprocess((value) => {
     const text = first(value);
     return text === undefined || text === '' ? undefined : /^\d{1,3}$/.test(text) ? Number(text) : text;
   }, z.int({ error: `limit is 1 to ${MAX_SUGGESTIONS}` }).min(1).max(MAX_SUGGESTIONS).default(10))
-  .meta({ description: `Most suggestions, 1 to ${MAX_SUGGESTIONS}, default 10.` });
+  .meta({ id: 'SuggestionLimit', description: `Most suggestions, 1 to ${MAX_SUGGESTIONS}, default 10.` });
 
 export const workbenchQuery = {
-  searchExplain: searchQuery({ index: queryParams.index, ...optional({ filter_id: queryParams.filter_id, q: queryParams.q, image_id: ImageIdParam }) }),
-  filterExplain: z.looseObject({ image_id: ImageIdParam, ...optional(inlineFilter) }),
+  searchExplain: searchQuery({ index: queryParams.index, ...optional({ filter_id: queryParams.filter_id, q: queryParams.q, image_id: ExplainImageIdParam }) }),
+  filterExplain: z.looseObject({ image_id: ImageIdParam, ...optional(inlineFilterParams) }),
   filterExplainById: z.looseObject({ image_id: ImageIdParam }),
-  filterTest: searchQuery({ ...optional({ filter_id: queryParams.filter_id, q: queryParams.q }), sample: SampleParam, ...optional(inlineFilter) }),
-  autocomplete: z.looseObject({ term: TermParam, cursor: CursorParam, format: FormatParam, limit: LimitParam }),
+  filterTest: searchQuery({ ...optional({ filter_id: queryParams.filter_id, q: queryParams.q }), sample: SampleParam, ...optional(inlineFilterParams) }),
+  autocomplete: z.looseObject({ term: TermParam, cursor: CursorParam, format: FormatParam, limit: SuggestionLimitParam }),
 } as const;
 
 // ---------------------------------------------------------------------------------------------

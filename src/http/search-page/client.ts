@@ -30,14 +30,23 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<Record
   return node;
 }
 
-interface ApiAnswer {
+/** What every error answer may carry (a query error says where it is). */
+interface ErrorFields {
+  error?: string;
+  parameter?: string;
+  position?: { offset: number; line: number; column: number };
+  excerpt?: { text: string; at: number };
+}
+
+interface ApiAnswer<T> {
   status: number;
-  body: any;
+  /** The answer's body: `T` on success, the error fields otherwise. */
+  body: T & ErrorFields;
 }
 
 const KEY_STORE = 'tagwise-search-key';
 
-async function api(path: string, params: Record<string, string | number | undefined>): Promise<ApiAnswer> {
+async function api<T>(path: string, params: Record<string, string | number | undefined>): Promise<ApiAnswer<T>> {
   const search = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') search.set(k, String(v));
   const key = sessionStorage.getItem(KEY_STORE);
@@ -49,7 +58,7 @@ async function api(path: string, params: Record<string, string | number | undefi
   } catch {
     body = { error: `HTTP ${res.status}` };
   }
-  return { status: res.status, body };
+  return { status: res.status, body: body as T & ErrorFields };
 }
 
 /** Calls `fn` once the input has paused for `ms`; only the latest call's answer is used. */
@@ -157,10 +166,15 @@ const complete = debounced(80, async () => {
   const term = query.value;
   const cursor = query.selectionStart ?? term.length;
   if (term.slice(0, cursor).trim() === '') return closeSuggestions();
-  const { status, body } = await api('/autocomplete/tags', { term, cursor, format: 'rich', limit: 8 });
+  const { status, body } = await api<{ term: string; replace: { start: number; end: number }; suggestions: Suggestion[] }>('/autocomplete/tags', {
+    term,
+    cursor,
+    format: 'rich',
+    limit: 8,
+  });
   if (!isLatest() || document.activeElement !== query) return;
   if (status !== 200 || body.term.trim() === '') return closeSuggestions();
-  shown = { list: body.suggestions as Suggestion[], replace: body.replace, active: 0 };
+  shown = { list: body.suggestions, replace: body.replace, active: 0 };
   drawSuggestions();
 });
 
@@ -200,7 +214,7 @@ const checkQuery = debounced(120, async () => {
     dsl.textContent = '';
     return;
   }
-  const { status, body } = await api('/search/explain', { index: 'images', q });
+  const { status, body } = await api<{ query: unknown }>('/search/explain', { index: 'images', q });
   if (!isLatest()) return;
   if (status === 400 && body.position) {
     underline(q, body.position.offset);
@@ -236,10 +250,10 @@ async function runSearch() {
   const isLatest = searchTurn();
   const q = query.value.trim();
   if (q === '') return;
-  const { status, body } = await api('/search/images', { q, per_page: 24 });
+  const { status, body } = await api<{ total: number; images: ImageJson[] }>('/search/images', { q, per_page: 24 });
   if (!isLatest() || status !== 200) return;
-  count.textContent = `${body.total.toLocaleString()} image${body.total === 1 ? '' : 's'}`;
-  results.replaceChildren(...(body.images as ImageJson[]).map(thumbnail));
+  count.textContent = `${body.total.toLocaleString('en-US')} image${body.total === 1 ? '' : 's'}`;
+  results.replaceChildren(...body.images.map(thumbnail));
 }
 
 function thumbnail(image: ImageJson): HTMLElement {
@@ -280,14 +294,14 @@ function filterParams(): Record<string, string> {
   return out;
 }
 
-function showFilterError(body: any): boolean {
+function showFilterError(body: ErrorFields | null): boolean {
   filterError.replaceChildren();
   for (const area of filterForm.querySelectorAll('textarea')) area.removeAttribute('aria-invalid');
   if (!body?.error) return false;
   const text = body.parameter && body.position ? `${body.parameter}: ${body.error} (line ${body.position.line}, column ${body.position.column})` : body.error;
   filterError.append(text);
   if (body.parameter && body.excerpt) {
-    const { text: ex, at } = body.excerpt as { text: string; at: number };
+    const { text: ex, at } = body.excerpt;
     filterError.append(el('code', {}, ex.slice(0, at), el('mark', { class: 'err' }, ex.slice(at, at + 1) || ' '), ex.slice(at + 1)));
     filterForm.querySelector(`[name="${body.parameter}"]`)?.setAttribute('aria-invalid', 'true');
   }
@@ -301,6 +315,23 @@ interface BenchClause {
   examples: number[];
   children: BenchClause[];
 }
+
+interface BenchList {
+  images: number;
+  tags: { id: number; name: string | null; images: number; examples: number[] }[];
+  complex: BenchClause | null;
+}
+
+interface BenchAnswer {
+  sample: { q: string | null; size: number; evaluated: number; complete: boolean };
+  hidden: number;
+  spoilered: number;
+  hidden_by: BenchList;
+  spoilered_by: BenchList;
+}
+
+/** Names of the filter's tags, from the bench's last answer, to name them in explanations. */
+const tagNames = new Map<number, string>();
 
 function exampleLinks(ids: number[]): HTMLElement {
   const span = el('span', { class: 'examples' });
@@ -322,7 +353,7 @@ const benchTurn = latest();
 const runBench = async () => {
   const isLatest = benchTurn();
   benchOut.setAttribute('aria-busy', 'true');
-  const { status, body } = await api('/filters/test', { ...filterParams(), q: $<HTMLInputElement>('sample-q').value, sample: $<HTMLInputElement>('sample-size').value });
+  const { status, body } = await api<BenchAnswer>('/filters/test', { ...filterParams(), q: $<HTMLInputElement>('sample-q').value, sample: $<HTMLInputElement>('sample-size').value });
   if (!isLatest()) return;
   benchOut.removeAttribute('aria-busy');
   if (status !== 200) {
@@ -339,10 +370,11 @@ const runBench = async () => {
     el('strong', { id: 'bench-spoilered' }, String(body.spoilered)),
     ` spoilered of ${s.size} ${s.q ? `images matching “${s.q}”` : 'newest images'}${s.complete ? '' : ` (time budget: ${s.evaluated} looked at)`}`,
   );
-  const part = (title: string, list: any) => {
+  const part = (title: string, list: BenchList) => {
     const section = el('section', { class: 'part' }, el('h3', {}, `${title}: ${list.images} images`));
     if (list.tags.length > 0) {
       const table = el('table', {}, el('tr', {}, el('th', {}, 'tag'), el('th', {}, 'images'), el('th', {}, 'examples')));
+      for (const t of list.tags) if (t.name !== null) tagNames.set(t.id, t.name);
       for (const t of list.tags) table.append(el('tr', {}, el('td', {}, t.name ?? `#${t.id}`), el('td', {}, String(t.images)), el('td', {}, exampleLinks(t.examples))));
       section.append(table);
     }
@@ -365,6 +397,18 @@ interface ClauseMatch {
   children: ClauseMatch[];
 }
 
+interface FilterPart {
+  tag_ids: number[];
+  complex: ClauseMatch | null;
+}
+
+interface FilterExplainAnswer {
+  hidden: boolean;
+  spoilered: boolean;
+  hidden_by: FilterPart;
+  spoilered_by: FilterPart;
+}
+
 function matchTree(clause: ClauseMatch): HTMLElement {
   const li = el('li', { class: clause.matched ? 'yes' : 'no' }, el('span', { class: 'mark' }, clause.matched ? '✓' : '✗'), ' ', el('code', {}, clause.text));
   if (clause.children.length > 0 && clause.kind !== 'term') li.append(el('ul', {}, ...clause.children.map(matchTree)));
@@ -372,7 +416,7 @@ function matchTree(clause: ClauseMatch): HTMLElement {
 }
 
 async function explainImage(id: number) {
-  const { status, body } = await api('/filters/explain', { ...filterParams(), image_id: id });
+  const { status, body } = await api<FilterExplainAnswer>('/filters/explain', { ...filterParams(), image_id: id });
   why.replaceChildren();
   if (status !== 200) {
     why.append(el('p', { class: 'error' }, String(body.error ?? `HTTP ${status}`)));
@@ -382,7 +426,7 @@ async function explainImage(id: number) {
   why.append(el('h3', {}, `Image #${id} is `, el('strong', { id: 'why-verdict' }, verdict)));
   for (const [title, part] of [['Hidden by', body.hidden_by], ['Spoilered by', body.spoilered_by]] as const) {
     const items: HTMLElement[] = [];
-    if (part.tag_ids.length > 0) items.push(el('p', {}, `tags: ${part.tag_ids.map((t: number) => `#${t}`).join(', ')}`));
+    if (part.tag_ids.length > 0) items.push(el('p', {}, `tags: ${part.tag_ids.map((t) => tagNames.get(t) ?? `#${t}`).join(', ')}`));
     if (part.complex) items.push(el('ul', { class: 'clauses' }, matchTree(part.complex)));
     if (items.length > 0) why.append(el('h4', {}, title), ...items);
   }
