@@ -20,7 +20,7 @@ import { createApp } from '../../src/http/app.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { EngineThread } from '../../src/search/embedded/index.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
-import { insertFilter } from '../http/harness.js';
+import { insertFilter, insertKey, insertUser } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 /** The page's globals, inside `page.evaluate` callbacks (the project's types carry no DOM library). */
@@ -150,6 +150,27 @@ describe.skipIf(!haveChromium)('the search page', () => {
     expect(['hidden', 'spoilered', 'shown']).toContain(await page.$eval('#why-verdict', (s) => s.textContent));
     await shoot('filter-mode');
   }, 60_000);
+
+  it('with a key, thumbnails follow the key user\'s filter: its spoilers are blurred', async () => {
+    const solo = (await api('/search/tags?q=name:solo')).tags[0];
+    const filter = await insertFilter(testDb.db, { name: 'spoil solo', public: true, spoileredTagIds: [solo.id] });
+    const user = await insertUser(testDb.db, { currentFilterId: filter.id });
+    const key = await insertKey(testDb.db, user.id);
+    await page.click('[data-tab=query]');
+    await page.type('#key', key);
+    await page.keyboard.press('Tab');
+    await typeQuery('safe');
+    await page.waitForSelector('#results .thumb.spoilered');
+    const spoilered = await page.$$eval('#results .thumb.spoilered', (els) => els.length);
+    expect(spoilered).toBe((await api(`/search/images?q=safe,solo&per_page=50&key=${key}`)).images.length);
+    await shoot('query-with-key');
+    // Clicking reveals one.
+    await page.click('#results .thumb.spoilered');
+    expect(await page.$$eval('#results .thumb.spoilered', (els) => els.length)).toBe(spoilered - 1);
+    await page.click('#key', { count: 3 });
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Tab');
+  }, 30_000);
 
   it('is readable at phone width', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
