@@ -32,25 +32,16 @@ export class LiveTagIndex {
   /** The index, loaded on first use. */
   async index(): Promise<TagIndex> {
     if (this.current !== null) return this.current;
-    this.loading ??= this.load();
+    // A failed load is not kept: the next request tries again.
+    this.loading ??= this.load().finally(() => {
+      this.loading = null;
+    });
     return this.loading;
-  }
-
-  /** Resolves once every change heard so far is applied (for tests and the benchmark). */
-  async settled(): Promise<void> {
-    while (this.timer !== null || this.pending.size > 0 || this.rebuildPending) {
-      if (this.timer !== null) clearTimeout(this.timer);
-      this.timer = null;
-      this.applying = this.applying.then(() => this.apply());
-      await this.applying;
-    }
-    await this.applying;
   }
 
   private async load(): Promise<TagIndex> {
     const index = TagIndex.build(await loadCompletableTags(this.db));
     this.current = index;
-    this.loading = null;
     return index;
   }
 
@@ -60,8 +51,17 @@ export class LiveTagIndex {
     else return;
     this.timer ??= setTimeout(() => {
       this.timer = null;
-      this.applying = this.applying.then(() => this.apply());
-    }, APPLY_DELAY_MS);
+      this.applying = this.applying.then(() => this.applySafely());
+    }, APPLY_DELAY_MS).unref();
+  }
+
+  /** A batch that fails (the database is away) is retried whole at the next change. */
+  private async applySafely(): Promise<void> {
+    try {
+      await this.apply();
+    } catch {
+      this.rebuildPending = true;
+    }
   }
 
   private async apply(): Promise<void> {
@@ -87,13 +87,7 @@ export class LiveTagIndex {
       });
       if (!rebuild) for (const row of rows) index.setCount(row.id, row.images);
     }
-    if (rebuild) {
-      try {
-        await this.load();
-      } catch {
-        this.rebuildPending = true;
-      }
-    }
+    if (rebuild) await this.load();
   }
 }
 

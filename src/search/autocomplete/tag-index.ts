@@ -46,8 +46,6 @@ const WORD_CANDIDATES = 1000;
 /** Characters at the start of the term (after a namespace) that typos may not touch. */
 const TYPO_PREFIX = 1;
 
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
 /** The words of a name after its namespace. */
 function wordsOf(name: string): string[] {
   const colon = name.indexOf(':');
@@ -86,30 +84,45 @@ export class TagIndex {
   private constructor(input: readonly IndexedTag[]) {
     this.tags = input.map((t) => ({ ...t }));
     this.tags.forEach((t, i) => this.byId.set(t.id, i));
-    const named = this.tags
-      .map((t, i) => {
-        const target = t.aliasOf === null ? i : this.byId.get(t.aliasOf);
-        return { name: t.name, tag: target ?? i, alias: t.aliasOf !== null && target !== undefined };
-      })
-      .sort((a, b) => compare(a.name, b.name));
-    const n = named.length;
-    this.names = named.map((x) => x.name);
-    this.nameTag = Int32Array.from(named, (x) => x.tag);
-    this.nameIsAlias = Uint8Array.from(named, (x) => (x.alias ? 1 : 0));
-    this.nameCounts = Int32Array.from(named, (x) => this.tags[x.tag]!.images);
-    this.nameMax = new RangeMax(this.nameCounts);
+    // Plain string sorts (code-unit order, as `compare`) are several times faster than sorts
+    // with a comparator; names are unique, so a name finds its tag through a map.
+    const tagOfName = new Map<string, { tag: number; alias: boolean }>();
+    this.tags.forEach((t, i) => {
+      const target = t.aliasOf === null ? undefined : this.byId.get(t.aliasOf);
+      tagOfName.set(t.name, { tag: target ?? i, alias: target !== undefined });
+    });
+    this.names = [...tagOfName.keys()].sort();
+    const n = this.names.length;
+    this.nameTag = new Int32Array(n);
+    this.nameIsAlias = new Uint8Array(n);
+    this.nameCounts = new Int32Array(n);
     this.namesOfTag = this.tags.map(() => []);
-    for (let i = 0; i < n; i++) this.namesOfTag[this.nameTag[i]!]!.push(i);
+    for (let i = 0; i < n; i++) {
+      const { tag, alias } = tagOfName.get(this.names[i]!)!;
+      this.nameTag[i] = tag;
+      this.nameIsAlias[i] = alias ? 1 : 0;
+      this.nameCounts[i] = this.tags[tag]!.images;
+      this.namesOfTag[tag]!.push(i);
+    }
+    this.nameMax = new RangeMax(this.nameCounts);
 
-    const words: { word: string; name: number }[] = [];
+    // Words as `word NUL position`: sorted as strings, the words come out in order.
+    const keys: string[] = [];
     for (let i = 0; i < n; i++) {
       const list = wordsOf(this.names[i]!);
-      if (list.length > 1 || list[0] !== this.names[i]) for (const word of new Set(list)) words.push({ word, name: i });
+      if (list.length > 1 || list[0] !== this.names[i]) for (const word of new Set(list)) keys.push(`${word}\u0000${i}`);
     }
-    words.sort((a, b) => compare(a.word, b.word) || a.name - b.name);
-    this.words = words.map((w) => w.word);
-    this.wordName = Int32Array.from(words, (w) => w.name);
-    this.wordCounts = Int32Array.from(words, (w) => this.nameCounts[w.name]!);
+    keys.sort();
+    this.words = new Array<string>(keys.length);
+    this.wordName = new Int32Array(keys.length);
+    this.wordCounts = new Int32Array(keys.length);
+    keys.forEach((key, w) => {
+      const cut = key.lastIndexOf('\u0000');
+      const name = Number(key.slice(cut + 1));
+      this.words[w] = key.slice(0, cut);
+      this.wordName[w] = name;
+      this.wordCounts[w] = this.nameCounts[name]!;
+    });
     this.wordMax = new RangeMax(this.wordCounts);
   }
 
