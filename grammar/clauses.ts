@@ -80,12 +80,25 @@ export interface ClausePredicates {
   children: ClausePredicates[];
 }
 
+/**
+ * Each clause's predicate. A clause the evaluator cannot run (it throws, compiling or on a
+ * document) matches nothing, as the API's `spoilered` flag treats such an expression.
+ */
 export function clausePredicates(clause: Clause, mapping: IndexMapping, options?: EvaluateOptions): ClausePredicates {
-  return {
-    clause,
-    test: compileEvaluator(clause.query, mapping, options),
-    children: clause.children.map((c) => clausePredicates(c, mapping, options)),
-  };
+  let test: DocPredicate;
+  try {
+    const run = compileEvaluator(clause.query, mapping, options);
+    test = (doc) => {
+      try {
+        return run(doc);
+      } catch {
+        return false;
+      }
+    };
+  } catch {
+    test = () => false;
+  }
+  return { clause, test, children: clause.children.map((c) => clausePredicates(c, mapping, options)) };
 }
 
 /** Whether `doc` matches each clause. */

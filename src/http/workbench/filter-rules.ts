@@ -11,7 +11,6 @@ import {
   isQueryError,
   type ClauseMatch,
   type ClausePredicates,
-  type DocPredicate,
 } from '../../../grammar/index.js';
 import { tagsByName } from '../../contexts/tags/by-name.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
@@ -90,7 +89,7 @@ export function compileFilter(spec: FilterSpec, user: UserRow | null, now: numbe
         context: { filter: true, userId: user?.id ?? null, now },
       });
       if (clauses === null) continue;
-      const tree = safePredicates(clausePredicates(clauses, imagesMapping, { now: () => now }));
+      const tree = clausePredicates(clauses, imagesMapping, { now: () => now });
       complex[list] = { tree, toWritten: text.toWritten, written };
     } catch (err) {
       if (!isQueryError(err)) throw err;
@@ -102,18 +101,6 @@ export function compileFilter(spec: FilterSpec, user: UserRow | null, now: numbe
     tagSets: { hidden: new Set(spec.tagIds.hidden), spoilered: new Set(spec.tagIds.spoilered) },
     complex,
   };
-}
-
-/** A predicate the evaluator cannot run on a document (it throws) does not match it. */
-function safePredicates(tree: ClausePredicates): ClausePredicates {
-  const test: DocPredicate = (doc) => {
-    try {
-      return tree.test(doc);
-    } catch {
-      return false;
-    }
-  };
-  return { clause: tree.clause, test, children: tree.children.map(safePredicates) };
 }
 
 /** A clause result with its offsets and text moved into the written text. */

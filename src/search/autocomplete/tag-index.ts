@@ -45,6 +45,8 @@ export interface TagSuggestion {
 const WORD_CANDIDATES = 1000;
 /** Characters at the start of the term (after a namespace) that typos may not touch. */
 const TYPO_PREFIX = 1;
+/** Longer terms are not looked up with typos: the walk's cost grows with the term's length. */
+const MAX_TYPO_TERM = 64;
 
 /** The words of a name after its namespace. */
 function wordsOf(name: string): string[] {
@@ -199,7 +201,7 @@ export class TagIndex {
     }
 
     // 3. typos in the start of the name
-    const budget = maxTypos(rest.length);
+    const budget = rest.length > MAX_TYPO_TERM ? 0 : maxTypos(rest.length);
     if (budget > 0) {
       const fixed = (namespace ?? '') + rest.slice(0, TYPO_PREFIX);
       const [nlo, nhi] = prefixRange(this.names, fixed);
