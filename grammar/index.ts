@@ -47,6 +47,7 @@ export { normalizeMultiline } from './normalize.js';
 export { cleanTagName, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { DATE_RANGE, formatUtc } from './values/date.js';
 export { junkText, lex } from './lexer.js';
+export { clausePredicates, clauseTree, matchClauses, type Clause, type ClauseKind, type ClauseMatch, type ClausePredicates } from './clauses.js';
 export { compileEvaluator, evaluate, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate/index.js';
 export {
   analyze,

@@ -26,6 +26,7 @@ import { FileStore } from './media/storage.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
+import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
 const config = loadConfigOrExit();
 const log = createLogger(config);
@@ -115,6 +116,12 @@ async function main(): Promise<void> {
     readiness.indexer = 'started';
     log.info('indexer following the outbox');
   }
+
+  // The autocomplete index is loaded now rather than on the first keystroke (a second or two on
+  // 200,000 tags); a failure only means the first request loads it.
+  void autocompleteIndexOf(db)
+    .index()
+    .catch((err: unknown) => log.warn({ err }, 'autocomplete index not loaded at start'));
 
   // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
   const jobWorker = new JobWorker({

@@ -31,8 +31,10 @@ import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
+import { searchPageRoutes } from './routes/search-page.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
+import { workbenchRoutes } from './routes/workbench.js';
 
 export type { AppDeps, AppEnv } from './context.js';
 
@@ -47,6 +49,8 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
   api.route('/', postRoutes());
   api.route('/', profileRoutes());
   api.route('/', tagRoutes());
+  // Before filterRoutes: `/filters/test` and `/filters/explain` are not filter ids.
+  api.route('/', workbenchRoutes());
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());
   api.route('/', oembedRoutes());
@@ -79,6 +83,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', fileRoutes(deps.config.dataDir));
   app.route('/', dumpRoutes(deps.config));
   app.route('/', openapiRoutes());
+  app.route('/', searchPageRoutes());
   app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;
 }

@@ -46,6 +46,10 @@ const OTHER_OPERATIONS = [
   ['GET', '/search'],
   ['GET', '/search/filters'],
   ['GET', '/search/explain'],
+  ['GET', '/filters/explain'],
+  ['GET', '/filters/:filter_id/explain'],
+  ['GET', '/filters/test'],
+  ['GET', '/autocomplete/tags'],
 ] as const;
 
 const toTemplate = (path: string) => path.replace(/:([a-z_]+)/g, '{$1}');
@@ -181,7 +185,7 @@ describe('the OpenAPI document', () => {
     const submit = doc.paths['/images'].post.responses;
     expect(Object.keys(submit).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '500', '503']);
     expect(submit['400'].content['application/json'].schema.anyOf).toContainEqual({ $ref: '#/components/schemas/ImageErrorsResponse' });
-    expect(doc.paths['/search/images'].get.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(doc.paths['/search/images'].get.responses['400'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/QueryError' });
     const text = doc.info.description as string;
     for (const phrase of ['Cache', 'Back off', 'ban', 'https', 'artist', 'Retry-After', 'If-None-Match', '## Search language', '`||`', '`.gte:`', 'my:faves', 'Imbalanced parentheses.']) {
       expect(text).toContain(phrase);

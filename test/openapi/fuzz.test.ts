@@ -288,7 +288,7 @@ function requiredQuery(op: OperationSpec): string {
   const shape = op.query.shape as Record<string, { isOptional(): boolean; options?: readonly string[] }>;
   return Object.entries(shape)
     .filter(([, schema]) => !schema.isOptional())
-    .map(([name, schema]) => `${name}=${encodeURIComponent(schema.options?.[0] ?? '*')}`)
+    .map(([name, schema]) => `${name}=${encodeURIComponent(name === 'image_id' ? realPathValue(name) : name === 'index' ? 'images' : (schema.options?.[0] ?? '*'))}`)
     .join('&');
 }
 

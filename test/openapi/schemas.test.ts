@@ -90,7 +90,7 @@ describe('schemas', () => {
     expect(S.PageParam.parse(['3', '4'])).toBe(3);
     expect(S.DistanceParam.parse(undefined)).toBe(0.25);
     expect(S.LimitParam.safeParse('51').success).toBe(false);
-    expect(S.routeQuery.searchExplain.safeParse({}).error?.issues[0]?.message).toMatch(/^index is required/);
+    expect(S.workbenchQuery.searchExplain.safeParse({}).error?.issues[0]?.message).toMatch(/^index is required/);
     expect(S.routeQuery.search.safeParse({ 'q[]': 'a' }).error?.issues[0]?.message).toBe(S.QUERY_NOT_A_STRING);
   });
 });

@@ -189,7 +189,7 @@ describe('the error contract on every endpoint', () => {
   it.each(endpoints)('/search/%s: a syntax error is 400 with the reference message', async (endpoint) => {
     const res = await h.api(`/search/${endpoint}${qs({ q: '(a || b' })}`);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'Imbalanced parentheses.' });
+    expect(res.body).toMatchObject({ position: expect.any(Object), error: 'Imbalanced parentheses.' });
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   });
 

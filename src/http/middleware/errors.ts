@@ -18,7 +18,7 @@ export const notFoundHandler: NotFoundHandler<AppEnv> = (c) => notFound(c);
 
 export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHandler<AppEnv> {
   return (err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err.status, err.message);
+    if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.details);
     if (err instanceof DecodeQueueFull) {
       c.header('Retry-After', String(err.retryAfterSeconds));
       return errorResponse(c, 503, err.message);

@@ -155,12 +155,85 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'explainSearch',
     tag: 'Search',
     summary: 'What a query compiles to',
-    description: 'The OpenSearch query DSL `q` compiles to on `index`, for the caller (their role and key).',
-    query: Q.searchExplain,
+    description:
+      'The OpenSearch query DSL `q` compiles to on `index`, for the caller (their role and key). With `image_id` (images only), also which clauses of the query that image matches: a tree mirroring the query\'s AND/OR/NOT structure with `matched` on every node, each clause run against the image\'s index document. No filter applies.',
+    query: S.workbenchQuery.searchExplain,
     key: 'optional',
     responses: readAnswers({
       200: ok(S.ExplainResponse, 'The compiled query'),
-      400: { description: 'Missing or unknown `index`, or a query that does not compile: `{"error"}`.', schema: S.ErrorBody },
+      400: {
+        description: 'Missing or unknown `index`, `image_id` on another index, or a query that does not compile: `{"error", "position", "excerpt"}`.',
+        schema: S.QueryErrorBody,
+      },
+      404: notFound('`image_id` names no image'),
+    }),
+  },
+  {
+    method: 'get',
+    path: '/filters/explain',
+    operationId: 'explainInlineFilter',
+    tag: 'Filters',
+    summary: 'Why a filter given inline hides or spoilers an image',
+    description:
+      'The filter is given in the query (`hidden_tags`, `spoilered_tags` by name; `hidden_tag_ids`, `spoilered_tag_ids`; `hidden_complex`, `spoilered_complex`, one alternative a line), so an author can try it before saving. Answers which of its tags the image has and which clauses of each complex expression its index document matches (offsets into the written text).',
+    query: S.workbenchQuery.filterExplain,
+    key: 'optional',
+    responses: readAnswers({
+      200: ok(S.FilterExplainResponse, 'Why the image is hidden or spoilered'),
+      400: {
+        description: 'An unknown tag name, a malformed id list, or a complex expression that does not compile (with `parameter` naming it and its place in the written text).',
+        schema: z.union([S.FilterQueryErrorBody, S.ErrorBody]),
+      },
+      404: notFound('`image_id` names no image'),
+    }),
+  },
+  {
+    method: 'get',
+    path: '/filters/{filter_id}/explain',
+    operationId: 'explainFilter',
+    tag: 'Filters',
+    summary: 'Why a saved filter hides or spoilers an image',
+    description: 'As `/filters/explain`, for a filter the caller may view (system, public, own; any for moderators).',
+    query: S.workbenchQuery.filterExplainById,
+    key: 'optional',
+    responses: readAnswers({
+      200: ok(S.FilterExplainResponse, 'Why the image is hidden or spoilered'),
+      400: { description: 'Missing or malformed `image_id`.', schema: S.ErrorBody },
+      404: notFound('Unknown filter, one the caller may not see, or no such image'),
+    }),
+  },
+  {
+    method: 'get',
+    path: '/filters/test',
+    operationId: 'testFilter',
+    tag: 'Filters',
+    summary: 'Filter test bench',
+    description:
+      'What a filter would hide and spoiler in a sample of images: the newest `sample` images (default 1000, at most 5000), or the first ones `q` finds (no filter applies to the sample). Counts per tag and per clause of each complex expression, with up to five example ids each. The filter is given inline (as for `/filters/explain`), else by `filter_id`, else the current filter. Evaluation stops after a time budget of 2 s; `sample.complete` says whether every image was looked at.',
+    query: S.workbenchQuery.filterTest,
+    key: 'optional',
+    responses: readAnswers({
+      200: ok(S.FilterTestResponse, 'The bench\'s numbers'),
+      400: {
+        description: 'A bad `sample`, an unknown tag name, a `q` or complex expression that does not compile (`parameter` names the expression).',
+        schema: z.union([S.FilterQueryErrorBody, S.QueryErrorBody]),
+      },
+      404: notFound('`filter_id` names no filter the caller may see'),
+    }),
+  },
+  {
+    method: 'get',
+    path: '/autocomplete/tags',
+    operationId: 'autocompleteTags',
+    tag: 'Tags',
+    summary: 'Tag autocomplete',
+    description:
+      'Suggestions for what is being typed, from an in-memory index kept up to date from the outbox. Ranked by image count: names starting with the term first, then names whose words start with the typed words in any order (`dash rain` → `rainbow dash`), then names whose start is within one (terms of 3–4 characters) or two edits of the term, a transposition counting as one (the first character is taken as typed). `artist:` and other namespaces complete within the namespace. `term` may be a whole query: the term at `cursor` is completed, after a leading `-`, `!` or `NOT` and inside parentheses. Aliases complete to their target. The default answer is Philomena\'s `[{label, value}]`; `format=rich` adds kinds, categories, field names of the query language with their operators, and the range of `term` to replace.',
+    query: S.workbenchQuery.autocomplete,
+    key: 'optional',
+    responses: readAnswers({
+      200: ok(z.union([S.AutocompleteLabels, S.AutocompleteRich]), 'Suggestions, best first'),
+      400: { description: 'Missing `term`, or a bad `cursor`, `format` or `limit`.', schema: S.ErrorBody },
     }),
   },
   {

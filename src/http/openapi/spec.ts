@@ -87,8 +87,9 @@ export const busyDecoding: ResponseSpec = {
 };
 export const internal: ResponseSpec = { description: 'Internal Error: `{"error": "Internal Error"}`; retry later with backoff.', schema: S.ErrorBody };
 export const queryError: ResponseSpec = {
-  description: 'The search query does not compile (or `q` is not a single string): `{"error": "<parser message>"}`.',
-  schema: S.ErrorBody,
+  description:
+    'The search query does not compile (or `q` is not a single string): `{"error": "<parser message>", "position": {"offset", "line", "column"}, "excerpt": {"text", "at"}}`; clients that read only `error` see the reference\'s body.',
+  schema: S.QueryErrorBody,
 };
 
 /** The answers every read operation can give besides its own. */

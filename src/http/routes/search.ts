@@ -1,7 +1,8 @@
 /**
  * The search endpoints (reference §6, §3.2): `GET /search/images` (and its alias `/search`),
  * `/search/comments`, `/search/posts`, `/search/galleries`, `/search/tags`, `/search/filters`,
- * and `GET /search/explain?index=…&q=…`, which shows the DSL a query compiles to.
+ * and `GET /search/explain?index=…&q=…`, which shows the DSL a query compiles to and, with
+ * `image_id`, which of its clauses that image matches (workbench/query-explain.ts).
  *
  * Every search: `q` is compiled by the grammar with the index's fields for the caller's role and
  * a context (user id; for images the watch list and the filters `filter_id:` may name), wrapped by
@@ -17,7 +18,8 @@
  *   its known issue #142). Deep pages are answered; past the end the list is empty and `total`
  *   is still the number of matches.
  * - A missing or empty `q` matches nothing (200, `total: 0`); `q=*` matches everything.
- * - A query that does not compile is 400 `{"error": "<message>"}` in the reference's wording;
+ * - A query that does not compile is 400 `{"error": "<message>", "position", "excerpt"}`, the
+ *   message in the reference's wording, then where it is (see query-error.ts);
  *   `q` given more than once or as `q[]=`/`q[k]=` is 400 `search query is not a string` (the
  *   reference answers 500 on images there).
  * - Other parameters (`limit`, `distance`, empty ones) are ignored.
@@ -31,7 +33,9 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import {
+  type CompileOptions,
   type Query,
+  clauseTree,
   compileQuery,
   filterIdsIn,
   isQueryError,
@@ -53,8 +57,10 @@ import {
   type HiddenByFilter,
 } from '../../search/requests/index.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import { CompiledCache } from '../compiled-cache.js';
+import { queryApiError } from '../query-error.js';
+import { explainOnImage } from '../workbench/query-explain.js';
 import { compileComplexFilter } from '../filter-query.js';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { loadFilters } from '../../contexts/filters/load.js';
@@ -68,6 +74,7 @@ import { cacheFor, jsonText } from '../middleware/cache.js';
 import { DEFAULT_PER_PAGE, toPaging, type Paging } from '../middleware/paging.js';
 import type { ExplainResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
+import { workbenchQuery } from '../schemas/workbench.js';
 import { validQuery } from '../validate.js';
 import { filterView } from '../views/filter.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
@@ -124,23 +131,34 @@ async function queryContext(c: AppContext, index: SearchIndexName, q: string): P
   return context;
 }
 
+/** How `q` is compiled for the caller on `index`. */
+async function compileOptionsFor(c: AppContext, index: SearchIndexName, q: string): Promise<CompileOptions> {
+  return { fields: queryFields[index], role: roleOf(c.get('user')), context: await queryContext(c, index, q) };
+}
+
+/** `compile(q, options)`; a `QueryError` becomes 400 with its message and position. */
+function compiling<T>(q: string, options: CompileOptions, compile: (q: string, options: CompileOptions) => T): T {
+  try {
+    return compile(q, options);
+  } catch (err) {
+    if (isQueryError(err)) throw queryApiError(err, q);
+    throw err;
+  }
+}
+
 /**
  * Queries compiled for anonymous callers, whose compilation depends on the text alone when it
  * names no `filter_id:` (see `compiled-cache.ts`).
  */
 const anonymousQueries = new CompiledCache<Query>();
 
-/** `q` compiled for the caller; a `QueryError` becomes 400 with its message. */
-async function compileFor(c: AppContext, index: SearchIndexName, q: string): Promise<Query> {
-  const user = c.get('user');
-  const compile = (context: QueryContext) => () => compileQuery(q, { fields: queryFields[index], role: roleOf(user), context });
-  try {
-    if (user === null && filterIdsIn(q).length === 0) return anonymousQueries.get(`${index}\u0000${q}`, compile({ userId: null, filters: () => undefined }));
-    return compile(await queryContext(c, index, q))();
-  } catch (err) {
-    if (isQueryError(err)) throw new ApiError(400, err.message);
-    throw err;
+/** `q` compiled for the caller; a `QueryError` becomes 400 with its message and position. */
+export async function compileFor(c: AppContext, index: SearchIndexName, q: string): Promise<Query> {
+  if (c.get('user') === null && filterIdsIn(q).length === 0) {
+    const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined } };
+    return anonymousQueries.get(`${index}\u0000${q}`, () => compiling(q, options, compileQuery));
   }
+  return compiling(q, await compileOptionsFor(c, index, q), compileQuery);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,7 +166,7 @@ async function compileFor(c: AppContext, index: SearchIndexName, q: string): Pro
 // ---------------------------------------------------------------------------------------------
 
 /** Run a search on the engine; its latency goes to `search_duration_seconds` when there are metrics. */
-async function runSearch(deps: AppDeps, index: SearchIndexName, request: SearchRequest) {
+export async function runSearch(deps: AppDeps, index: SearchIndexName, request: SearchRequest) {
   const started = process.hrtime.bigint();
   const result = await deps.engine.search(index, request);
   deps.metrics?.searchDuration.observe({ engine: deps.engine.kind, index }, Number(process.hrtime.bigint() - started) / 1e9);
@@ -298,10 +316,21 @@ function simpleSearch(index: SimpleIndex) {
 // Explain
 // ---------------------------------------------------------------------------------------------
 
-async function explain(c: AppContext, { index, q }: z.output<typeof routeQuery.searchExplain>): Promise<Response> {
-  const query = await compileFor(c, index, q ?? '');
-  cacheFor(c, 60, { dependsOnUser: true });
-  return c.json({ index, query } satisfies z.output<typeof ExplainResponse>);
+type ExplainParams = z.output<typeof workbenchQuery.searchExplain>;
+
+async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Promise<Response> {
+  const text = q ?? '';
+  const options = await compileOptionsFor(c, index, text);
+  const query = compiling(text, options, compileQuery);
+  if (image_id === undefined) {
+    cacheFor(c, 60, { dependsOnUser: true });
+    return c.json({ index, query } satisfies z.output<typeof ExplainResponse>);
+  }
+  if (index !== 'images') throw new ApiError(400, 'image_id applies to index=images only');
+  const image = await explainOnImage(c.get('deps').db, image_id, compiling(text, options, clauseTree));
+  if (image === null) return notFound(c);
+  cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
+  return c.json({ index, query, image } satisfies z.output<typeof ExplainResponse>);
 }
 
 export function searchRoutes(): Hono<AppEnv> {
@@ -314,6 +343,6 @@ export function searchRoutes(): Hono<AppEnv> {
     const search = simpleSearch(index);
     app.get(`/search/${index}`, others, (c) => search(c, c.req.valid('query')));
   }
-  app.get('/search/explain', validQuery(routeQuery.searchExplain), (c) => explain(c, c.req.valid('query')));
+  app.get('/search/explain', validQuery(workbenchQuery.searchExplain), (c) => explain(c, c.req.valid('query')));
   return app;
 }

@@ -30,6 +30,38 @@ export const ErrorBody = z
   })
   .meta({ id: 'Error', description: 'The body of an error answer.' });
 
+const offset = z.int().min(0);
+
+/** 400 for a search query that does not compile: the reference's body, then where the problem is. */
+export const QueryErrorBody = z
+  .strictObject({
+    error: z.string().meta({ description: 'The parser message, in the reference wording.' }),
+    position: z
+      .strictObject({
+        offset: offset.meta({ description: 'UTF-16 offset into the query (0-based).' }),
+        line: z.int().min(1).meta({ description: 'Line, 1-based.' }),
+        column: z.int().min(1).meta({ description: 'Column in UTF-16 code units, 1-based.' }),
+      })
+      .optional()
+      .meta({ description: 'Where the problem is; absent when `q` is not a single string.' }),
+    excerpt: z
+      .strictObject({
+        text: z.string().meta({ description: 'The query around the problem (up to 24 characters on each side).' }),
+        at: offset.meta({ description: 'Offset of the problem within `text`.' }),
+      })
+      .optional()
+      .meta({ description: 'The text around the problem, to show it underlined.' }),
+  })
+  .meta({ id: 'QueryError', description: 'The body of a 400 answer to a search query that does not compile.' });
+
+/** 400 for a filter's complex expression that does not compile: which one, and where in the written text. */
+export const FilterQueryErrorBody = z
+  .strictObject({
+    ...QueryErrorBody.shape,
+    parameter: z.enum(['hidden_complex', 'spoilered_complex']).meta({ description: 'The expression with the problem.' }),
+  })
+  .meta({ id: 'FilterQueryError', description: 'The body of a 400 answer to a filter expression that does not compile.' });
+
 /** 403 for a banned user or address (submissions, and requests refused by the limiter). */
 export const BanErrorBody = z
   .strictObject({

@@ -19,6 +19,7 @@ import {
   WithheldComment,
   WithheldPost,
 } from './resources.js';
+import { ExplainImage } from './workbench.js';
 
 const total = () => count().meta({ description: 'Number of matching objects over all pages.' });
 const interactions = () =>
@@ -103,5 +104,6 @@ export const ExplainResponse = z
   .strictObject({
     index: z.enum(SEARCH_INDEXES).meta({ description: 'The index the query was compiled for.' }),
     query: z.looseObject({}).meta({ description: 'The compiled query, as OpenSearch query DSL.' }),
+    image: ExplainImage.optional().meta({ description: 'With `image_id` (images only): which clauses that image matches.' }),
   })
   .meta({ id: 'ExplainResponse', description: 'What a search query compiles to.' });

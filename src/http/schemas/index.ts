@@ -9,20 +9,39 @@ import * as common from './common.js';
 import * as envelopes from './envelopes.js';
 import * as params from './params.js';
 import * as resources from './resources.js';
+import * as workbench from './workbench.js';
 
 export * from './common.js';
 export * from './envelopes.js';
 export * from './params.js';
 export * from './resources.js';
+export * from './workbench.js';
 
 /** Every schema named with `.meta({ id })`, which the document lists under `components.schemas`. */
 export const componentSchemas: readonly z.ZodType[] = ([
   common.ErrorBody,
+  common.QueryErrorBody,
+  common.FilterQueryErrorBody,
   common.BanErrorBody,
   common.ImageErrors,
   common.ImageErrorsBody,
   ...Object.values(resources),
   ...Object.values(envelopes),
+  workbench.ClauseMatch,
+  workbench.ExplainImage,
+  workbench.FilterExplainResponse,
+  workbench.BenchClause,
+  workbench.FilterTestResponse,
+  workbench.AutocompleteLabels,
+  workbench.AutocompleteRich,
+  workbench.ImageIdParam,
+  workbench.ExplainImageIdParam,
+  ...Object.values(workbench.inlineFilterParams),
+  workbench.SampleParam,
+  workbench.TermParam,
+  workbench.CursorParam,
+  workbench.FormatParam,
+  workbench.SuggestionLimitParam,
   ...Object.values(params.queryParams),
   params.OembedUrlParam,
   params.SubmissionUrlParam,

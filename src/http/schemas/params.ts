@@ -21,13 +21,13 @@ import { id } from './common.js';
 type Raw = unknown;
 
 /** The first value of a parameter given more than once (`?page=2&page=3` reads 2). */
-const first = (value: Raw): string | undefined => {
+export const first = (value: Raw): string | undefined => {
   const one = Array.isArray(value) ? value[0] : value;
   return typeof one === 'string' ? one : undefined;
 };
 
 /** The first value read by `schema`: repeated parameters count once. */
-const single = <T extends z.ZodType>(schema: T) => z.preprocess(first, schema);
+export const single = <T extends z.ZodType>(schema: T) => z.preprocess(first, schema);
 
 /**
  * Elixir's `Integer.parse` as the reference's pagination uses it: an optional sign and the
@@ -238,15 +238,15 @@ export const SubmissionUrlParam = single(z.string())
   });
 
 /** Parameters a client may leave out; those with a default keep it (absent reads the default). */
-const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
+export const optional = <T extends Record<string, z.ZodType>>(shape: T) =>
   Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v instanceof z.ZodDefault ? v : v.optional()])) as {
     [K in keyof T]: T[K] extends z.ZodDefault ? T[K] : z.ZodOptional<T[K]>;
   };
 
-const { filter_id, page, per_page, q, sf, sd, del, hidden, distance, limit, index } = queryParams;
+const { filter_id, page, per_page, q, sf, sd, del, hidden, distance, limit } = queryParams;
 
 /** `q[]=…` or `q[k]=…` makes `q` a list or a map: not a string either. */
-const searchQuery = <T extends z.ZodRawShape>(shape: T) =>
+export const searchQuery = <T extends z.ZodRawShape>(shape: T) =>
   z.looseObject(shape).refine((params) => !Object.keys(params).some((name) => name.startsWith('q[')), { error: QUERY_NOT_A_STRING });
 
 /**
@@ -262,7 +262,6 @@ export const routeQuery = {
   oembed: z.object({ url: OembedUrlParam.optional() }),
   searchImages: searchQuery(optional({ filter_id, page, per_page, q, sf, sd, del, hidden })),
   search: searchQuery(optional({ filter_id, page, per_page, q })),
-  searchExplain: searchQuery({ index, ...optional({ filter_id, q }) }),
   /** Read from the query, else from the body. */
   reverse: z.object(optional({ url: ImageUrlParam, distance, limit })),
   /** `POST /images`: `url` when the JSON body has none. */

@@ -1,0 +1,99 @@
+/**
+ * The search workbench page, for people writing queries and filters:
+ *
+ *   GET /search          the page (search-page/client.ts does the work through the JSON API)
+ *   GET /search/app.js   its script, bundled by esbuild when first asked for
+ *   GET /search/app.css  its style sheet
+ *
+ * Nothing is loaded from elsewhere: the Content-Security-Policy allows this origin, and images
+ * from the file host (`CDN_URL`) as well.
+ */
+import { Hono } from 'hono';
+import type { Config } from '../../config.js';
+import { API_PREFIX } from '../api-prefix.js';
+import { bundleBrowserScript } from '../browser-bundle.js';
+import type { AppContext, AppEnv } from '../context.js';
+import { cacheFor } from '../middleware/cache.js';
+import { SEARCH_PAGE_CSS } from '../search-page/style.js';
+
+export const SEARCH_PAGE_PATH = '/search';
+const ASSET_MAX_AGE = 3600;
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+function pageCsp(config: Config): string {
+  const files = new URL(config.cdnUrl).origin;
+  return `default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' ${files} data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+}
+
+export function searchPageHtml(siteName: string): string {
+  const title = escapeHtml(`${siteName} search`);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="${SEARCH_PAGE_PATH}/app.css">
+<script src="${SEARCH_PAGE_PATH}/app.js" defer></script>
+</head>
+<body data-mode="query">
+<header>
+<h1>${title}</h1>
+<div role="tablist" aria-label="Mode"><button type="button" role="tab" data-tab="query" aria-selected="true">Query</button><button type="button" role="tab" data-tab="filter" aria-selected="false">Filter</button></div>
+<label class="key">API key <input id="key" type="password" autocomplete="off" placeholder="optional"></label>
+</header>
+<main>
+<div class="qbox">
+<div id="q-mirror" aria-hidden="true"></div>
+<input id="q" type="text" role="combobox" aria-autocomplete="list" aria-expanded="false" aria-controls="suggestions" aria-describedby="q-error" aria-label="Search query" placeholder="safe, solo || artist:…  (press / to focus)" autocomplete="off" spellcheck="false">
+<ul id="suggestions" role="listbox" hidden></ul>
+</div>
+<p id="q-error" role="status" aria-live="polite"></p>
+<details id="dsl"><summary>Compiled query (OpenSearch DSL)</summary><pre id="dsl-text"></pre></details>
+<section id="filter-panel" hidden aria-label="Filter">
+<form id="filter-form">
+<div class="row"><label>Hidden tags <input name="hidden_tags" placeholder="tag, tag"></label><label>Spoilered tags <input name="spoilered_tags" placeholder="tag, tag"></label></div>
+<label>Hidden complex (one alternative a line) <textarea name="hidden_complex" spellcheck="false"></textarea></label>
+<label>Spoilered complex <textarea name="spoilered_complex" spellcheck="false"></textarea></label>
+<div class="row"><label>Sample query <input id="sample-q" placeholder="newest images"></label><label>Sample size <input id="sample-size" type="number" min="1" max="5000" value="1000"></label></div>
+<p><button class="primary" type="submit">Test filter</button></p>
+<p id="filter-error" role="alert"></p>
+</form>
+<div><div id="bench" aria-live="polite"></div><div id="why" aria-live="polite"></div></div>
+</section>
+<p id="count" aria-live="polite"></p>
+<div id="results"></div>
+<p class="hint">Arrow keys choose a suggestion, Enter or Tab takes it, Escape closes the list. In filter mode, click a thumbnail to see why the filter hides or spoilers it.</p>
+</main>
+<noscript><p>This page needs JavaScript; the API it uses is described at /api/docs.</p></noscript>
+</body>
+</html>
+`;
+}
+
+let script: string | undefined;
+
+/** The page script, bundled from search-page/client.ts when first asked for. */
+export function searchPageScript(): string {
+  script ??= bundleBrowserScript(new URL('../search-page/client.ts', import.meta.url), { API_PREFIX: JSON.stringify(API_PREFIX) });
+  return script;
+}
+
+export function searchPageRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const asset = (c: AppContext, body: string, type: string) => {
+    cacheFor(c, ASSET_MAX_AGE);
+    return c.body(body, 200, {
+      'Content-Type': type,
+      'Content-Security-Policy': pageCsp(c.get('deps').config),
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    });
+  };
+  app.get(SEARCH_PAGE_PATH, (c) => asset(c, searchPageHtml(c.get('deps').config.siteName), 'text/html; charset=utf-8'));
+  app.get(`${SEARCH_PAGE_PATH}/app.js`, (c) => asset(c, searchPageScript(), 'text/javascript; charset=utf-8'));
+  app.get(`${SEARCH_PAGE_PATH}/app.css`, (c) => asset(c, SEARCH_PAGE_CSS, 'text/css; charset=utf-8'));
+  return app;
+}

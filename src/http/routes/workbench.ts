@@ -1,0 +1,94 @@
+/**
+ * The search workbench's endpoints (besides `/search/explain?image_id=`, in search.ts):
+ *
+ *   GET /filters/explain?image_id=N&<inline filter>   why an inline filter hides or spoilers an image
+ *   GET /filters/:filter_id/explain?image_id=N        the same for a saved filter the caller may view
+ *   GET /filters/test?<inline filter or filter_id>    the test bench over a sample of images
+ *   GET /autocomplete/tags?term=…                     tag and field suggestions
+ *
+ * An inline filter is given by `hidden_tags`/`spoilered_tags` (names), `hidden_tag_ids`/
+ * `spoilered_tag_ids` and `hidden_complex`/`spoilered_complex`. The test bench without any of
+ * them runs `filter_id`'s filter, else the current filter. Mounted before routes/filters.ts so
+ * `/filters/test` and `/filters/explain` are not read as filter ids.
+ */
+import { Hono } from 'hono';
+import type { z } from 'zod';
+import { canViewFilter } from '../../contexts/filters/access.js';
+import { findFilter } from '../../contexts/filters/load.js';
+import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import { buildImageSearch, parseImageSort } from '../../search/requests/index.js';
+import type { AppContext, AppEnv } from '../context.js';
+import { notFound } from '../errors.js';
+import { cacheFor } from '../middleware/cache.js';
+import type { FilterExplainResponse, FilterTestResponse } from '../schemas/workbench.js';
+import { workbenchQuery } from '../schemas/workbench.js';
+import { validPath, validQuery } from '../validate.js';
+import { runFilterBench } from '../workbench/filter-bench.js';
+import { explainFilter } from '../workbench/filter-explain.js';
+import { compileFilter, givesInlineFilter, inlineSpec, specOfRow, type FilterSpec } from '../workbench/filter-rules.js';
+import { autocompleteRoute } from './autocomplete.js';
+import { compileFor, runSearch } from './search.js';
+
+/** The bench's time budget for evaluating documents. */
+const BENCH_BUDGET_MS = 2000;
+
+/** A saved filter the caller may view, or null. */
+async function savedSpec(c: AppContext, id: number): Promise<FilterSpec | null> {
+  const row = await findFilter(c.get('deps').db, id);
+  return row && canViewFilter(c.get('user'), row) ? specOfRow(row) : null;
+}
+
+async function explainResponse(c: AppContext, spec: FilterSpec, imageId: number): Promise<Response> {
+  const now = Date.now();
+  const filter = compileFilter(spec, c.get('user'), now);
+  const [doc] = await loadImageDocuments(c.get('deps').db, [imageId]);
+  if (doc === undefined) return notFound(c);
+  cacheFor(c, 1, { dependsOnUser: true });
+  return c.json({ filter: { id: spec.id }, image_id: imageId, ...explainFilter(filter, doc) } satisfies z.output<typeof FilterExplainResponse>);
+}
+
+/** The sample's image ids, newest first: the first `size` that `q` finds, or the newest `size`. */
+async function sampleIds(c: AppContext, q: string | undefined, size: number): Promise<number[]> {
+  const query = q === undefined || q.trim() === '' ? { match_all: {} } : await compileFor(c, 'images', q);
+  const request = buildImageSearch({ query, sort: parseImageSort(undefined, undefined), filters: [], page: 1, perPage: size });
+  return (await runSearch(c.get('deps'), 'images', request)).ids;
+}
+
+type TestParams = z.output<typeof workbenchQuery.filterTest>;
+
+async function filterTest(c: AppContext, params: TestParams): Promise<Response> {
+  let spec: FilterSpec | null;
+  if (givesInlineFilter(params)) spec = await inlineSpec(c.get('deps').db, params);
+  else if (params.filter_id !== undefined) spec = await savedSpec(c, params.filter_id);
+  else {
+    const current = await c.get('currentFilter')();
+    spec = current && specOfRow(current);
+  }
+  if (spec === null) return notFound(c);
+  const filter = compileFilter(spec, c.get('user'), Date.now());
+  const q = params.q?.trim() ? params.q : undefined;
+  const ids = await sampleIds(c, q, params.sample);
+  const { evaluated, complete, ...result } = await runFilterBench(c.get('deps').db, filter, ids, BENCH_BUDGET_MS);
+  cacheFor(c, 1, { dependsOnUser: true });
+  return c.json({
+    filter: { id: spec.id },
+    sample: { q: q ?? null, size: ids.length, evaluated, complete },
+    ...result,
+  } satisfies z.output<typeof FilterTestResponse>);
+}
+
+export function workbenchRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/filters/explain', validQuery(workbenchQuery.filterExplain), async (c) => {
+    const params = c.req.valid('query');
+    return explainResponse(c, await inlineSpec(c.get('deps').db, params), params.image_id);
+  });
+  app.get('/filters/test', validQuery(workbenchQuery.filterTest), (c) => filterTest(c, c.req.valid('query')));
+  app.get('/filters/:filter_id/explain', validPath('filter_id'), validQuery(workbenchQuery.filterExplainById), async (c) => {
+    const spec = await savedSpec(c, c.req.valid('param').filter_id);
+    if (spec === null) return notFound(c);
+    return explainResponse(c, spec, c.req.valid('query').image_id);
+  });
+  app.route('/', autocompleteRoute());
+  return app;
+}

@@ -1,0 +1,184 @@
+/**
+ * The search workbench page in a real browser: Debian's `chromium` driven by `puppeteer-core`
+ * (which downloads no browser), against the app serving a demo board with real image files and
+ * the embedded engine. Typing shows suggestions and results, a broken query is underlined at the
+ * parser's place, and filter mode shows the test bench's counts (checked against the search
+ * engine) and why an image is hidden or spoilered. With `SAVE_SCREENSHOTS=1` the screenshots in
+ * docs/screenshots/ are written again.
+ *
+ * Skipped, saying so, only when chromium is not installed; CI (`.ci/run`) installs it.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Indexer } from '../../indexer/index.js';
+import { loadConfig } from '../../src/config.js';
+import { createApp } from '../../src/http/app.js';
+import { freePort } from '../../src/lib/free-port.js';
+import { EngineThread } from '../../src/search/embedded/index.js';
+import { seedDemoBoard } from '../../src/seed/demo.js';
+import { insertFilter, insertKey, insertUser } from '../http/harness.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+/** The page's globals, inside `page.evaluate` callbacks (the project's types carry no DOM library). */
+declare const document: any;
+declare const window: any;
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) console.warn(`search page browser tests skipped: no chromium at ${CHROMIUM} (apt-get install chromium)`);
+const SCREENSHOTS = process.env.SAVE_SCREENSHOTS === '1' ? join(import.meta.dirname, '../../docs/screenshots') : null;
+
+let testDb: TestDatabase;
+let dataDir: string;
+let engine: EngineThread;
+let indexer: Indexer;
+let server: ServerType;
+let origin: string;
+let browser: Browser;
+let page: Page;
+/** A filter that hides nothing, for the engine's own counts. */
+let everything: number;
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  testDb = await createTestDatabase();
+  dataDir = mkdtempSync(join(tmpdir(), 'tagwise-search-page-'));
+  await seedDemoBoard(testDb.db, { seed: 3, images: 30, dataDir, withFiles: true });
+  engine = new EngineThread();
+  indexer = new Indexer({ db: testDb.db, engine });
+  await indexer.ensureIndexes();
+  await indexer.reindex();
+  everything = (await insertFilter(testDb.db, { name: 'Nothing hidden', public: true })).id;
+  const port = await freePort();
+  origin = `http://127.0.0.1:${port}`;
+  const config = loadConfig({ BASE_URL: origin, DATA_DIR: dataDir, SITE_NAME: 'Tagwise', ANONYMOUS_NAME_SALT: 'salt', DEMO_DATA: 'false', RATE_LIMITS: 'off' });
+  const app = createApp({ config, db: testDb.db, engine, logger: { error: (obj, msg) => console.error(msg, obj) } });
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+  page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 900 });
+  page.on('pageerror', (err) => console.error('page error', err));
+}, 240_000);
+
+afterAll(async () => {
+  if (!haveChromium) return;
+  await browser?.close();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await indexer?.stop();
+  await engine?.close();
+  await testDb?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function shoot(name: string) {
+  if (SCREENSHOTS === null) return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) as `${string}.png`, fullPage: false });
+}
+
+const api = async (path: string) => (await (await fetch(`${origin}/api/v1/json${path}`)).json()) as any;
+
+async function typeQuery(text: string) {
+  await page.click('#q', { count: 3 });
+  await page.keyboard.press('Backspace');
+  await page.type('#q', text, { delay: 15 });
+}
+
+describe.skipIf(!haveChromium)('the search page', () => {
+  it('suggests tags while typing, takes one with Enter, and shows the hits', async () => {
+    await page.goto(`${origin}/search`, { waitUntil: 'networkidle0' });
+    await typeQuery('saf');
+    await page.waitForSelector('#suggestions li[aria-selected=true]', { visible: true });
+    const first = await page.$eval('#suggestions li', (li) => li.textContent ?? '');
+    expect(first).toMatch(/^safe \(\d+\)/);
+    await page.keyboard.press('Enter');
+    expect(await page.$eval('#q', (i) => (i as unknown as { value: string }).value)).toBe('safe');
+    const total = (await api('/search/images?q=safe&per_page=1')).total as number;
+    expect(total).toBeGreaterThan(0);
+    const expected = `${total.toLocaleString('en-US')} image${total === 1 ? '' : 's'}`;
+    await page.waitForFunction((text) => document.getElementById('count')?.textContent === text, {}, expected);
+    expect(await page.$$eval('#results .thumb img', (imgs) => imgs.length)).toBe(Math.min(total, 24));
+    await page.waitForFunction(() => [...document.querySelectorAll('#results img')].every((img: { complete: boolean; naturalWidth: number }) => img.complete && img.naturalWidth > 0));
+    // The DSL is there, folded.
+    expect(await page.$eval('#dsl-text', (pre) => pre.textContent)).toContain('"term"');
+    await typeQuery('safe, -');
+    await page.type('#q', 'so', { delay: 15 });
+    await page.waitForSelector('#suggestions li', { visible: true });
+    await shoot('query-mode');
+    await page.keyboard.press('Escape');
+  }, 60_000);
+
+  it('underlines a broken query where the parser says', async () => {
+    const q = 'safe, (solo || cute';
+    await typeQuery(q);
+    await page.waitForSelector('#q-mirror mark.err');
+    const at = await page.evaluate(() => {
+      const mirror = document.getElementById('q-mirror')!;
+      const mark = mirror.querySelector('mark')!;
+      return (mirror.textContent ?? '').indexOf(mark.textContent ?? '\u0000', 0) >= 0 ? (mark.previousSibling?.textContent ?? '').length : -1;
+    });
+    const { position, error } = (await (await fetch(`${origin}/api/v1/json/search/explain?index=images&q=${encodeURIComponent(q)}`)).json()) as { position: { offset: number; column: number }; error: string };
+    expect(at).toBe(position.offset);
+    expect(await page.$eval('#q-error', (p) => p.textContent)).toBe(`${error} (line 1, column ${position.column})`);
+    expect(await page.$eval('#q', (i) => i.getAttribute('aria-invalid'))).toBe('true');
+    await shoot('query-error');
+  }, 30_000);
+
+  it('filter mode: the bench counts agree with the engine, and a thumbnail says why', async () => {
+    await typeQuery('safe');
+    await page.waitForFunction(() => document.getElementById('q')?.getAttribute('aria-invalid') === null);
+    await page.click('[data-tab=filter]');
+    await page.type('[name=hidden_tags]', 'solo');
+    await page.type('[name=spoilered_complex]', 'score.gte:1');
+    await page.click('#filter-form button[type=submit]');
+    await page.waitForFunction(() => document.querySelector('#bench .part ul.clauses') !== null);
+    const hidden = Number(await page.$eval('#bench-hidden', (s) => s.textContent));
+    const spoilered = Number(await page.$eval('#bench-spoilered', (s) => s.textContent));
+    // The engine's own answers over the same sample (every image of this small board).
+    const count = async (q: string) => (await api(`/search/images?q=${encodeURIComponent(q)}&per_page=1&filter_id=${everything}`)).total as number;
+    expect((await api('/filters/test?hidden_tags=&sample=1000')).sample.size).toBe(await count('*'));
+    expect(hidden).toBe(await count('solo'));
+    expect(spoilered).toBe(await count('-solo, score.gte:1'));
+    await page.click('#results .thumb');
+    await page.waitForSelector('#why-verdict');
+    expect(['hidden', 'spoilered', 'shown']).toContain(await page.$eval('#why-verdict', (s) => s.textContent));
+    await shoot('filter-mode');
+  }, 60_000);
+
+  it('with a key, thumbnails follow the key user\'s filter: its spoilers are blurred', async () => {
+    const solo = (await api('/search/tags?q=name:solo')).tags[0];
+    const filter = await insertFilter(testDb.db, { name: 'spoil solo', public: true, spoileredTagIds: [solo.id] });
+    const user = await insertUser(testDb.db, { currentFilterId: filter.id });
+    const key = await insertKey(testDb.db, user.id);
+    await page.click('[data-tab=query]');
+    await page.type('#key', key);
+    await page.keyboard.press('Tab');
+    await typeQuery('safe');
+    await page.waitForSelector('#results .thumb.spoilered');
+    const spoilered = await page.$$eval('#results .thumb.spoilered', (els) => els.length);
+    expect(spoilered).toBe((await api(`/search/images?q=safe,solo&per_page=50&key=${key}`)).images.length);
+    await shoot('query-with-key');
+    // Clicking reveals one.
+    await page.click('#results .thumb.spoilered');
+    expect(await page.$$eval('#results .thumb.spoilered', (els) => els.length)).toBe(spoilered - 1);
+    await page.click('#key', { count: 3 });
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Tab');
+  }, 30_000);
+
+  it('is readable at phone width', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    await page.click('[data-tab=query]');
+    await typeQuery('safe');
+    await page.waitForFunction(() => /\d+ images?/.test(document.getElementById('count')?.textContent ?? ''));
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shoot('phone');
+  }, 30_000);
+});
