@@ -10,7 +10,6 @@
  * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
  * next step and shuts down the same way.
  */
-import { serve, type ServerType } from '@hono/node-server';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Indexer } from '../indexer/index.js';
@@ -18,6 +17,7 @@ import { loadConfigOrExit } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
+import { startHttpServer, type HttpServer } from './http/server.js';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
@@ -35,7 +35,7 @@ const running: {
   database?: DatabaseHandle;
   engine?: SearchEngine;
   indexer?: Indexer;
-  server?: ServerType;
+  server?: HttpServer;
   /** Background workers (e.g. a job worker): `stop()` lets the jobs in hand finish. */
   workers: { name: string; stop(): Promise<void> }[];
 } = { workers: [] };
@@ -83,7 +83,8 @@ async function main(): Promise<void> {
     readiness: () => readiness,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
-  const server = (running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }));
+  const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http }));
+  const { server } = http;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject); // e.g. the port is taken: start-up fails
@@ -131,20 +132,20 @@ async function main(): Promise<void> {
   if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
 }
 
-/** Stop accepting, let requests in flight finish, close keep-alive connections once idle. */
-function closeServer(server: ServerType): Promise<void> {
+/**
+ * Stop accepting, let requests in flight finish (their answers say `Connection: close`), close
+ * keep-alive connections once idle.
+ */
+function closeServer({ server, drain }: HttpServer): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    let idle: NodeJS.Timeout | undefined;
     server.close((err) => {
       clearInterval(idle);
       if (err && (err as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(err);
       else resolve();
     });
-    if ('closeIdleConnections' in server) {
-      server.closeIdleConnections();
-      // A keep-alive connection whose request ends after close() goes idle later: close it then.
-      idle = setInterval(() => server.closeIdleConnections(), 50);
-    }
+    drain();
+    // A connection whose answer is still being written goes idle later: close it then.
+    const idle = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
   });
 }
 
