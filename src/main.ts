@@ -4,7 +4,8 @@
  * keeps the indices in sync in-process, and serves the API.
  *
  * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; the server stops accepting, lets
- * the requests in flight finish and closes keep-alive connections as they go idle; background
+ * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
+ * connections as they go idle (`src/http/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
  * its snapshot; the pool closes and the embedded PostgreSQL stops. All within
  * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
@@ -132,23 +133,6 @@ async function main(): Promise<void> {
   if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
 }
 
-/**
- * Stop accepting, let requests in flight finish (their answers say `Connection: close`), close
- * keep-alive connections once idle.
- */
-function closeServer({ server, drain }: HttpServer): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    server.close((err) => {
-      clearInterval(idle);
-      if (err && (err as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(err);
-      else resolve();
-    });
-    drain();
-    // A connection whose answer is still being written goes idle later: close it then.
-    const idle = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 50);
-  });
-}
-
 function flushLog(): Promise<void> {
   return new Promise<void>((resolve) => log.flush(() => resolve()));
 }
@@ -187,7 +171,7 @@ async function shutdown(signal: string): Promise<void> {
     }
   };
   const { server, workers, indexer, engine, database } = running;
-  if (server) await step('http server', () => closeServer(server));
+  if (server) await step('http server', () => server.close());
   await step('workers', () => Promise.all(workers.map((w) => w.stop())));
   if (indexer) await step('indexer', () => indexer.stop());
   if (engine) {

@@ -11,13 +11,17 @@
  *   broken request line) are answered `{"error": …}` with Node's status (431, 400, 408) instead of
  *   Node's bare text; the rest of what the client is still sending is read and dropped before the
  *   socket closes, so a client that sent a long URL reads the answer instead of a reset.
- * - Draining (`drain()`): from then on every answer, including those of requests in flight whose
- *   headers are not sent yet, says `Connection: close`, so keep-alive clients stop reusing
- *   connections; idle ones are closed.
+ * - Stopping (`close()`): the listening socket closes at once; from then on every answer,
+ *   including those of requests in flight whose headers are not sent yet, says
+ *   `Connection: close`, so keep-alive clients stop reusing connections. Connections idle at that
+ *   moment are left open for `CLOSE_GRACE_MS` first (Node's own `server.close()` would close them
+ *   at once, resetting a request a client is sending just then): a request that arrives meanwhile
+ *   is answered, with `Connection: close`. After the grace, connections are closed as they go
+ *   idle; `close()` resolves when the last one has.
  */
 import { serve, type ServerType } from '@hono/node-server';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 import type { HttpLimits } from '../config.js';
 
 /** Bytes of request line plus headers Node accepts (its default); the URL limit the docs state. */
@@ -25,12 +29,14 @@ export const MAX_HEADER_BYTES = 16_384;
 
 export interface HttpServer {
   server: ServerType;
-  /** Answer with `Connection: close` from now on and close idle keep-alive connections. */
-  drain(): void;
+  /** Stop accepting, answer with `Connection: close`, close connections as they go idle. */
+  close(): Promise<void>;
 }
 
 /** How long the rest of a rejected request is read before its socket is destroyed. */
 const DISCARD_MS = 2_000;
+/** How long connections idle at a stop may still bring one last request. */
+const CLOSE_GRACE_MS = 1_000;
 
 function clientErrorAnswer(code: string | undefined): { status: number; reason: string; message: string } {
   if (code === 'HPE_HEADER_OVERFLOW') {
@@ -96,11 +102,25 @@ export function startHttpServer(
   });
   return {
     server,
-    drain() {
+    close() {
       draining = true;
       for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
       unanswered.clear();
-      server.closeIdleConnections();
+      return new Promise<void>((resolve, reject) => {
+        let idle: NodeJS.Timeout | undefined;
+        const grace = setTimeout(() => {
+          server.closeIdleConnections();
+          // a connection whose answer is still being written goes idle later: close it then
+          idle = setInterval(() => server.closeIdleConnections(), 50);
+        }, CLOSE_GRACE_MS);
+        // the plain socket server's close: stop listening without closing idle connections yet
+        NetServer.prototype.close.call(server, (err?: Error) => {
+          clearTimeout(grace);
+          clearInterval(idle);
+          if (err && (err as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(err);
+          else resolve();
+        });
+      });
     },
   };
 }
