@@ -111,7 +111,7 @@ async function main(): Promise<void> {
 
   // In embedded mode the index lives in this process: build what the snapshot lacks, then follow.
   if (engine.kind === 'embedded') {
-    await indexer.reindexIfEmpty();
+    await indexer.repairIndexes();
     checkpoint();
     indexer.start();
     readiness.indexer = 'started';

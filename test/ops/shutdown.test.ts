@@ -132,7 +132,7 @@ describe('graceful shutdown of the service', () => {
     children.push(svc.child);
     await svc.waitFor('indexer following the outbox');
     // the snapshot written at the last shutdown was loaded: nothing was rebuilt
-    expect(svc.lines.some((l) => String(l.msg).startsWith('indices without documents'))).toBe(false);
+    expect(svc.lines.some((l) => String(l.msg).startsWith('rebuilding indices'))).toBe(false);
     expect(svc.lines.some((l) => l.msg === 'empty board: creating the demo board')).toBe(false);
     const pgPid = postgresPid(dataDir);
 

@@ -1,4 +1,4 @@
-import type { IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import type { IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
 import { PhysicalIndex } from './index/physical-index.js';
 import { searchIndex } from './search.js';
 import { SnapshotStore } from './persistence/snapshot.js';
@@ -23,6 +23,9 @@ export class EmbeddedEngine implements SearchEngine {
   private readonly store: SnapshotStore | null;
   private readonly opening: Promise<void>;
   private aliasesDirty = false;
+  /** The highest outbox position flushed or asked to be (see persistence/snapshot.ts). */
+  private position = 0;
+  private discarded: string[] = [];
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
@@ -38,10 +41,21 @@ export class EmbeddedEngine implements SearchEngine {
 
   private async load(store: SnapshotStore): Promise<void> {
     const state = await store.load();
-    for (const index of state.indices) this.indices.set(index.name, index);
+    this.discarded = state.discarded;
+    for (const index of state.indices) {
+      this.indices.set(index.name, index);
+      this.position = Math.max(this.position, index.position);
+    }
     for (const [alias, target] of Object.entries(state.aliases) as [string, string][]) {
       if (this.indices.has(target)) this.aliases.set(alias, target);
     }
+  }
+
+  async persisted(): Promise<PersistedState> {
+    await this.opening;
+    const positions: Record<string, number> = {};
+    for (const [alias, target] of this.aliases) positions[alias] = this.indices.get(target)!.position;
+    return { positions, discarded: this.discarded };
   }
 
   private resolve(name: string): PhysicalIndex {
@@ -125,12 +139,13 @@ export class EmbeddedEngine implements SearchEngine {
     if (old !== undefined && old !== version) this.indices.delete(old);
   }
 
-  async flush(): Promise<void> {
+  async flush(position?: number): Promise<void> {
     await this.opening;
     if (!this.store) return;
-    const dirty = [...this.indices.values()].filter((i) => i.dirty);
-    if (dirty.length === 0 && !this.aliasesDirty) return;
-    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases));
+    this.position = Math.max(this.position, position ?? 0);
+    const changed = [...this.indices.values()].filter((i) => i.dirty || i.position < this.position);
+    if (changed.length === 0 && !this.aliasesDirty) return;
+    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases), this.position);
     this.aliasesDirty = false;
   }
 
