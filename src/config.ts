@@ -48,6 +48,9 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** How long a graceful shutdown may take before the process gives up and exits 1. */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+  /** The API's database pool: give up connecting, and cut off a statement, after these. */
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   /** Slow clients: all request headers within this many seconds, else 408. */
   HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(15),
   /** The whole request (headers and body) within this many seconds, else 408. */
@@ -102,6 +105,8 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   /** Limits on slow clients (`src/http/server.ts`). */
   http: HttpLimits;
+  /** The API's pool fails fast when the database is unreachable (503, not a hang). */
+  requestPool: { connectTimeoutSeconds: number; statementTimeoutMs: number };
   readyMaxOutboxLagSeconds: number;
   /** Nightly public data dumps: the UTC time of day (null: off) and how many are kept. */
   dumps: { at: { hour: number; minute: number } | null; keep: number };
@@ -197,6 +202,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
     trustProxy: v.TRUST_PROXY,
     shutdownTimeoutSeconds: v.SHUTDOWN_TIMEOUT_SECONDS,
+    requestPool: { connectTimeoutSeconds: v.DATABASE_CONNECT_TIMEOUT_SECONDS, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 },
     http: {
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: Math.max(v.HTTP_REQUEST_TIMEOUT_SECONDS, v.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
