@@ -70,10 +70,15 @@ async function normalPaths(origin: string): Promise<string[]> {
 
 interface Phase {
   name: string;
-  normal: DriverResult;
+  /** Undefined when the normal traffic could not complete at all (the driver gave up). */
+  normal: DriverResult | undefined;
   rssMaxMb: number;
   abuse: string;
 }
+
+const ms = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1));
+/** A phase's normal p99 over the baseline's, or `-` when either could not be measured. */
+const ratio = (p: Phase, base: Phase) => (p.normal && base.normal ? (p.normal.p99 / base.normal.p99).toFixed(2) : '-');
 
 async function main(): Promise<void> {
   const o = options();
@@ -91,10 +96,13 @@ async function main(): Promise<void> {
       const rss = sampleRss(pid);
       const running = abuse();
       await sleep(2_000); // let the abuse take hold before the traffic is measured
-      const normal = await drive(job);
+      const normal = await drive(job).catch((err: unknown) => {
+        console.log(`${name}: normal traffic did not complete: ${(err as Error).message}`);
+        return undefined;
+      });
       const report = await running.stop();
       phases.push({ name, normal, rssMaxMb: rss.stop(), abuse: report });
-      console.log(`${name}: p99 ${normal.p99.toFixed(1)} ms, errors ${normal.errors}, max RSS ${phases.at(-1)!.rssMaxMb.toFixed(0)} MB; ${report} (load ${loadAverage()})`);
+      console.log(`${name}: p99 ${ms(normal?.p99)} ms, errors ${normal?.errors ?? '-'}, max RSS ${phases.at(-1)!.rssMaxMb.toFixed(0)} MB; ${report} (load ${loadAverage()})`);
       await sleep(3_000);
     };
 
@@ -121,21 +129,22 @@ async function main(): Promise<void> {
     console.log(
       table(
         ['phase', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'p99 / baseline', 'max RSS MB'],
-        phases.map((p) => [p.name, String(p.normal.requests), p.normal.p50.toFixed(1), p.normal.p99.toFixed(1), p.normal.max.toFixed(1), String(p.normal.errors), (p.normal.p99 / base.normal.p99).toFixed(2), p.rssMaxMb.toFixed(0)]),
+        phases.map((p) => [p.name, String(p.normal?.requests ?? '-'), ms(p.normal?.p50), ms(p.normal?.p99), ms(p.normal?.max), String(p.normal?.errors ?? '-'), ratio(p, base), p.rssMaxMb.toFixed(0)]),
         [0],
       ),
     );
     for (const p of phases) console.log(`${p.name}: ${p.abuse}`);
     console.log(`RSS: ${rssStart.toFixed(0)} MB at start, ${rssAfterBombs.toFixed(0)} MB after the bombs; targets: p99 within 2× of the baseline, RSS within 1536 MB`);
-    const r = (x: number) => Number(x.toFixed(2));
+    const r = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(2)));
     console.log(
       JSON.stringify({
-        baseline_p99_ms: r(base.normal.p99),
-        bombs_p99_ms: r(bombs.normal.p99),
-        slowloris_p99_ms: r(lorises.normal.p99),
-        bombs_p99_ratio: r(bombs.normal.p99 / base.normal.p99),
-        slowloris_p99_ratio: r(lorises.normal.p99 / base.normal.p99),
-        normal_errors: base.normal.errors + bombs.normal.errors + lorises.normal.errors,
+        baseline_p99_ms: r(base.normal?.p99),
+        bombs_p99_ms: r(bombs.normal?.p99),
+        slowloris_p99_ms: r(lorises.normal?.p99),
+        bombs_p99_ratio: r(Number(ratio(bombs, base))),
+        slowloris_p99_ratio: r(Number(ratio(lorises, base))),
+        normal_errors: phases.reduce((n, p) => n + (p.normal?.errors ?? 0), 0),
+        normal_completed: phases.map((p) => p.normal !== undefined),
         rss_start_mb: Math.round(rssStart),
         rss_max_baseline_mb: Math.round(base.rssMaxMb),
         rss_max_bombs_mb: Math.round(bombs.rssMaxMb),
