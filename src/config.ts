@@ -57,8 +57,6 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(120),
   /** A keep-alive connection idle between requests is closed after this many seconds. */
   HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(5),
-  /** A connection that sends and receives nothing for this many seconds is closed. */
-  HTTP_IDLE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30),
   /** `/readyz` fails while the oldest change not applied to the indices is older than this. */
   READY_MAX_OUTBOX_LAG_SECONDS: z.coerce.number().int().min(1).default(30),
   /** UTC time of day of the nightly dump of the public data (`HH:MM`, 24-hour), or `off`. */
@@ -129,7 +127,6 @@ export interface HttpLimits {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
-  idleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -207,7 +204,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: Math.max(v.HTTP_REQUEST_TIMEOUT_SECONDS, v.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
       keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
-      idleTimeoutMs: v.HTTP_IDLE_TIMEOUT_SECONDS * 1000,
     },
     readyMaxOutboxLagSeconds: v.READY_MAX_OUTBOX_LAG_SECONDS,
     dumps: {

@@ -5,8 +5,9 @@
  *
  * - Slow clients: all request headers within `headersTimeout`, the whole request within
  *   `requestTimeout` (408), and a connection idle between requests for `keepAliveTimeout` is
- *   closed; a socket silent for `idleTimeout` is closed too. Node checks the first two on a timer
- *   (`connectionsCheckingInterval`), so that interval is kept short.
+ *   closed. Node checks the first two on a timer (`connectionsCheckingInterval`), so that
+ *   interval is kept short. Nothing limits how long the app takes to answer: a socket timeout
+ *   there would reset a slow but legitimate request in flight (an upload fetching a large file).
  * - Malformed requests (a request line or headers over `MAX_HEADER_BYTES`, control characters, a
  *   broken request line) are answered `{"error": …}` with Node's status (431, 400, 408) instead of
  *   Node's bare text; the rest of what the client is still sending is read and dropped before the
@@ -85,7 +86,6 @@ export function startHttpServer(
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
   }) as Server;
-  server.setTimeout(limits.idleTimeoutMs, (socket) => socket.destroy());
   server.on('clientError', onClientError);
 
   let draining = false;
