@@ -115,6 +115,10 @@ describe('damaged index files heal at start', () => {
   it('a deleted log: the index covers an older outbox position than was applied, and is rebuilt', async () => {
     await freshFilesWithLog();
     rmSync(imagesLog()!);
+    // a drift check in between (as `npm run indexer -- verify` runs one) does not hide the loss
+    const checker = new EmbeddedEngine({ dataDir });
+    await new Indexer({ db: t.db, engine: checker }).verify();
+    await checker.close();
     const { engine, indexer, lines } = await openRepaired();
     expect(lines.some((l) => /^rebuilding indices: images \(covers outbox position \d+ of \d+\)/.test(l))).toBe(true);
     await expectCorrect(engine, indexer);

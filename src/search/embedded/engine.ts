@@ -142,10 +142,13 @@ export class EmbeddedEngine implements SearchEngine {
   async flush(position?: number): Promise<void> {
     await this.opening;
     if (!this.store) return;
+    // Only a flush that names a position raises what clean indices record: an index loaded
+    // behind the others (its log lost) must keep its old position until the indexer rebuilds it,
+    // whatever else (a drift check, a status) flushes meanwhile.
     this.position = Math.max(this.position, position ?? 0);
-    const changed = [...this.indices.values()].filter((i) => i.dirty || i.position < this.position);
+    const changed = [...this.indices.values()].filter((i) => i.dirty || (position !== undefined && i.position < this.position));
     if (changed.length === 0 && !this.aliasesDirty) return;
-    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases), this.position);
+    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases), this.position, position !== undefined);
     this.aliasesDirty = false;
   }
 

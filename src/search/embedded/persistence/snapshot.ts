@@ -483,12 +483,13 @@ export class SnapshotStore {
 
   /**
    * Write the changes of changed indices (log or snapshot) and the outbox `position` they cover
-   * now, then the alias map, then drop stale files.
+   * now, then the alias map, then drop stale files. With `raise`, unchanged indices that record a
+   * lower position get the new one too (the indexer applied everything up to it).
    */
-  async save(indices: PhysicalIndex[], aliases: Record<string, string>, position: number): Promise<void> {
+  async save(indices: PhysicalIndex[], aliases: Record<string, string>, position: number, raise: boolean): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     for (const index of indices) {
-      if (!index.dirty && index.position >= position) continue;
+      if (!index.dirty && (!raise || index.position >= position)) continue;
       const changes = index.pendingIds.size;
       if (index.generation !== null && index.logEntries + changes <= Math.max(1000, index.liveCount / 10)) {
         await this.appendLog(index, position);
