@@ -77,11 +77,12 @@ interface Phase {
   abuse: string;
 }
 
-const ms = (x: number | undefined) => (x === undefined ? '-' : x.toFixed(1));
+/** A latency, or `-` when there is none (no answer in the window: the driver sends null). */
+const ms = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? '-' : x.toFixed(1));
 /** Requests answered in the measured window over those the open loop sent in it. */
 const answeredShare = (p: Phase, o: { rate: number; seconds: number }) => (p.normal ? p.normal.requests / (o.rate * o.seconds) : 0);
 /** A phase's normal p99 over the baseline's, or `-` when either could not be measured. */
-const ratio = (p: Phase, base: Phase) => (p.normal && base.normal ? (p.normal.p99 / base.normal.p99).toFixed(2) : '-');
+const ratio = (p: Phase, base: Phase) => (p.normal?.p99 != null && base.normal?.p99 != null ? (p.normal.p99 / base.normal.p99).toFixed(2) : '-');
 
 async function main(): Promise<void> {
   const o = options();
@@ -138,7 +139,7 @@ async function main(): Promise<void> {
     );
     for (const p of phases) console.log(`${p.name}: ${p.abuse}`);
     console.log(`RSS: ${rssStart.toFixed(0)} MB at start, ${rssAfterBombs.toFixed(0)} MB after the bombs; targets: p99 within 2× of the baseline, RSS within 1536 MB`);
-    const r = (x: number | undefined) => (x === undefined || !Number.isFinite(x) ? null : Number(x.toFixed(2)));
+    const r = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? null : Number(x.toFixed(2)));
     console.log(
       JSON.stringify({
         baseline_p99_ms: r(base.normal?.p99),
