@@ -34,29 +34,26 @@
  * printed with every phase, and the CPU per request of the service and its PostgreSQL in the mix.
  * The last line is one JSON object of the headline figures.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isAlive, postmasterPid } from '../src/db/embedded-postgres.js';
-import { freePort } from '../src/lib/free-port.js';
+import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { table } from '../src/lib/table.js';
 import { featureImage } from '../src/contexts/images/features.js';
 import { openDatabase, type Database, type DatabaseHandle } from '../src/db/client.js';
 import type { DriverResult, Figures } from './harness/driver.js';
 import { drive, startHonoCeiling } from './harness/http.js';
+import { startService, type Target } from './harness/service.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
 import { loopStatsFrom, type LoopStats } from './load/loop-stats.js';
 import { startWriter } from './load/writer.js';
 import { openBoard } from './search/board.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
 const CACHE = join(HERE, '.cache', 'load');
+const log = (msg: string) => console.log(msg);
 const API = '/api/v1/json';
 
 // ---------------------------------------------------------------------------------------------
@@ -91,101 +88,6 @@ const round = (x: number, digits: number): number => (Number.isFinite(x) ? Numbe
 function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The service under test
-
-interface Target {
-  origin: string;
-  /** Pid of the service when this run started it (for CPU figures). */
-  pid?: number;
-  dataDir?: string;
-  stop(): Promise<void>;
-}
-
-const log = (msg: string) => console.log(msg);
-
-/** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = start.split(/\s+/);
-  const until = words.indexOf('--import');
-  return words[0] === 'node' && until > 0 ? words.slice(1, until) : [];
-}
-
-async function startService(board: { images: number; dataDir?: string }, logLevel: string, nodeFlags: string[]): Promise<Target> {
-  // a bulk board (made beforehand, its PostgreSQL already running) or the demo board of N images
-  const dataDir = board.dataDir ?? join(CACHE, `board-${board.images}`);
-  const images = board.images;
-  mkdirSync(dataDir, { recursive: true });
-  const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
-  const port = await freePort();
-  const logFile = join(CACHE, `service-${images}.log`);
-  mkdirSync(CACHE, { recursive: true });
-  const out = openSync(logFile, 'a');
-  // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
-  const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...inherited,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DEMO_IMAGES: String(Math.min(images, 100_000)),
-      DEMO_DATA: board.dataDir ? 'false' : 'true',
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: logLevel,
-    },
-    stdio: ['ignore', out, out],
-  });
-  closeSync(out);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const origin = `http://127.0.0.1:${port}`;
-  log(`starting the service on ${origin} (DATA_DIR ${dataDir}${fresh ? `, first start: creating a ${images}-image demo board` : ''}; log in ${logFile})`);
-  const started = Date.now();
-  const deadline = started + (fresh || board.dataDir ? 30 : 5) * 60_000;
-  const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
-  for (;;) {
-    if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the service was not ready in time:\n${tail()}`);
-    }
-    try {
-      const res = await fetch(`${origin}/readyz`);
-      if (res.status === 200) break;
-      await res.body?.cancel();
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(500);
-  }
-  log(`service ready after ${((Date.now() - started) / 1000).toFixed(1)} s (load ${loadAverage()})`);
-  let stopping: Promise<void> | undefined;
-  return {
-    origin,
-    ...(child.pid !== undefined ? { pid: child.pid } : {}),
-    dataDir,
-    stop: () =>
-      (stopping ??= (async () => {
-        if (gone) return;
-        const pg = postmasterPid(join(dataDir, 'postgres'));
-        child.kill('SIGTERM');
-        const result = await Promise.race([exited, sleep(60_000).then(() => null)]);
-        if (result === null) {
-          child.kill('SIGKILL');
-          await exited;
-          if (pg && isAlive(pg)) process.kill(pg, 'SIGINT');
-          log('the service did not stop within 60 s: killed it and stopped its PostgreSQL');
-        } else if (result.code !== 0) {
-          log(`the service exited with ${result.signal ?? result.code}:\n${tail()}`);
-        }
-      })()),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -525,7 +427,7 @@ async function main(): Promise<void> {
     const nodeFlags = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
     target = o.url
       ? { origin: o.url, stop: async () => {} }
-      : await startService(bulk ? { images: o.bulk!, dataDir: bulk.dataDir } : { images: o.images }, o.logLevel, nodeFlags);
+      : await startService(CACHE, bulk ? { images: o.bulk!, dataDir: bulk.dataDir } : { images: o.images }, o.logLevel, nodeFlags);
     // the writes of the mixed run go to the service's database (joined when the service runs it)
     const db = bulk?.db ?? (target.dataDir ? (joined = await openDatabase({ dataDir: target.dataDir, max: 2 })).db : undefined);
     const board = await discover(target.origin);

@@ -204,6 +204,8 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
         break;
       }
       case 'sync': {
+        // files of the embedded engine that lost writes are rebuilt before anything is applied on top
+        if (engine.kind === 'embedded') await indexer.repairIndexes();
         if (opts.follow) {
           indexer.start();
           log('following the outbox; interrupt to stop');

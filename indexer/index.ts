@@ -5,7 +5,7 @@
  *
  *   const indexer = new Indexer({ db, engine, log });
  *   await indexer.ensureIndexes();
- *   await indexer.reindexIfEmpty();   // build what the engine lacks
+ *   await indexer.repairIndexes();    // build what the engine lacks or lost
  *   indexer.start();                  // follow the outbox
  *   ...
  *   await indexer.stop();             // finishes the batch in progress
@@ -13,7 +13,10 @@
  * Durability: when the engine keeps its data only until `flush()` (the embedded engine), applied
  * outbox rows are not deleted in the batch's transaction but after the next flush, so a crash
  * between the two replays them instead of losing them. Otherwise (OpenSearch, whose writes are
- * durable when acknowledged) rows are deleted in the transaction that applied them.
+ * durable when acknowledged) rows are deleted in the transaction that applied them. In deferred
+ * mode the flush records the highest applied outbox id with the index files, and the delete
+ * raises `search_outbox_applied` to it; an index found at start to cover less lost writes whose
+ * rows are gone, and `repairIndexes()` rebuilds it.
  */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
@@ -22,7 +25,9 @@ import { OutboxFollower } from './follow.js';
 import { Mutex, REINDEX_LOCK, SYNC_LOCK } from './locks.js';
 import {
   applyChanges,
+  appliedThrough,
   changeCount,
+  deleteApplied,
   expandRows,
   processOutboxBatch,
   type BatchResult,
@@ -97,19 +102,34 @@ export class Indexer {
   }
 
   /**
-   * Reindex the indices that hold no documents while their table has rows (a first start, or a
-   * lost snapshot). Returns what was rebuilt.
+   * Rebuild, before following, the indices that cannot be trusted: those without documents while
+   * their table has rows (a first start, or index files discarded because they did not verify),
+   * and, in deferred mode, those whose files cover a lower outbox position than the rows already
+   * deleted (a lost log). Returns what was rebuilt.
    */
-  async reindexIfEmpty(options: ReindexOptions = {}): Promise<ReindexResult[]> {
+  async repairIndexes(options: ReindexOptions = {}): Promise<ReindexResult[]> {
     await this.ensureIndexes();
-    const empty: IndexName[] = [];
+    const persisted = await this.engine.persisted?.();
+    for (const reason of persisted?.discarded ?? []) this.log(`index files discarded: ${reason}`);
+    const through = this.deferred && persisted ? await appliedThrough(this.db) : 0;
+    const stale: IndexName[] = [];
+    const reasons: string[] = [];
     for (const name of indexNames) {
-      if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) empty.push(name);
+      const position = persisted?.positions[name] ?? 0;
+      if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) {
+        stale.push(name);
+        reasons.push(`${name} (no documents)`);
+      } else if (position < through) {
+        stale.push(name);
+        reasons.push(`${name} (covers outbox position ${position} of ${through})`);
+      }
     }
-    if (empty.length === 0) return [];
-    this.log(`indices without documents: ${empty.join(', ')}; building them`);
-    const results = await this.reindex(empty, options);
+    if (stale.length === 0) return [];
+    this.log(`rebuilding indices: ${reasons.join(', ')}`);
+    const results = await this.reindex(stale, options);
     await this.syncOnce();
+    // the rebuilt indices read a database that holds every change up to `through`
+    if (through > 0) await this.engine.flush(through);
     return results;
   }
 
@@ -187,10 +207,9 @@ export class Indexer {
     this.lastFlush = Date.now();
     if (this.applied.size === 0) return;
     const ids = [...this.applied];
-    await this.engine.flush();
-    for (let start = 0; start < ids.length; start += 10_000) {
-      await this.db.$client.unsafe('delete from search_outbox where id = any($1::bigint[])', [ids.slice(start, start + 10_000) as never]);
-    }
+    const position = ids.reduce((max, id) => Math.max(max, id), 0);
+    await this.engine.flush(position);
+    await deleteApplied(this.db, ids, position);
     for (const id of ids) this.applied.delete(id);
   }
 

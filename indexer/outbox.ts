@@ -184,3 +184,26 @@ export async function processOutboxBatch(db: Database, engine: SearchEngine, opt
     return { rows: rows.length, ...applied, paused: false };
   }) as Promise<BatchResult>;
 }
+
+/**
+ * The highest outbox id deleted after the engine made it durable (deferred mode, embedded
+ * engine): an index that covers less has lost writes (see the engine's `persisted()`).
+ */
+export async function appliedThrough(db: Database): Promise<number> {
+  const [row] = await db.$client.unsafe<{ through: number }[]>('select through from search_outbox_applied');
+  return row?.through ?? 0;
+}
+
+/** Delete applied rows and raise the applied position to `position`, in one transaction. */
+export async function deleteApplied(db: Database, ids: readonly number[], position: number): Promise<void> {
+  await db.$client.begin(async (tx) => {
+    for (let start = 0; start < ids.length; start += 10_000) {
+      await tx.unsafe('delete from search_outbox where id = any($1::bigint[])', [ids.slice(start, start + 10_000) as never]);
+    }
+    await tx.unsafe(
+      `insert into search_outbox_applied (singleton, through) values (true, $1)
+       on conflict (singleton) do update set through = greatest(search_outbox_applied.through, excluded.through)`,
+      [position],
+    );
+  });
+}

@@ -48,6 +48,15 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** How long a graceful shutdown may take before the process gives up and exits 1. */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+  /** The API's database pool: give up connecting, and cut off a statement, after these. */
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  /** Slow clients: all request headers within this many seconds, else 408. */
+  HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(15),
+  /** The whole request (headers and body) within this many seconds, else 408. */
+  HTTP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(3600).default(120),
+  /** A keep-alive connection idle between requests is closed after this many seconds. */
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(5),
   /** `/readyz` fails while the oldest change not applied to the indices is older than this. */
   READY_MAX_OUTBOX_LAG_SECONDS: z.coerce.number().int().min(1).default(30),
   /** UTC time of day of the nightly dump of the public data (`HH:MM`, 24-hour), or `off`. */
@@ -92,6 +101,10 @@ export interface Config {
   /** Client addresses come from `X-Forwarded-For` (its last entry), set by our reverse proxy. */
   trustProxy: boolean;
   shutdownTimeoutSeconds: number;
+  /** Limits on slow clients (`src/http/server.ts`). */
+  http: HttpLimits;
+  /** The API's pool fails fast when the database is unreachable (503, not a hang). */
+  requestPool: { connectTimeoutSeconds: number; statementTimeoutMs: number };
   readyMaxOutboxLagSeconds: number;
   /** Nightly public data dumps: the UTC time of day (null: off) and how many are kept. */
   dumps: { at: { hour: number; minute: number } | null; keep: number };
@@ -107,6 +120,13 @@ export interface Config {
     banWindowSeconds: number;
     banSeconds: number;
   };
+}
+
+/** Limits on slow clients, applied by `src/http/server.ts`. */
+export interface HttpLimits {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -179,6 +199,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
     trustProxy: v.TRUST_PROXY,
     shutdownTimeoutSeconds: v.SHUTDOWN_TIMEOUT_SECONDS,
+    requestPool: { connectTimeoutSeconds: v.DATABASE_CONNECT_TIMEOUT_SECONDS, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 },
+    http: {
+      headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
+      requestTimeoutMs: Math.max(v.HTTP_REQUEST_TIMEOUT_SECONDS, v.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
+      keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+    },
     readyMaxOutboxLagSeconds: v.READY_MAX_OUTBOX_LAG_SECONDS,
     dumps: {
       at: v.DUMP_AT.toLowerCase() === 'off' ? null : { hour: Number(v.DUMP_AT.slice(0, 2)), minute: Number(v.DUMP_AT.slice(3)) },

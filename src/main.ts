@@ -1,23 +1,28 @@
 /**
  * `npm start`: the whole service in one process. With no configuration it starts an embedded
  * PostgreSQL and the embedded search engine under DATA_DIR, fills an empty board with demo data,
- * keeps the indices in sync in-process, and serves the API.
+ * keeps the indices in sync in-process, and serves the API. Requests use a pool of their own that
+ * fails fast (503) while the database is unreachable; an embedded PostgreSQL that dies is
+ * restarted (`src/db/supervise.ts`).
  *
  * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; the server stops accepting, lets
- * the requests in flight finish and closes keep-alive connections as they go idle; background
+ * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
+ * connections as they go idle (`src/http/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
- * its snapshot; the pool closes and the embedded PostgreSQL stops. All within
+ * its snapshot; the pools close and the embedded PostgreSQL stops. All within
  * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
  * next step and shuts down the same way.
  */
-import { serve, type ServerType } from '@hono/node-server';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Indexer } from '../indexer/index.js';
 import { loadConfigOrExit } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/client.js';
+import { createDatabase, openDatabase, type Database, type DatabaseHandle } from './db/client.js';
+import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
 import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
+import { createAppMetrics } from './http/routes/metrics.js';
+import { startHttpServer, type HttpServer } from './http/server.js';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
@@ -34,9 +39,13 @@ const log = createLogger(config);
 /** What is running, in start order; shutdown stops it in reverse. */
 const running: {
   database?: DatabaseHandle;
+  /** Restarts the embedded PostgreSQL if it dies. */
+  supervisor?: Supervisor;
+  /** The API's own pool, which fails fast when the database is unreachable. */
+  requestDb?: Database;
   engine?: SearchEngine;
   indexer?: Indexer;
-  server?: ServerType;
+  server?: HttpServer;
   /** Background workers (e.g. a job worker): `stop()` lets the jobs in hand finish. */
   workers: { name: string; stop(): Promise<void> }[];
 } = { workers: [] };
@@ -67,6 +76,9 @@ async function main(): Promise<void> {
   const { db } = database;
   log.info({ embedded: database.embedded }, 'database ready');
   checkpoint();
+  // Requests use a pool of their own with short connect and statement timeouts: while the
+  // database is unreachable they are answered 503 at once instead of hanging.
+  const requestDb = (running.requestDb = createDatabase(database.url, config.requestPool));
 
   const engine = (running.engine = createSearchEngine(config));
   const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
@@ -76,15 +88,28 @@ async function main(): Promise<void> {
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
+  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined);
+  const { server: embeddedServer } = database;
+  if (embeddedServer) {
+    running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
+      onRestart: () => {
+        metrics.databaseRestarts.inc();
+        log.warn('embedded PostgreSQL had stopped; restarted it');
+      },
+      onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
+    });
+  }
   const app = createApp({
     config,
-    db,
+    db: requestDb,
     engine,
+    metrics,
     logger: log,
     readiness: () => readiness,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
-  const server = (running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }));
+  const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http }));
+  const { server } = http;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject); // e.g. the port is taken: start-up fails
@@ -110,7 +135,7 @@ async function main(): Promise<void> {
 
   // In embedded mode the index lives in this process: build what the snapshot lacks, then follow.
   if (engine.kind === 'embedded') {
-    await indexer.reindexIfEmpty();
+    await indexer.repairIndexes();
     checkpoint();
     indexer.start();
     readiness.indexer = 'started';
@@ -136,23 +161,6 @@ async function main(): Promise<void> {
   // Nightly dump of the public data at DUMP_AT (UTC); its advisory lock lets one process dump.
   const dumps = startDumpSchedule({ db, config, log });
   if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
-}
-
-/** Stop accepting, let requests in flight finish, close keep-alive connections once idle. */
-function closeServer(server: ServerType): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let idle: NodeJS.Timeout | undefined;
-    server.close((err) => {
-      clearInterval(idle);
-      if (err && (err as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(err);
-      else resolve();
-    });
-    if ('closeIdleConnections' in server) {
-      server.closeIdleConnections();
-      // A keep-alive connection whose request ends after close() goes idle later: close it then.
-      idle = setInterval(() => server.closeIdleConnections(), 50);
-    }
-  });
 }
 
 function flushLog(): Promise<void> {
@@ -192,14 +200,16 @@ async function shutdown(signal: string): Promise<void> {
       log.error({ err, step: name }, 'shutdown step failed');
     }
   };
-  const { server, workers, indexer, engine, database } = running;
-  if (server) await step('http server', () => closeServer(server));
+  const { server, workers, indexer, engine, database, supervisor, requestDb } = running;
+  if (server) await step('http server', () => server.close());
   await step('workers', () => Promise.all(workers.map((w) => w.stop())));
   if (indexer) await step('indexer', () => indexer.stop());
   if (engine) {
     await step('engine flush', () => engine.flush());
     await step('engine close', () => engine.close());
   }
+  if (supervisor) await step('database supervisor', () => supervisor.stop());
+  if (requestDb) await step('request pool', () => requestDb.$client.end({ timeout: 5 }));
   if (database) await step('database', () => database.close());
   log.info({ clean }, 'stopped');
   await flushLog();

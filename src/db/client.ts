@@ -16,14 +16,26 @@ export function sqlClientOf(db: Database): Sql {
   return client;
 }
 
+export interface PoolOptions {
+  max?: number;
+  /** Give up connecting after this many seconds (postgres.js's default: 30). */
+  connectTimeoutSeconds?: number;
+  /** PostgreSQL's `statement_timeout` for the pool's sessions (none by default). */
+  statementTimeoutMs?: number;
+}
+
 /** A Drizzle database over a postgres.js pool. */
-export function createDatabase(url: string, options: { max?: number } = {}) {
+export function createDatabase(url: string, options: PoolOptions = {}) {
   const client = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
     // int8 values (count(*), bigserial ids) fit in a JS number at our sizes.
     types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
-    connection: { application_name: 'tagwise' },
+    ...(options.connectTimeoutSeconds !== undefined ? { connect_timeout: options.connectTimeoutSeconds } : {}),
+    connection: {
+      application_name: 'tagwise',
+      ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
+    },
   });
   return drizzle(client, { schema, casing: 'snake_case' });
 }
@@ -32,6 +44,8 @@ export interface DatabaseHandle {
   db: Database;
   url: string;
   embedded: boolean;
+  /** The embedded server when this process owns it (to supervise it). */
+  server?: EmbeddedPostgres;
   /** Close the pool and, if this process started the embedded server, stop it. */
   close(): Promise<void>;
 }
@@ -59,6 +73,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     db,
     url,
     embedded: embedded !== undefined,
+    ...(embedded?.owned ? { server: embedded } : {}),
     close: async () => {
       await db.$client.end({ timeout: 5 });
       await embedded?.stop();

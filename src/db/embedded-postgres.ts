@@ -17,6 +17,11 @@ export interface EmbeddedPostgres {
   /** True when this process started the server (and so stops it). */
   owned: boolean;
   stop(): Promise<void>;
+  /**
+   * If the server this process owns has died (killed, crashed, stopped by hand), start it again
+   * on the same cluster and port, so open pools reconnect. Resolves true when it restarted it.
+   */
+  restartIfDown(): Promise<boolean>;
 }
 
 export interface Binaries {
@@ -205,6 +210,77 @@ async function withDirLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T>
   }
 }
 
+interface ServerProcess {
+  pid: number;
+  /** Present when this process spawned it (then its exit can be awaited). */
+  child?: ChildProcess;
+}
+
+interface SpawnSpec {
+  bin: Binaries;
+  ids: { uid: number; gid: number } | undefined;
+  dir: string;
+  port: number;
+}
+
+/** Start the server on `dir` and `port` and wait until it answers. */
+async function spawnServer(bin: Binaries, ids: { uid: number; gid: number } | undefined, dir: string, port: number): Promise<ServerProcess> {
+  const child = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group: a Ctrl-C in the terminal reaches us, and we stop it in order.
+    detached: true,
+    ...(ids ?? {}),
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  child.unref();
+  (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
+  try {
+    await waitReady(port, child, 30_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}\n${stderr}`);
+  }
+  return { pid: child.pid!, child };
+}
+
+/** Stop a server: our child by its exit event, an adopted one by its pid. */
+function stopServer(server: ServerProcess): Promise<void> {
+  const { child } = server;
+  if (!child) return stopPid(server.pid);
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGQUIT'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
+  });
+}
+
+/** The handle of a server this process owns: it stops it, and starts it again if it dies. */
+function ownedHandle(first: ServerProcess, spec: SpawnSpec): EmbeddedPostgres {
+  let server = first;
+  let stopping: Promise<void> | undefined;
+  let restarting: Promise<boolean> | undefined;
+  const restart = async (): Promise<boolean> => {
+    if (stopping || isAlive(server.pid)) return false;
+    // backends a killed postmaster left may still hold the port: then this fails, and the
+    // supervisor tries again on its next round
+    server = await spawnServer(spec.bin, spec.ids, spec.dir, spec.port);
+    return true;
+  };
+  return {
+    url: urlFor(spec.port),
+    owned: true,
+    stop: () => (stopping ??= (restarting ?? Promise.resolve(false)).catch(() => false).then(() => stopServer(server))),
+    restartIfDown: () => (restarting ??= restart().finally(() => (restarting = undefined))),
+  };
+}
+
 /**
  * Start (or join) the embedded server whose cluster lives in `dataDir/postgres`. A server already
  * running on that cluster — another process of ours, or one orphaned by a crash — is joined.
@@ -223,7 +299,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
       const adopt = !owner || !isAlive(owner);
       if (adopt) writeFileSync(ownerFile, String(process.pid));
       log(`${adopt ? 'adopted' : 'joined'} embedded PostgreSQL on port ${running.port}`);
-      return { url: urlFor(running.port), owned: adopt, stop: adopt ? () => stopPid(running.pid) : async () => {} };
+      if (!adopt) return { url: urlFor(running.port), owned: false, stop: async () => {}, restartIfDown: async () => false };
+      let bin = await binaries();
+      const ids = runAs();
+      if (ids && unreachableDirectory(bin.initdb, ids)) bin = reachableCopy(bin);
+      return ownedHandle({ pid: running.pid }, { bin, ids, dir, port: running.port });
     }
     let bin = await binaries();
     const ids = runAs();
@@ -257,41 +337,10 @@ export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) 
       log('initialised embedded PostgreSQL cluster');
     }
     const port = await freePort();
-    const child = spawn(bin.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'fsync=on'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      // Its own process group: a Ctrl-C in the terminal reaches us, and we stop it in order.
-      detached: true,
-      ...(ids ?? {}),
-    });
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    child.unref();
-    (child.stderr as unknown as { unref?: () => void } | null)?.unref?.();
-    try {
-      await waitReady(port, child, 30_000);
-    } catch (err) {
-      child.kill('SIGKILL');
-      throw new Error(`${(err as Error).message}\n${stderr}`);
-    }
+    const server = await spawnServer(bin, ids, dir, port);
     await ensureDatabase(port);
     writeFileSync(ownerFile, String(process.pid));
     log(`started embedded PostgreSQL on port ${port}`);
-    let stopping: Promise<void> | undefined;
-    return {
-      url: urlFor(port),
-      owned: true,
-      stop: () =>
-        (stopping ??= new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGQUIT'), 10_000);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.kill('SIGINT'); // fast shutdown: roll back open transactions, checkpoint, exit
-        })),
-    };
+    return ownedHandle(server, { bin, ids, dir, port });
   });
 }

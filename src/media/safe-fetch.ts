@@ -2,7 +2,8 @@
  * Fetching user-submitted URLs without letting them reach our own network (SSRF): https only;
  * every address checked after DNS resolution, on every redirect, and again on the connected
  * socket (so a DNS answer that changes between check and connect gains nothing); bounded
- * redirects, time and size. The type of what arrives is sniffed later from its bytes.
+ * redirects, time and size, and a minimum transfer rate so that a server dripping its answer
+ * cannot hold a submission for the whole time limit. The type of what arrives is sniffed later from its bytes.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
@@ -28,6 +29,9 @@ export interface SafeFetchOptions {
   maxRedirects?: number;
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
+  /** Below this many bytes per second over a `rateWindowMs` window, the fetch gives up. */
+  minBytesPerSecond?: number;
+  rateWindowMs?: number;
   userAgent?: string;
 }
 
@@ -44,6 +48,8 @@ const DEFAULTS = {
   maxRedirects: 3,
   connectTimeoutMs: 5_000,
   totalTimeoutMs: 60_000,
+  minBytesPerSecond: 16_384,
+  rateWindowMs: 5_000,
   userAgent: 'Mozilla/5.0 (compatible; Tagwise image fetcher)',
 };
 
@@ -158,12 +164,48 @@ function classify(err: unknown): FetchError {
   return new FetchError('network', `could not be fetched${code ? ` (${code})` : ''}`);
 }
 
+/**
+ * Watches a transfer from its first byte of answer: each `windowMs` must bring at least
+ * `minBytesPerSecond × windowMs / 1000` bytes, else `signal` aborts and `tooSlow` is set.
+ */
+class RateWatch {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private received = 0;
+  tooSlow = false;
+  readonly signal = this.controller.signal;
+
+  constructor(private readonly o: Required<SafeFetchOptions>) {}
+
+  start(): void {
+    if (this.timer) return;
+    const floor = (this.o.minBytesPerSecond * this.o.rateWindowMs) / 1000;
+    this.timer = setInterval(() => {
+      if (this.received >= floor) {
+        this.received = 0;
+        return;
+      }
+      this.tooSlow = true;
+      this.controller.abort();
+    }, this.o.rateWindowMs);
+  }
+
+  add(bytes: number): void {
+    this.received += bytes;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
 /** Fetch an https URL safely; throws FetchError with a message fit for a client. */
 export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}): Promise<FetchedFile> {
   const o = { ...DEFAULTS, allowHosts: [], ...options } as Required<SafeFetchOptions>;
   const allowed = new Set(o.allowHosts);
   const agent = makeAgent(o);
-  const signal = AbortSignal.timeout(o.totalTimeoutMs);
+  const rate = new RateWatch(o);
+  const signal = AbortSignal.any([AbortSignal.timeout(o.totalTimeoutMs), rate.signal]);
   try {
     let url = parseHttpsUrl(rawUrl, allowed);
     for (let hop = 0; ; hop++) {
@@ -185,16 +227,20 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
       }
       const chunks: Buffer[] = [];
       let total = 0;
+      rate.start();
       for await (const chunk of res.body ?? []) {
         total += (chunk as Uint8Array).byteLength;
+        rate.add((chunk as Uint8Array).byteLength);
         if (total > o.maxBytes) throw new FetchError('too_large', `is larger than ${o.maxBytes} bytes`);
         chunks.push(Buffer.from(chunk as Uint8Array));
       }
       return { bytes: Buffer.concat(chunks, total), url: url.toString(), filename: filenameOf(url, res.headers.get('content-disposition')) };
     }
   } catch (err) {
+    if (rate.tooSlow) throw new FetchError('timeout', `sent less than ${o.minBytesPerSecond} bytes per second`);
     throw classify(err);
   } finally {
+    rate.stop();
     await agent.close().catch(() => {});
   }
 }

@@ -29,6 +29,7 @@ export class Metrics {
     registers: [this.registry],
   });
   readonly rateLimitRejections = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused by the limiter', labelNames: ['budget', 'outcome'] as const, registers: [this.registry] });
+  readonly databaseRestarts = new Counter({ name: 'embedded_postgres_restarts_total', help: 'Restarts of the embedded PostgreSQL after it died', registers: [this.registry] });
   readonly jobFailures = new Counter({ name: 'job_failures_total', help: 'Failed job attempts by kind and outcome', labelNames: ['kind', 'outcome'] as const, registers: [this.registry] });
 
   constructor(sources: MetricsSources = {}) {

@@ -49,6 +49,14 @@ export interface IndexSpec {
   mapping: IndexMapping;
 }
 
+/** What an engine loaded from its own files at start. */
+export interface PersistedState {
+  /** Per alias, the outbox position its files covered (0: none recorded, e.g. a new index). */
+  positions: Record<string, number>;
+  /** Indices whose files did not verify and were left out, with the reason. */
+  discarded: string[];
+}
+
 /**
  * The one interface both engines implement. `index` arguments name either an alias (`images`)
  * or a physical version returned by `createVersion` (`images_v3`).
@@ -72,7 +80,15 @@ export interface SearchEngine {
   createVersion(spec: IndexSpec): Promise<string>;
   /** Point the alias at `version` atomically and drop the version it pointed at before. */
   switchAlias(name: string, version: string): Promise<void>;
-  /** Make pending writes durable (the embedded engine writes its snapshot). */
-  flush(): Promise<void>;
+  /**
+   * Make pending writes durable (the embedded engine writes its snapshot). `position`: the
+   * highest outbox id applied so far, recorded with the data (embedded engine).
+   */
+  flush(position?: number): Promise<void>;
+  /**
+   * An engine whose files live beside the service (embedded): what its last load found, so the
+   * indexer can rebuild what was lost.
+   */
+  persisted?(): Promise<PersistedState>;
   close(): Promise<void>;
 }

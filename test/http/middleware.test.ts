@@ -35,15 +35,33 @@ describe('errors', () => {
     expect(await post.json()).toStrictEqual({ error: 'Not found' });
   });
 
-  it('turns an unexpected failure into a logged 500 {"error":"Internal Error"}, and /healthz into 503', async () => {
+  it('turns an unexpected failure into a logged 500 {"error":"Internal Error"}', async () => {
+    const logged: unknown[] = [];
+    // the stub engine rejects every call with a plain Error: a fault, not an outage
+    const app = createApp({ config: h.config, db: h.db, engine: stubEngine, logger: { error: (o) => logged.push(o) } });
+    const served = await serveApp(app);
+    try {
+      const res = await fetch(`${served.url}/api/v1/json/search/images?q=*`);
+      expect(res.status).toBe(500);
+      expect(await res.json()).toStrictEqual({ error: 'Internal Error' });
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('retry-after')).toBeNull();
+      expect(logged.length).toBeGreaterThan(0);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('answers an unreachable database with a logged 503 and Retry-After, and /healthz with 503', async () => {
     const db = createDatabase('postgres://nobody@127.0.0.1:1/none', { max: 1 });
     const logged: unknown[] = [];
     const app = createApp({ config: h.config, db, engine: stubEngine, logger: { error: (o) => logged.push(o) } });
     const served = await serveApp(app);
     try {
       const res = await fetch(`${served.url}/api/v1/json/tags/safe`);
-      expect(res.status).toBe(500);
-      expect(await res.json()).toStrictEqual({ error: 'Internal Error' });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toStrictEqual({ error: 'Service temporarily unavailable, retry later' });
+      expect(res.headers.get('retry-after')).toBe('5');
       expect(res.headers.get('cache-control')).toBe('no-store');
       expect(logged.length).toBeGreaterThan(0);
       const health = await fetch(`${served.url}/healthz`);

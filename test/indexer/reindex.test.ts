@@ -115,7 +115,7 @@ describe('reindex', () => {
     expect(status.outbox.oldestAgeSeconds).toBeGreaterThanOrEqual(59);
     expect(status.outbox.oldestAgeSeconds).toBeLessThan(120);
 
-    await indexer.reindexIfEmpty();
+    await indexer.repairIndexes();
     const after = await indexer.status();
     expect(after.indexes.find((s) => s.index === 'images')).toEqual({ index: 'images', rows, docs: rows });
     expect(after.outbox).toEqual({ pending: 0, oldestAgeSeconds: null, byKind: {} });

@@ -31,6 +31,13 @@ beforeAll(async () => {
       };
       return pump();
     }
+    if (path === '/drip') {
+      // a large answer sent a few bytes at a time, far below the minimum rate
+      res.writeHead(200, { 'content-length': String(2_000_000) });
+      const drip = setInterval(() => res.write(Buffer.alloc(100, 1)), 200);
+      res.on('close', () => clearInterval(drip));
+      return;
+    }
     if (path === '/slow') return setTimeout(() => res.writeHead(200).end(png), 3_000);
     res.writeHead(404).end();
   });
@@ -85,6 +92,14 @@ describe('safeFetch', () => {
     expect(await failure(safeFetch(`${server.origin}/huge`, { allowHosts: allow, maxBytes: 1024 * 1024 }))).toBe('too_large');
     expect(await failure(safeFetch(`${server.origin}/slow`, { allowHosts: allow, totalTimeoutMs: 500 }))).toBe('timeout');
     expect(await failure(safeFetch(`${server.origin}/missing`, { allowHosts: allow }))).toBe('http_status');
+  });
+
+  it('gives up on an answer that drips in below the minimum rate, long before the time limit', async () => {
+    const started = Date.now();
+    const err = await safeFetch(`${server.origin}/drip`, { allowHosts: allow, rateWindowMs: 1_000, totalTimeoutMs: 60_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FetchError);
+    expect(err).toMatchObject({ code: 'timeout', message: 'sent less than 16384 bytes per second' });
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('classifies addresses', () => {

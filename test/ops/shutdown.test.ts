@@ -1,7 +1,8 @@
 /**
  * The service as a process (`src/main.ts` with an embedded PostgreSQL and the embedded engine
  * under a temporary DATA_DIR): SIGTERM during a request lets it finish, closes idle keep-alive
- * connections, refuses new ones, writes the engine snapshot, stops PostgreSQL and exits 0; a
+ * connections, refuses new ones; under keep-alive load every request in flight is answered and
+ * answers after the signal say `Connection: close`; writes the engine snapshot, stops PostgreSQL and exits 0; a
  * request that never ends hits SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a
  * signal during start-up shuts down cleanly too.
  */
@@ -102,8 +103,8 @@ describe('graceful shutdown of the service', () => {
     await svc.waitFor('shutting down', 10_000);
     await sleep(300);
 
-    // no new connections; the idle one is closed
-    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    // no new connections; the idle one is closed (after a grace for a request just being sent)
+    await expect(open(svc.port)).rejects.toThrow(/ECONNREFUSED/);
     await idleClosed;
     expect(svc.child.exitCode).toBeNull(); // still waiting for the request in flight
 
@@ -131,7 +132,7 @@ describe('graceful shutdown of the service', () => {
     children.push(svc.child);
     await svc.waitFor('indexer following the outbox');
     // the snapshot written at the last shutdown was loaded: nothing was rebuilt
-    expect(svc.lines.some((l) => String(l.msg).startsWith('indices without documents'))).toBe(false);
+    expect(svc.lines.some((l) => String(l.msg).startsWith('rebuilding indices'))).toBe(false);
     expect(svc.lines.some((l) => l.msg === 'empty board: creating the demo board')).toBe(false);
     const pgPid = postgresPid(dataDir);
 
@@ -148,6 +149,67 @@ describe('graceful shutdown of the service', () => {
     expect(svc.lines.some((l) => String(l.msg).startsWith('shutdown deadline passed'))).toBe(true);
     expect(isAlive(pgPid)).toBe(false);
     stuck.destroy();
+  }, 240_000);
+});
+
+describe('SIGTERM under keep-alive load', () => {
+  /**
+   * A client that sends its next request on the same connection as soon as an answer is read, as
+   * long as the answer does not say `Connection: close` and the server has not closed the
+   * connection; a connection that closes while a request is outstanding is a reset.
+   */
+  async function keepAliveClient(port: number, stop: () => boolean, log: { status: number; connection: string; at: number }[], resets: string[]) {
+    while (!stop()) {
+      let socket: Socket;
+      try {
+        socket = await open(port);
+      } catch {
+        return; // refused: the server stopped accepting
+      }
+      let ended = false;
+      socket.once('end', () => (ended = true));
+      for (;;) {
+        if (ended || socket.destroyed || stop()) break;
+        socket.write('GET /api/v1/json/search/images?q=*&per_page=50 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        const res = await Promise.race([readResponse(socket), closed(socket).then(() => undefined)]).catch(() => undefined);
+        if (!res) {
+          resets.push(`connection closed with a request outstanding (ended by server: ${ended})`);
+          break;
+        }
+        const connection = /^connection: *(.*)$/im.exec(res.headers)?.[1]?.trim().toLowerCase() ?? '';
+        log.push({ status: res.status, connection, at: Date.now() });
+        if (connection === 'close') break;
+      }
+      socket.destroy();
+    }
+  }
+
+  it('every request in flight is answered, answers after the signal say Connection: close, the process exits 0 in time', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-shutdown-'));
+    dirs.push(dataDir);
+    const svc = await startSmallService(dataDir, { RATE_LIMITS: 'off' });
+    children.push(svc.child);
+    await svc.waitFor('indexer following the outbox');
+    const log: { status: number; connection: string; at: number }[] = [];
+    const resets: string[] = [];
+    let signalled = 0;
+    const clients = Array.from({ length: 16 }, () => keepAliveClient(svc.port, () => signalled > 0 && Date.now() - signalled > 10_000, log, resets));
+    await sleep(1_500);
+    const before = log.length;
+    signalled = Date.now();
+    svc.child.kill('SIGTERM');
+    await svc.waitFor('shutting down', 10_000);
+    const drainedAt = Date.now();
+    const exit = await svc.exited;
+    await Promise.all(clients);
+    expect(exit, svc.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(20_000);
+    expect(before).toBeGreaterThan(16);
+    expect(resets).toEqual([]);
+    expect(log.every((r) => r.status === 200)).toBe(true);
+    // once draining began, no answer invites another request on its connection
+    const late = log.filter((r) => r.at > drainedAt + 100);
+    expect(late.filter((r) => r.connection !== 'close')).toEqual([]);
   }, 240_000);
 });
 

@@ -1,4 +1,5 @@
-import { bigserial, boolean, cidr, index, integer, jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, boolean, check, cidr, index, integer, jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { users } from './users.js';
 
 /** User and IP bans; `automatic` marks the temporary ones the request limiter issues. */
@@ -24,6 +25,15 @@ export const searchOutbox = pgTable('search_outbox', {
   recordId: integer().notNull(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * The highest outbox id deleted after the embedded engine flushed it (one row): an index on disk
+ * that covers less missed writes (see src/search/embedded/persistence/snapshot.ts).
+ */
+export const searchOutboxApplied = pgTable('search_outbox_applied', {
+  singleton: boolean().primaryKey().default(true),
+  through: bigint({ mode: 'number' }).notNull(),
+}, (t) => [check('search_outbox_applied_singleton', sql`${t.singleton}`)]);
 
 /** Durable background jobs (image processing), claimed with SKIP LOCKED. */
 export const jobs = pgTable('jobs', {

@@ -1,6 +1,8 @@
 /**
  * Error handling: unknown routes are 404 `{"error":"Not found"}`; an `ApiError` is its own status
- * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed requests it rejects itself) keeps its 4xx status;
+ * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed
+ * requests it rejects itself) keeps its 4xx status;
+ * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After;
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { ErrorHandler, NotFoundHandler } from 'hono';
@@ -8,7 +10,11 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/decode-budget.js';
 import type { AppEnv, AppLogger } from '../context.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
+
+/** Seconds a client is asked to wait when the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const consoleLogger: AppLogger = {
   error: (obj, msg) => console.error(msg ?? 'error', obj),
@@ -28,6 +34,11 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
       return errorResponse(c, err.status as ContentfulStatusCode, message);
     }
     const logger = c.get('deps')?.logger ?? fallbackLogger;
+    if (isDatabaseUnavailable(err)) {
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'database unavailable');
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 503, 'Service temporarily unavailable, retry later');
+    }
     logger.error({ err, method: c.req.method, path: c.req.path }, 'request failed');
     return errorResponse(c, 500, INTERNAL_ERROR);
   };

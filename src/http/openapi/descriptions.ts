@@ -3,6 +3,7 @@
  * the summary of the search language, with each index's fields listed from its field set.
  */
 import type { Config } from '../../config.js';
+import { MAX_HEADER_BYTES } from '../server.js';
 import type { FieldSet, FieldSpec, FieldType } from '../../../grammar/index.js';
 import { queryFields, SEARCH_INDEXES, type SearchIndexName } from '../../search/explain.js';
 
@@ -84,6 +85,7 @@ Pass the API key from your account settings as the query parameter \`key\`. It i
 - Paging: \`page\` from 1, \`per_page\` 1..50 (default 25). Past the last page the list is empty.
 - Errors: \`{"error": "<message>"}\` (unknown ids: 404 \`Not found\`); a failed submission: 400 \`{"errors": {field: [messages]}}\`.
 - Unknown parameters are ignored; \`key\` and \`filter_id\` are accepted everywhere.
+- The request line (the URL with its query) and headers may take ${MAX_HEADER_BYTES} bytes together: longer ones get 431, so keep \`q\` well under that. A request that arrives too slowly gets 408.
 
 ${QUERY_LANGUAGE}`;
 }

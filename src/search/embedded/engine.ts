@@ -1,4 +1,4 @@
-import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
 import { searchIndexHashes } from './hash-search.js';
 import { PhysicalIndex } from './index/physical-index.js';
 import { searchIndex } from './search.js';
@@ -24,6 +24,9 @@ export class EmbeddedEngine implements SearchEngine {
   private readonly store: SnapshotStore | null;
   private readonly opening: Promise<void>;
   private aliasesDirty = false;
+  /** The highest outbox position flushed or asked to be (see persistence/snapshot.ts). */
+  private position = 0;
+  private discarded: string[] = [];
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
@@ -39,10 +42,21 @@ export class EmbeddedEngine implements SearchEngine {
 
   private async load(store: SnapshotStore): Promise<void> {
     const state = await store.load();
-    for (const index of state.indices) this.indices.set(index.name, index);
+    this.discarded = state.discarded;
+    for (const index of state.indices) {
+      this.indices.set(index.name, index);
+      this.position = Math.max(this.position, index.position);
+    }
     for (const [alias, target] of Object.entries(state.aliases) as [string, string][]) {
       if (this.indices.has(target)) this.aliases.set(alias, target);
     }
+  }
+
+  async persisted(): Promise<PersistedState> {
+    await this.opening;
+    const positions: Record<string, number> = {};
+    for (const [alias, target] of this.aliases) positions[alias] = this.indices.get(target)!.position;
+    return { positions, discarded: this.discarded };
   }
 
   private resolve(name: string): PhysicalIndex {
@@ -131,12 +145,16 @@ export class EmbeddedEngine implements SearchEngine {
     if (old !== undefined && old !== version) this.indices.delete(old);
   }
 
-  async flush(): Promise<void> {
+  async flush(position?: number): Promise<void> {
     await this.opening;
     if (!this.store) return;
-    const dirty = [...this.indices.values()].filter((i) => i.dirty);
-    if (dirty.length === 0 && !this.aliasesDirty) return;
-    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases));
+    // Only a flush that names a position raises what clean indices record: an index loaded
+    // behind the others (its log lost) must keep its old position until the indexer rebuilds it,
+    // whatever else (a drift check, a status) flushes meanwhile.
+    this.position = Math.max(this.position, position ?? 0);
+    const changed = [...this.indices.values()].filter((i) => i.dirty || (position !== undefined && i.position < this.position));
+    if (changed.length === 0 && !this.aliasesDirty) return;
+    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases), this.position, position !== undefined);
     this.aliasesDirty = false;
   }
 

@@ -66,6 +66,8 @@ export class PhysicalIndex {
   generation: string | null = null;
   /** Entries in the change log on top of that snapshot. */
   logEntries = 0;
+  /** The outbox position its files on disk cover (see persistence/snapshot.ts). */
+  position = 0;
 
   constructor(
     readonly name: string,

@@ -1,5 +1,6 @@
-import { appendFile, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { IndexDocument } from '../../engine.js';
 import type { IndexMapping } from '../../mapping.js';
 import { Bitmap } from '../postings/bitmap.js';
@@ -14,16 +15,27 @@ import type { TermStore } from '../terms/term-store.js';
  * Snapshots, under `<dataDir>/index/`:
  *
  *   <physical>.snap   one per physical index:
- *     8 bytes   magic "TWSNAP01"
+ *     8 bytes   magic "TWSNAP02"
  *     4 bytes   header length H (u32, little-endian)
- *     H bytes   header JSON { name, mapping, meta, sections: [{ name, type, offset, length }] }
+ *     4 bytes   CRC-32 of the header
+ *     H bytes   header JSON { name, mapping, generation, position, meta,
+ *               sections: [{ name, type, offset, length, crc }] }
  *     padding   to a multiple of 8; the data region starts here
  *     sections  at 8-byte aligned offsets from the data region start: little-endian typed
- *               arrays (`u8`, `u32`, `i32`, `f64`) or UTF-8 JSON (`json`)
- *   <physical>.<generation>.log   changes since that snapshot, one JSON object per line:
- *                     {"w": document} (written) or {"d": id} (removed), appended and fsynced by
- *                     each flush; a torn last line (a crash while appending) is ignored
+ *               arrays (`u8`, `u32`, `i32`, `f64`) or UTF-8 JSON (`json`), each with its CRC-32
+ *               in the header
+ *   <physical>.<generation>.log   changes since that snapshot, one record per line: the CRC-32 of
+ *                     the JSON in 8 hex digits, a space, and the JSON: {"w": document} (written),
+ *                     {"d": id} (removed) or {"p": position} (the outbox position the index covers
+ *                     from here on); appended and fsynced by each flush
  *   aliases.json      { aliases: { alias: physical }, indices: [physical…] }
+ *
+ * Nothing on disk is trusted. A load verifies every checksum; a torn last line of a log (a crash
+ * while appending) is cut off the file, so the next append starts on a clean line; any other
+ * damage (a missing or corrupt snapshot, a bad line inside a log) discards that index, which the
+ * indexer then rebuilds from PostgreSQL. Each index records the outbox position it covers (the
+ * highest outbox id applied to it when it was flushed), so the indexer can tell at start whether
+ * an index missed writes whose outbox rows are already gone (a deleted log) and rebuild it too.
  *
  * A flush appends the documents changed since the previous flush to the log of the current
  * snapshot; when the log holds more than a tenth of the index (or the index has no snapshot
@@ -44,7 +56,7 @@ import type { TermStore } from '../terms/term-store.js';
  * files of dropped versions and stale logs are deleted after that.
  */
 
-const MAGIC = 'TWSNAP01';
+const MAGIC = 'TWSNAP02';
 
 type SectionType = 'u8' | 'u32' | 'i32' | 'f64' | 'json';
 
@@ -53,6 +65,12 @@ interface SectionInfo {
   type: SectionType;
   offset: number;
   length: number;
+  crc: number;
+}
+
+/** Index files that do not verify: the index is discarded and rebuilt. */
+export class CorruptIndexError extends Error {
+  override name = 'CorruptIndexError';
 }
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
@@ -81,7 +99,13 @@ class Sections {
     infos: SectionInfo[],
     readonly meta: Record<string, unknown>,
   ) {
-    for (const s of infos) this.table.set(s.name, s);
+    for (const s of infos) {
+      const start = dataStart + s.offset;
+      if (start + s.length > buf.length || crc32(buf.subarray(start, start + s.length)) !== s.crc) {
+        throw new CorruptIndexError(`section ${s.name} does not verify`);
+      }
+      this.table.set(s.name, s);
+    }
   }
 
   private bytes(name: string): Uint8Array {
@@ -333,6 +357,25 @@ async function writeAtomic(path: string, parts: Uint8Array[]): Promise<void> {
 export interface LoadedState {
   indices: PhysicalIndex[];
   aliases: Record<string, string>;
+  /** Indices whose files did not verify, each with the reason; they are left out. */
+  discarded: string[];
+}
+
+/** One log record as a line: its checksum, then its JSON. */
+function logLine(record: unknown): string {
+  const json = JSON.stringify(record);
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/** A log line's record, or undefined when it does not verify. */
+function parseLogLine(line: string): { w?: IndexDocument; d?: number; p?: number } | undefined {
+  const json = line.slice(9);
+  if (line[8] !== ' ' || Number.parseInt(line.slice(0, 8), 16) !== crc32(json) || !/^[0-9a-f]{8}$/.test(line.slice(0, 8))) return undefined;
+  try {
+    return JSON.parse(json) as { w?: IndexDocument; d?: number; p?: number };
+  } catch {
+    return undefined;
+  }
 }
 
 export class SnapshotStore {
@@ -351,29 +394,42 @@ export class SnapshotStore {
     let listing: { aliases: Record<string, string>; indices: string[] };
     try {
       listing = JSON.parse(await readFile(join(this.dir, 'aliases.json'), 'utf8'));
+      if (typeof listing.aliases !== 'object' || !Array.isArray(listing.indices)) throw new CorruptIndexError('aliases.json is malformed');
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { indices: [], aliases: {} };
-      throw e;
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { indices: [], aliases: {}, discarded: [] };
+      // without the listing nothing can be placed: every index is rebuilt
+      return { indices: [], aliases: {}, discarded: [`aliases.json: ${(e as Error).message}`] };
     }
     const indices: PhysicalIndex[] = [];
-    for (const name of listing.indices) indices.push(await this.loadIndex(name));
-    return { indices, aliases: listing.aliases };
+    const discarded: string[] = [];
+    for (const name of listing.indices) {
+      try {
+        indices.push(await this.loadIndex(name));
+      } catch (e) {
+        discarded.push(`${name}: ${(e as Error).message}`);
+      }
+    }
+    return { indices, aliases: listing.aliases, discarded };
   }
 
   private async loadIndex(name: string): Promise<PhysicalIndex> {
     const buf = await readFile(this.file(name));
-    if (buf.subarray(0, 8).toString('latin1') !== MAGIC) throw new Error(`${name}.snap is not a snapshot`);
+    if (buf.length < 16 || buf.subarray(0, 8).toString('latin1') !== MAGIC) throw new CorruptIndexError(`${name}.snap is not a snapshot of this format`);
     const headerLength = buf.readUInt32LE(8);
-    const header = JSON.parse(buf.subarray(12, 12 + headerLength).toString()) as {
+    const headerBytes = buf.subarray(16, 16 + headerLength);
+    if (headerBytes.length !== headerLength || crc32(headerBytes) !== buf.readUInt32LE(12)) throw new CorruptIndexError(`${name}.snap header does not verify`);
+    const header = JSON.parse(headerBytes.toString()) as {
       name: string;
       mapping: IndexMapping;
-      generation?: string;
+      generation: string;
+      position: number;
       meta: Record<string, unknown>;
       sections: SectionInfo[];
     };
-    const sections = new Sections(buf, align8(12 + headerLength), header.sections, header.meta);
-    const index = restore(sections, header.name, header.mapping, header.generation ?? null);
-    if (index.generation !== null) await this.replayLog(index);
+    const sections = new Sections(buf, align8(16 + headerLength), header.sections, header.meta);
+    const index = restore(sections, header.name, header.mapping, header.generation);
+    index.position = header.position;
+    await this.replayLog(index);
     return index;
   }
 
@@ -381,46 +437,62 @@ export class SnapshotStore {
     return join(this.dir, `${name}.${generation}.log`);
   }
 
+  /** Apply the snapshot's log; a torn last line is cut off the file, any other bad line throws. */
   private async replayLog(index: PhysicalIndex): Promise<void> {
+    const file = this.logFile(index.name, index.generation!);
     let text: string;
     try {
-      text = await readFile(this.logFile(index.name, index.generation!), 'utf8');
+      text = await readFile(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw e;
     }
     const lines = text.split('\n');
-    if (!text.endsWith('\n')) lines.pop(); // torn last line
+    const last = lines.pop()!; // '' when the file ends with a newline
     let batch: IndexDocument[] = [];
     const apply = () => {
       if (batch.length > 0) index.write(batch);
       batch = [];
     };
     let entries = 0;
-    for (const line of lines) {
-      if (line === '') continue;
-      const entry = JSON.parse(line) as { w?: IndexDocument; d?: number };
-      entries++;
-      if (entry.w) batch.push(entry.w);
-      else if (entry.d !== undefined) {
+    let goodBytes = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!;
+      const entry = parseLogLine(line);
+      if (entry === undefined) {
+        // the last complete line may be a torn append that happened to end in a newline
+        if (i === lines.length - 1 && last === '') break;
+        throw new CorruptIndexError(`${index.name} log line ${i + 1} does not verify`);
+      }
+      goodBytes += Buffer.byteLength(line) + 1;
+      if (entry.w) {
+        batch.push(entry.w);
+        entries++;
+      } else if (entry.d !== undefined) {
         apply();
         index.remove([entry.d]);
-      }
+        entries++;
+      } else if (entry.p !== undefined) index.position = Math.max(index.position, entry.p);
     }
     apply();
+    if (goodBytes < Buffer.byteLength(text)) await truncate(file, goodBytes);
     index.pendingIds.clear();
     index.dirty = false;
     index.logEntries = entries;
   }
 
-  /** Write the changes of changed indices (log or snapshot), then the alias map, then drop stale files. */
-  async save(indices: PhysicalIndex[], aliases: Record<string, string>): Promise<void> {
+  /**
+   * Write the changes of changed indices (log or snapshot) and the outbox `position` they cover
+   * now, then the alias map, then drop stale files. With `raise`, unchanged indices that record a
+   * lower position get the new one too (the indexer applied everything up to it).
+   */
+  async save(indices: PhysicalIndex[], aliases: Record<string, string>, position: number, raise: boolean): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     for (const index of indices) {
-      if (!index.dirty) continue;
+      if (!index.dirty && (!raise || index.position >= position)) continue;
       const changes = index.pendingIds.size;
       if (index.generation !== null && index.logEntries + changes <= Math.max(1000, index.liveCount / 10)) {
-        await this.appendLog(index);
+        await this.appendLog(index, position);
         continue;
       }
       const w = capture(index);
@@ -430,7 +502,7 @@ export class SnapshotStore {
       index.dirty = false;
       index.pendingIds.clear();
       try {
-        await this.writeIndex(index, w, generation);
+        await this.writeIndex(index, w, generation, position);
       } catch (e) {
         index.dirty = true;
         for (const id of pending) index.pendingIds.add(id);
@@ -438,6 +510,7 @@ export class SnapshotStore {
       }
       index.generation = generation;
       index.logEntries = 0;
+      index.position = position;
     }
     const names = indices.map((i) => i.name);
     await writeAtomic(join(this.dir, 'aliases.json'), [new TextEncoder().encode(JSON.stringify({ aliases, indices: names }))]);
@@ -449,15 +522,16 @@ export class SnapshotStore {
     }
   }
 
-  /** Append the documents changed since the last flush to the current snapshot's log. */
-  private async appendLog(index: PhysicalIndex): Promise<void> {
+  /** Append the documents changed since the last flush, then the position, to the current snapshot's log. */
+  private async appendLog(index: PhysicalIndex, position: number): Promise<void> {
     const ids = [...index.pendingIds];
     const docs = index.get(ids);
     let text = '';
     for (const id of ids) {
       const doc = docs.get(id);
-      text += (doc ? JSON.stringify({ w: doc }) : JSON.stringify({ d: id })) + '\n';
+      text += logLine(doc ? { w: doc } : { d: id });
     }
+    text += logLine({ p: position });
     index.pendingIds.clear();
     index.dirty = false;
     const file = this.logFile(index.name, index.generation!);
@@ -475,22 +549,24 @@ export class SnapshotStore {
       throw e;
     }
     index.logEntries += ids.length;
+    index.position = position;
   }
 
-  private async writeIndex(index: PhysicalIndex, w: Capture, generation: string): Promise<void> {
+  private async writeIndex(index: PhysicalIndex, w: Capture, generation: string, position: number): Promise<void> {
     const infos: SectionInfo[] = [];
     let offset = 0;
     for (const s of w.sections) {
-      infos.push({ name: s.name, type: s.type, offset, length: s.bytes.length });
+      infos.push({ name: s.name, type: s.type, offset, length: s.bytes.length, crc: crc32(s.bytes) });
       offset = align8(offset + s.bytes.length);
     }
     const header = new TextEncoder().encode(
-      JSON.stringify({ name: index.name, mapping: index.mapping, generation, meta: w.meta, sections: infos }),
+      JSON.stringify({ name: index.name, mapping: index.mapping, generation, position, meta: w.meta, sections: infos }),
     );
-    const head = new Uint8Array(align8(12 + header.length));
+    const head = new Uint8Array(align8(16 + header.length));
     head.set(new TextEncoder().encode(MAGIC), 0);
     new DataView(head.buffer).setUint32(8, header.length, true);
-    head.set(header, 12);
+    new DataView(head.buffer).setUint32(12, crc32(header), true);
+    head.set(header, 16);
     const parts: Uint8Array[] = [head];
     let at = 0;
     for (const s of w.sections) {

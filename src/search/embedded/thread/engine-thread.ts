@@ -11,10 +11,10 @@
  * made after it. Errors come back with their name and message.
  */
 import { Worker } from 'node:worker_threads';
-import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
+import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
 import type { EmbeddedEngine, EmbeddedEngineOptions } from '../engine.js';
 
-type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'searchHashes' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'close';
+type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'searchHashes' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'persisted' | 'close';
 
 /** A call of an engine method, as posted to the thread. */
 export interface EngineCall {
@@ -107,8 +107,12 @@ export class EngineThread implements SearchEngine {
     return this.call('switchAlias', name, version);
   }
 
-  flush(): Promise<void> {
-    return this.call('flush');
+  flush(position?: number): Promise<void> {
+    return this.call('flush', position);
+  }
+
+  persisted(): Promise<PersistedState> {
+    return this.call('persisted');
   }
 
   /** Write the snapshot, then end the thread. */

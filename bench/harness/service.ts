@@ -1,0 +1,115 @@
+/**
+ * The whole service as a child process for the benchmarks that load it (`load`, `abuse`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
+import { freePort } from '../../src/lib/free-port.js';
+import { loadAverage } from './stats.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface Target {
+  origin: string;
+  /** Pid of the service when this run started it (for CPU figures). */
+  pid?: number;
+  dataDir?: string;
+  stop(): Promise<void>;
+}
+
+/** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.split(/\s+/);
+  const until = words.indexOf('--import');
+  return words[0] === 'node' && until > 0 ? words.slice(1, until) : [];
+}
+
+/**
+ * The service (`src/main.ts`) as a child process with `npm start`'s node flags (plus `nodeFlags`)
+ * and `RATE_LIMITS=off` on a free loopback port, its log in `<cache>/service-<images>.log`;
+ * resolves once `/readyz` says ready. The board is a bulk board made beforehand (`dataDir`, its
+ * PostgreSQL already running) or the demo board of `images` images, kept in
+ * `<cache>/board-<images>/` so it is made once.
+ */
+export async function startService(
+  cache: string,
+  board: { images: number; dataDir?: string },
+  logLevel: string,
+  nodeFlags: string[] = [],
+  log: (msg: string) => void = console.log,
+): Promise<Target> {
+  const images = board.images;
+  const dataDir = board.dataDir ?? join(cache, `board-${images}`);
+  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(cache, { recursive: true });
+  const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
+  const port = await freePort();
+  const logFile = join(cache, `service-${images}.log`);
+  const out = openSync(logFile, 'a');
+  // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
+  const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
+  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...inherited,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DEMO_IMAGES: String(Math.min(images, 100_000)),
+      DEMO_DATA: board.dataDir ? 'false' : 'true',
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: logLevel,
+    },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const origin = `http://127.0.0.1:${port}`;
+  log(`starting the service on ${origin} (DATA_DIR ${dataDir}${fresh ? `, first start: creating a ${images}-image demo board` : ''}; log in ${logFile})`);
+  const started = Date.now();
+  const deadline = started + (fresh ? 30 : 5) * 60_000;
+  const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
+  for (;;) {
+    if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the service was not ready in time:\n${tail()}`);
+    }
+    try {
+      const res = await fetch(`${origin}/readyz`);
+      if (res.status === 200) break;
+      await res.body?.cancel();
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(500);
+  }
+  log(`service ready after ${((Date.now() - started) / 1000).toFixed(1)} s (load ${loadAverage()})`);
+  let stopping: Promise<void> | undefined;
+  return {
+    origin,
+    ...(child.pid !== undefined ? { pid: child.pid } : {}),
+    dataDir,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (gone) return;
+        const pg = postmasterPid(join(dataDir, 'postgres'));
+        child.kill('SIGTERM');
+        const result = await Promise.race([exited, sleep(60_000).then(() => null)]);
+        if (result === null) {
+          child.kill('SIGKILL');
+          await exited;
+          if (pg && isAlive(pg)) process.kill(pg, 'SIGINT');
+          log('the service did not stop within 60 s: killed it and stopped its PostgreSQL');
+        } else if (result.code !== 0) {
+          log(`the service exited with ${result.signal ?? result.code}:\n${tail()}`);
+        }
+      })()),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * A database outage under traffic: the service as a process (`src/main.ts`, embedded PostgreSQL,
+ * a 20-image demo board) with clients reading and searching in a loop while its PostgreSQL is
+ * killed (SIGKILL of the postmaster) and, in a second round, stopped by hand (SIGINT, a fast
+ * shutdown). Requests meanwhile are answered 503 with Retry-After and the JSON error shape, never
+ * 500; the service restarts its PostgreSQL by itself (a log line, a metric) and answers 200 again.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../../src/db/embedded-postgres.js';
+import { postgresPid, type Service, startService } from './service-process.js';
+
+let dataDir: string;
+let svc: Service;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'tagwise-outage-'));
+  svc = await startService(dataDir, { DEMO_IMAGES: '20', RATE_LIMITS: 'off' });
+  children.push(svc.child);
+  await svc.waitFor('indexer following the outbox');
+}, 240_000);
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await sleep(300);
+  const pid = postgresPid(dataDir);
+  if (pid && isAlive(pid)) process.kill(pid, 'SIGQUIT');
+  await sleep(300);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Answer {
+  status: number;
+  ms: number;
+  retryAfter: string | null;
+  body: unknown;
+}
+
+/** Clients asking for a search and an image in a loop until `stop()`. */
+function traffic(base: string) {
+  const answers: Answer[] = [];
+  let running = true;
+  const paths = ['/api/v1/json/search/images?q=*', '/api/v1/json/images/1', '/api/v1/json/search/tags?q=*'];
+  const loops = paths.map(async (path) => {
+    while (running) {
+      const started = Date.now();
+      try {
+        const res = await fetch(base + path);
+        const text = await res.text();
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* keep the text */
+        }
+        answers.push({ status: res.status, ms: Date.now() - started, retryAfter: res.headers.get('retry-after'), body });
+      } catch (err) {
+        answers.push({ status: 0, ms: Date.now() - started, retryAfter: null, body: String(err) });
+      }
+      await sleep(50);
+    }
+  });
+  return {
+    answers,
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
+async function outageRound(signal: NodeJS.Signals, restarts: number) {
+  const load = traffic(svc.base);
+  await sleep(500);
+  const pid = postgresPid(dataDir)!;
+  process.kill(pid, signal);
+  const killedAt = load.answers.length;
+  const restarted = () => svc.lines.filter((l) => l.msg === 'embedded PostgreSQL had stopped; restarted it').length;
+  for (const until = Date.now() + 60_000; restarted() < restarts && Date.now() < until; ) await sleep(100);
+  expect(restarted()).toBe(restarts);
+  // after the restart every client is served again
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const last = load.answers.slice(-9);
+    if (last.length === 9 && last.every((a) => a.status === 200)) break;
+    await sleep(100);
+  }
+  await load.stop();
+  const during = load.answers.slice(killedAt);
+  const statuses = new Map<number, number>();
+  for (const a of load.answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+  const unavailable = during.filter((a) => a.status === 503);
+  console.log(
+    `${signal}: ${load.answers.length} answers ${JSON.stringify(Object.fromEntries(statuses))}; slowest 503 ${Math.max(0, ...unavailable.map((a) => a.ms))} ms`,
+  );
+  expect([...statuses.keys()].filter((s) => s !== 200 && s !== 503)).toEqual([]);
+  expect(unavailable.length).toBeGreaterThan(0);
+  for (const a of unavailable) {
+    expect(a.retryAfter).toBe('5');
+    expect(a.body).toEqual({ error: 'Service temporarily unavailable, retry later' });
+  }
+  expect(load.answers.slice(-9).every((a) => a.status === 200)).toBe(true);
+}
+
+describe('the database goes away under traffic', () => {
+  it('killed: 503 with Retry-After meanwhile, restarted by the service, then 200 again', async () => {
+    await outageRound('SIGKILL', 1);
+  }, 120_000);
+
+  it('stopped by hand: the same, and the restarts are counted', async () => {
+    await outageRound('SIGINT', 2);
+    const metrics = await (await fetch(`${svc.base}/metrics`)).text();
+    expect(metrics).toMatch(/^embedded_postgres_restarts_total 2$/m);
+    // ready again once the indexer has caught up with what queued during the outage
+    let ready = 0;
+    for (const until = Date.now() + 60_000; ready !== 200 && Date.now() < until; await sleep(250)) ready = (await fetch(`${svc.base}/readyz`)).status;
+    expect(ready).toBe(200);
+    expect(svc.lines.filter((l) => l.level === 50 && l.msg === 'request failed')).toEqual([]);
+  }, 120_000);
+
+  it('a graceful stop still exits 0 and stops PostgreSQL', async () => {
+    const pid = postgresPid(dataDir)!;
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toEqual({ code: 0, signal: null });
+    expect(isAlive(pid)).toBe(false);
+    expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  }, 60_000);
+});
