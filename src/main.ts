@@ -18,6 +18,10 @@ import { loadConfigOrExit } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
+import { LiveService } from './http/live/service.js';
+import type { Live } from './http/live/types.js';
+import { createSocketServer } from './http/routes/socket.js';
+import type { WebSocketServer } from 'ws';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
@@ -36,6 +40,9 @@ const running: {
   engine?: SearchEngine;
   indexer?: Indexer;
   server?: ServerType;
+  /** The firehose socket's connections (`/socket/websocket`) and the live machinery behind them. */
+  sockets?: WebSocketServer;
+  live?: Live;
   /** Background workers (e.g. a job worker): `stop()` lets the jobs in hand finish. */
   workers: { name: string; stop(): Promise<void> }[];
 } = { workers: [] };
@@ -75,7 +82,9 @@ async function main(): Promise<void> {
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
+  const live = (running.live = new LiveService({ config, db, engine, logger: log }));
   const app = createApp({
+    live,
     config,
     db,
     engine,
@@ -83,7 +92,8 @@ async function main(): Promise<void> {
     readiness: () => readiness,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
-  const server = (running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }));
+  const sockets = (running.sockets = createSocketServer());
+  const server = (running.server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, websocket: { server: sockets } }));
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject); // e.g. the port is taken: start-up fails
@@ -186,7 +196,10 @@ async function shutdown(signal: string): Promise<void> {
     }
   };
   const { server, workers, indexer, engine, database } = running;
+  // Websocket connections are not the HTTP server's to wait for: they are told the server goes away.
+  for (const socket of running.sockets?.clients ?? []) socket.close(1001, 'server shutting down');
   if (server) await step('http server', () => closeServer(server));
+  if (running.live) await step('live', () => running.live!.stop());
   await step('workers', () => Promise.all(workers.map((w) => w.stop())));
   if (indexer) await step('indexer', () => indexer.stop());
   if (engine) {

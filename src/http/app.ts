@@ -29,8 +29,12 @@ import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
+import { LiveService } from './live/service.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
+import { liveSearchRoutes } from './routes/live-search.js';
+import { changeRoutes } from './routes/changes.js';
+import { socketRoutes } from './routes/socket.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 
@@ -52,13 +56,16 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
   api.route('/', oembedRoutes());
   api.route('/', uploadRoutes());
   api.route('/', reverseRoutes());
+  api.route('/', liveSearchRoutes());
   api.route('/', searchRoutes());
+  api.route('/', changeRoutes());
   return api;
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
   const appDeps: AppDeps = { ...deps, metrics, caches: deps.caches ?? createReadCaches(deps.db) };
+  appDeps.live ??= new LiveService(appDeps);
   const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits)) : null;
   const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : new BanCache(deps.db), trustProxy: deps.config.trustProxy, metrics };
   const app = new Hono<AppEnv>();
@@ -78,6 +85,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', fileRoutes(deps.config.dataDir));
   app.route('/', dumpRoutes(deps.config));
   app.route('/', openapiRoutes());
+  app.use('/socket/*', keyAuth(), currentFilter());
+  app.route('/', socketRoutes());
   app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;
 }

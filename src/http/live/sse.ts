@@ -1,0 +1,71 @@
+/**
+ * Server-Sent Events written straight to Node's response (no web stream per subscriber, which
+ * matters at ten thousand of them): `id:` is the change-log position, one heartbeat comment for
+ * every open stream every HEARTBEAT_MS from one timer, and a stream whose client does not read
+ * (more than MAX_BUFFERED bytes waiting) is closed: it can resume with `Last-Event-ID`.
+ */
+import type { ServerResponse } from 'node:http';
+import type { LiveEvent } from './types.js';
+
+const HEARTBEAT_MS = 15_000;
+const MAX_BUFFERED = 1 << 20;
+
+const open = new Set<SseStream>();
+let heartbeat: NodeJS.Timeout | undefined;
+
+function beat(): void {
+  for (const stream of open) stream.write(': heartbeat\n\n');
+}
+
+export class SseStream {
+  private closed = false;
+  private readonly closers: (() => void)[] = [];
+
+  constructor(private readonly res: ServerResponse) {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    });
+    res.on('close', () => this.close());
+    open.add(this);
+    if (heartbeat === undefined) {
+      heartbeat = setInterval(beat, HEARTBEAT_MS);
+      heartbeat.unref();
+    }
+  }
+
+  /** Run `fn` when the stream closes (the client left, or it was closed). */
+  onClose(fn: () => void): void {
+    if (this.closed) fn();
+    else this.closers.push(fn);
+  }
+
+  /** The position a client resumes from, without an event (sets the EventSource's last id). */
+  position(seq: number): void {
+    this.write(`retry: 2000\nid: ${seq}\n\n`);
+  }
+
+  send(events: readonly LiveEvent[]): void {
+    if (events.length === 0) return;
+    this.write(events.map((e) => `id: ${e.seq}\nevent: ${e.event}\ndata: ${e.data}\n\n`).join(''));
+  }
+
+  write(text: string): void {
+    if (this.closed) return;
+    if (this.res.writableLength > MAX_BUFFERED) return this.close();
+    this.res.write(text);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    open.delete(this);
+    if (open.size === 0) {
+      clearInterval(heartbeat);
+      heartbeat = undefined;
+    }
+    this.res.end();
+    for (const fn of this.closers) fn();
+  }
+}
