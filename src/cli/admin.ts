@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
 import { AdminError } from '../contexts/errors.js';
 import { featureImage } from '../contexts/images/features.js';
+import { retagImages } from '../contexts/images/retag.js';
 import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../contexts/filters/system-filters.js';
 import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
 import { createUser, parseRole, setRole } from '../contexts/users/accounts.js';
@@ -31,6 +32,8 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
+  tags IMAGE_IDS [--add TAGS] [--remove TAGS]      add and remove tags of images (IMAGE_IDS comma-separated),
+                                                   all in one change
 
 Bans (permanent unless --until or --for is given)
   ban user NAME --reason TEXT [--until DATE | --for DURATION] [--note TEXT]
@@ -66,6 +69,8 @@ const options = {
   note: { type: 'string' },
   until: { type: 'string' },
   for: { type: 'string' },
+  add: { type: 'string' },
+  remove: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseCommandLine>['values'];
@@ -221,6 +226,16 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
       const id = parseId(args[0], 'IMAGE_ID');
       await withDb((db) => featureImage(db, id));
       io.out(`image ${id} is now featured`);
+      return;
+    }
+    case 'tags': {
+      allow(values, 'tags', ['add', 'remove']);
+      const args = positionals.slice(1);
+      arity(args, 1, 'tags IMAGE_IDS [--add TAGS] [--remove TAGS]');
+      if (values.add === undefined && values.remove === undefined) throw new UsageError('tags needs --add or --remove');
+      const ids = args[0]!.split(',').map((id) => parseId(id, 'IMAGE_IDS'));
+      const done = await withDb((db) => retagImages(db, ids, { add: values.add, remove: values.remove }));
+      io.out(`added ${done.added} and removed ${done.removed} tagging${done.added + done.removed === 1 ? '' : 's'} on ${ids.length} image${ids.length === 1 ? '' : 's'}`);
       return;
     }
     case 'ban':
