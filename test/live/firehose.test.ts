@@ -70,7 +70,11 @@ beforeAll(async () => {
   socket = new Socket(`${h.url.replace('http:', 'ws:')}/socket`, { transport: WebSocket as never, reconnectAfterMs: () => 60_000 });
   socket.connect();
   firehose = socket.channel('firehose');
-  for (const event of EVENTS) firehose.on(event, (payload) => received.push({ event, payload }));
+  for (const event of EVENTS) {
+    firehose.on(event, (payload) => {
+      received.push({ event, payload });
+    });
+  }
   expect((await joined(firehose)).status).toBe('ok');
 });
 

@@ -1,7 +1,7 @@
 /**
  * An image's search document before and after each transaction of a batch, for deciding whether
- * it started or stopped matching a query. The document is read once, as it is now (after the
- * batch); walking the batch backwards, each transaction's tag and visibility changes are undone
+ * it started or stopped matching a query. The document is read once, as it is now, with the log
+ * rows sealed since the batch in the same snapshot; undoing those, then walking the batch backwards, each transaction's tag and visibility changes are undone
  * (the log carries the tag ids and names), which gives the document as each transaction left it.
  * Other fields (score, counts) are taken as they are now: live searches react to new images, tag
  * changes, hiding and deletion.
@@ -53,10 +53,15 @@ function undo(doc: Doc, rows: readonly ChangeRow[]): Doc {
 }
 
 /** For each group of the batch, the transitions of the images it touched. */
-export function imageTransitions(groups: readonly ChangeGroup[], current: ReadonlyMap<number, IndexDocument>): ImageTransition[][] {
+export function imageTransitions(groups: readonly ChangeGroup[], current: ReadonlyMap<number, IndexDocument>, tail: readonly ChangeRow[] = []): ImageTransition[][] {
   const out: ImageTransition[][] = groups.map(() => []);
   const state = new Map<number, Doc | null>();
-  for (const id of touchedImages(groups)) state.set(id, current.get(id) ?? null);
+  for (const id of touchedImages(groups)) {
+    // Changes sealed after the batch that the documents already show are undone first.
+    const later = tail.filter((r) => r.recordId === id);
+    const doc = current.get(id) ?? null;
+    state.set(id, doc === null || later.some((r) => r.change === 'created') ? null : undo(doc, later));
+  }
   for (let g = groups.length - 1; g >= 0; g--) {
     const byImage = new Map<number, ChangeRow[]>();
     for (const r of groups[g]!.rows) {

@@ -8,8 +8,10 @@
  * position in the log, which a subscriber can resume from (`replay`).
  */
 import { compileEvaluator, type DocPredicate } from '../../../grammar/index.js';
-import { changeGroupsAfter } from '../../contexts/changes/log.js';
-import type { ChangeGroup } from '../../contexts/changes/types.js';
+import { changeGroupsAfter, changesAfter } from '../../contexts/changes/log.js';
+import type { ChangeGroup, ChangeRow } from '../../contexts/changes/types.js';
+import type { Database } from '../../db/client.js';
+import type { IndexDocument } from '../../search/engine.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import { imagesIndex } from '../../search/indexes/images/index.js';
 import type { AppDeps } from '../context.js';
@@ -26,6 +28,8 @@ interface Matcher {
 
 /** Rows read per round of a replay. */
 const REPLAY_ROWS = 2000;
+/** Rows sealed after a batch that are read to undo them (the follower catches up long before). */
+const MAX_TAIL_ROWS = 20_000;
 
 const keyOf = (q: LiveQuery) => `${q.filter?.id ?? ''}\u0000${JSON.stringify(q.query)}`;
 
@@ -89,12 +93,16 @@ export class LiveSearches {
     }
   }
 
+  private documentsAfter(seq: number, ids: number[]) {
+    return documentsIn(this.deps.db, seq, ids);
+  }
+
   private async eventsOf(groups: readonly ChangeGroup[], matchers: readonly Matcher[]): Promise<Map<Matcher, LiveEvent[]>> {
     const out = new Map<Matcher, LiveEvent[]>();
     const ids = touchedImages(groups);
     if (ids.length === 0) return out;
-    const docs = new Map((await imagesIndex.loadDocuments(this.deps.db, ids)).map((d) => [d.id, d]));
-    const transitions = imageTransitions(groups, docs);
+    const { docs, tail } = await this.documentsAfter(groups[groups.length - 1]!.seq, ids);
+    const transitions = imageTransitions(groups, docs, tail);
     const decisions = new Map<Matcher, { seq: number; imageId: number; starts: boolean }[]>();
     // Image JSON depends on the filter only (the spoiler flag): rendered once per filter.
     const toRender = new Map<number | null, { filter: FilterRow | null; ids: Set<number> }>();
@@ -132,6 +140,23 @@ export class LiveSearches {
     }
     return out;
   }
+}
+
+/**
+ * The images' documents as they are now, and the log rows sealed after `seq` that they already
+ * reflect: read in one snapshot, so undoing those rows gives the documents as of `seq`.
+ */
+async function documentsIn(db: Database, seq: number, ids: number[]): Promise<{ docs: Map<number, IndexDocument>; tail: ChangeRow[] }> {
+  return db.transaction(
+    async (tx) => {
+      const scoped = tx as unknown as Database;
+      const docs = new Map((await imagesIndex.loadDocuments(scoped, ids)).map((d) => [d.id, d]));
+      const wanted = new Set(ids);
+      const tail = (await changesAfter(scoped, seq, MAX_TAIL_ROWS)).filter((r) => r.kind === 'image' && wanted.has(r.recordId));
+      return { docs, tail };
+    },
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  );
 }
 
 /** true: starts matching; false: stops; null: no change for this query. */

@@ -1,15 +1,21 @@
 /**
- * Server-Sent Events written straight to Node's response (no web stream per subscriber, which
- * matters at ten thousand of them): `id:` is the change-log position, one heartbeat comment for
- * every open stream every HEARTBEAT_MS from one timer, and a stream whose client does not read
- * (more than MAX_BUFFERED bytes waiting) is closed: it can resume with `Last-Event-ID`.
+ * One Server-Sent Events stream as a response body: `id:` is the change-log position, one
+ * heartbeat comment for every open stream every HEARTBEAT_MS from one timer, and a stream whose
+ * client does not read (more than MAX_BUFFERED bytes waiting) is closed: it can resume with
+ * `Last-Event-ID`.
  */
-import type { ServerResponse } from 'node:http';
 import type { LiveEvent } from './types.js';
+
+export const SSE_HEADERS = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Accel-Buffering': 'no',
+} as const;
 
 const HEARTBEAT_MS = 15_000;
 const MAX_BUFFERED = 1 << 20;
 
+const encoder = new TextEncoder();
 const open = new Set<SseStream>();
 let heartbeat: NodeJS.Timeout | undefined;
 
@@ -18,16 +24,21 @@ function beat(): void {
 }
 
 export class SseStream {
+  readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
   private closed = false;
   private readonly closers: (() => void)[] = [];
 
-  constructor(private readonly res: ServerResponse) {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    });
-    res.on('close', () => this.close());
+  constructor() {
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        cancel: () => this.close(),
+      },
+      new ByteLengthQueuingStrategy({ highWaterMark: 16 * 1024 }),
+    );
     open.add(this);
     if (heartbeat === undefined) {
       heartbeat = setInterval(beat, HEARTBEAT_MS);
@@ -53,8 +64,8 @@ export class SseStream {
 
   write(text: string): void {
     if (this.closed) return;
-    if (this.res.writableLength > MAX_BUFFERED) return this.close();
-    this.res.write(text);
+    if ((this.controller.desiredSize ?? 0) < -MAX_BUFFERED) return this.close();
+    this.controller.enqueue(encoder.encode(text));
   }
 
   close(): void {
@@ -65,7 +76,11 @@ export class SseStream {
       clearInterval(heartbeat);
       heartbeat = undefined;
     }
-    this.res.end();
+    try {
+      this.controller.close();
+    } catch {
+      // already cancelled by the reader
+    }
     for (const fn of this.closers) fn();
   }
 }

@@ -7,21 +7,17 @@
  * is 410 like the change feed. The stream opens with the current position and is kept open by
  * heartbeat comments.
  */
-import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { expiredCursorAnswer } from '../live/cursor.js';
-import { SseStream } from '../live/sse.js';
+import { SSE_HEADERS, SseStream } from '../live/sse.js';
 import type { LiveEvent } from '../live/types.js';
 import { LiveSearchQuery } from '../schemas/live.js';
 import { validQuery } from '../validate.js';
 import { liveImageQuery } from './search.js';
 
 const LAST_EVENT_ID = /^\d{1,15}$/;
-
-/** Tells `@hono/node-server` the answer was written to the Node response already. */
-const alreadySent = () => new Response(null, { headers: { 'x-hono-already-sent': '1' } });
 
 export function liveSearchRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -37,10 +33,7 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     }
     const live = c.get('deps').live!;
     await live.start();
-    const outgoing = (c.env as HttpBindings | undefined)?.outgoing;
-    if (outgoing === undefined) throw new ApiError(500, 'live searches need the Node server');
-
-    const stream = new SseStream(outgoing);
+    const stream = new SseStream();
     // Live events are held back until the replay is written, then only the newer ones go out.
     let held: LiveEvent[] | null = [];
     let through = 0;
@@ -59,7 +52,7 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     stream.position(Math.max(through, resumeFrom ?? 0));
     stream.send(held.filter((e) => e.seq > through));
     held = null;
-    return alreadySent();
+    return c.body(stream.body, 200, SSE_HEADERS);
   });
   return app;
 }
