@@ -24,23 +24,19 @@
  * the measured window (when this run started the service). The last line is one JSON object:
  * `{"rps", "p50_ms", "p99_ms", "errors", "hono_ceiling_rps", "ratio"}`.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isAlive, postmasterPid } from '../src/db/embedded-postgres.js';
-import { freePort } from '../src/lib/free-port.js';
+import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { table } from '../src/lib/table.js';
 import type { Figures } from './harness/driver.js';
 import { drive, startHonoCeiling } from './harness/http.js';
+import { startService, type Target } from './harness/service.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..');
 const CACHE = join(HERE, '.cache', 'load');
 const API = '/api/v1/json';
 
@@ -78,85 +74,7 @@ function isLoopback(hostname: string): boolean {
 // ---------------------------------------------------------------------------------------------
 // The service under test
 
-interface Target {
-  origin: string;
-  /** Pid of the service when this run started it (for CPU figures). */
-  pid?: number;
-  dataDir?: string;
-  stop(): Promise<void>;
-}
-
 const log = (msg: string) => console.log(msg);
-
-async function startService(images: number, logLevel: string): Promise<Target> {
-  const dataDir = join(CACHE, `board-${images}`);
-  mkdirSync(dataDir, { recursive: true });
-  const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
-  const port = await freePort();
-  const logFile = join(CACHE, `service-${images}.log`);
-  const out = openSync(logFile, 'a');
-  // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
-  const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...inherited,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DEMO_IMAGES: String(images),
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: logLevel,
-    },
-    stdio: ['ignore', out, out],
-  });
-  closeSync(out);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const origin = `http://127.0.0.1:${port}`;
-  log(`starting the service on ${origin} (DATA_DIR ${dataDir}${fresh ? `, first start: creating a ${images}-image demo board` : ''}; log in ${logFile})`);
-  const started = Date.now();
-  const deadline = started + (fresh ? 30 : 5) * 60_000;
-  const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
-  for (;;) {
-    if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the service was not ready in time:\n${tail()}`);
-    }
-    try {
-      const res = await fetch(`${origin}/readyz`);
-      if (res.status === 200) break;
-      await res.body?.cancel();
-    } catch {
-      /* not listening yet */
-    }
-    await sleep(500);
-  }
-  log(`service ready after ${((Date.now() - started) / 1000).toFixed(1)} s (load ${loadAverage()})`);
-  let stopping: Promise<void> | undefined;
-  return {
-    origin,
-    ...(child.pid !== undefined ? { pid: child.pid } : {}),
-    dataDir,
-    stop: () =>
-      (stopping ??= (async () => {
-        if (gone) return;
-        const pg = postmasterPid(join(dataDir, 'postgres'));
-        child.kill('SIGTERM');
-        const result = await Promise.race([exited, sleep(60_000).then(() => null)]);
-        if (result === null) {
-          child.kill('SIGKILL');
-          await exited;
-          if (pg && isAlive(pg)) process.kill(pg, 'SIGINT');
-          log('the service did not stop within 60 s: killed it and stopped its PostgreSQL');
-        } else if (result.code !== 0) {
-          log(`the service exited with ${result.signal ?? result.code}:\n${tail()}`);
-        }
-      })()),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Discovery and the mix
@@ -396,7 +314,7 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
   process.once('SIGTERM', () => void cleanup().finally(() => process.exit(143)));
   try {
-    target = o.url ? { origin: o.url, stop: async () => {} } : await startService(o.images, o.logLevel);
+    target = o.url ? { origin: o.url, stop: async () => {} } : await startService({ dataDir: join(CACHE, `board-${o.images}`), logFile: join(CACHE, `service-${o.images}.log`), images: o.images, logLevel: o.logLevel, log });
     const board = await discover(target.origin);
     log(
       `board: ${board.imageIds.length} visible images, ${board.tagNames.length} tag names, ${board.tagSlugs.length} tag slugs, ` +

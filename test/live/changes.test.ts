@@ -73,7 +73,7 @@ describe('change feed', () => {
     const other = await serveApp(createApp({ config: h.config, db: h.db, engine: stubEngine }));
     try {
       const res = await fetch(`${other.url}/api/v1/json/changes?since=${cursor}`);
-      const body = await res.json();
+      const body = (await res.json()) as { changes: { kind: string; id: number; change: string }[] };
       expect(body.changes.map((c: any) => `${c.kind}:${c.id}:${c.change}`)).toEqual([`image:${image.id}:created`]);
     } finally {
       await other.close();

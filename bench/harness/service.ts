@@ -1,0 +1,111 @@
+/** Starting the whole service for a benchmark, and stopping it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
+import { freePort } from '../../src/lib/free-port.js';
+import { loadAverage } from './stats.js';
+
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
+
+export interface Target {
+  origin: string;
+  /** Pid of the service when this run started it (for CPU figures). */
+  pid?: number;
+  dataDir?: string;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** DATA_DIR of the service, kept between runs so the demo board is made once. */
+  dataDir: string;
+  logFile: string;
+  /** DEMO_IMAGES of the board made on first start. */
+  images: number;
+  logLevel: string;
+  log: (msg: string) => void;
+  /** More settings of the service. */
+  env?: Record<string, string>;
+  /** Runs the service under `sh -c 'ulimit -n N; exec node …'` (for many open connections). */
+  fileLimit?: number;
+}
+
+/**
+ * The service (`src/main.ts`) as a child process on a free loopback port, `RATE_LIMITS=off`, with
+ * none of this shell's BASE_URL, DATABASE_URL, …; waited for until `/readyz` says ready, stopped
+ * with SIGTERM (SIGKILL and its PostgreSQL stopped after 60 s).
+ */
+export async function startService(o: ServiceOptions): Promise<Target> {
+  const { dataDir, images, logLevel, log, logFile } = o;
+  mkdirSync(dataDir, { recursive: true });
+  const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
+  const port = await freePort();
+  const out = openSync(logFile, 'a');
+  // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
+  const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
+  const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const [command, ...args] = o.fileLimit === undefined ? node : ['sh', '-c', `ulimit -n ${o.fileLimit} && exec "$@"`, 'sh', ...node];
+  const child: ChildProcess = spawn(command!, args, {
+    cwd: ROOT,
+    env: {
+      ...inherited,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DEMO_IMAGES: String(images),
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: logLevel,
+      ...o.env,
+    },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const origin = `http://127.0.0.1:${port}`;
+  log(`starting the service on ${origin} (DATA_DIR ${dataDir}${fresh ? `, first start: creating a ${images}-image demo board` : ''}; log in ${logFile})`);
+  const started = Date.now();
+  const deadline = started + (fresh ? 30 : 5) * 60_000;
+  const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
+  for (;;) {
+    if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the service was not ready in time:\n${tail()}`);
+    }
+    try {
+      const res = await fetch(`${origin}/readyz`);
+      if (res.status === 200) break;
+      await res.body?.cancel();
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(500);
+  }
+  log(`service ready after ${((Date.now() - started) / 1000).toFixed(1)} s (load ${loadAverage()})`);
+  let stopping: Promise<void> | undefined;
+  return {
+    origin,
+    ...(child.pid !== undefined ? { pid: child.pid } : {}),
+    dataDir,
+    stop: () =>
+      (stopping ??= (async () => {
+        if (gone) return;
+        const pg = postmasterPid(join(dataDir, 'postgres'));
+        child.kill('SIGTERM');
+        const result = await Promise.race([exited, sleep(60_000).then(() => null)]);
+        if (result === null) {
+          child.kill('SIGKILL');
+          await exited;
+          if (pg && isAlive(pg)) process.kill(pg, 'SIGINT');
+          log('the service did not stop within 60 s: killed it and stopped its PostgreSQL');
+        } else if (result.code !== 0) {
+          log(`the service exited with ${result.signal ?? result.code}:\n${tail()}`);
+        }
+      })()),
+  };
+}
+
