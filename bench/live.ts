@@ -108,6 +108,8 @@ async function main(): Promise<void> {
     const total = o.rate * o.seconds;
     const startAt = Date.now();
     const inFlight = new Set<Promise<void>>();
+    const commitMs: number[] = [];
+    const client0 = processCpuMs(subscribersProcess.pid!)!;
     for (let n = 0; n < total; n++) {
       const due = startAt + (n * 1000) / o.rate;
       if (due > Date.now()) await sleep(due - Date.now());
@@ -126,7 +128,10 @@ async function main(): Promise<void> {
         return image!.id;
       });
       const done: Promise<void> = creating.then((id) => {
-        subscribersProcess.send({ created: [[id, began]] });
+        // The commit is acknowledged: deliveries are timed from here.
+        const committed = Date.now();
+        commitMs.push(committed - began);
+        subscribersProcess.send({ created: [[id, committed]] });
         inFlight.delete(done);
       });
       inFlight.add(done);
@@ -134,15 +139,29 @@ async function main(): Promise<void> {
     }
     await Promise.all(inFlight);
     const createdSeconds = (Date.now() - startAt) / 1000;
-    // Deliveries of the last images.
-    await sleep(3000);
     const cpu1 = { service: processCpuMs(pid)!, pg: serverCpuMs(pg)!, at: Date.now() };
+    const client1 = processCpuMs(subscribersProcess.pid!)!;
+    // The deliveries still on their way: wait until every one arrived, or nothing came for 5 s.
+    let last = -1;
+    let still = 0;
+    for (let waited = 0; waited < 120 && still < 5; waited++) {
+      const counted = reply('counted');
+      subscribersProcess.send({ count: true });
+      const { counted: n } = await counted;
+      if (n >= expected) break;
+      still = n === last ? still + 1 : 0;
+      last = n;
+      await sleep(1000);
+    }
     const ended = reply('deliveries');
     subscribersProcess.send({ end: true });
     const live = await ended;
     const windowMs = cpu1.at - cpu0.at;
     const liveCores = (cpu1.service - cpu0.service + cpu1.pg - cpu0.pg) / windowMs;
     log(`created ${total} images in ${createdSeconds.toFixed(1)} s; ${live.deliveries} of ${expected} deliveries, p50 ${live.p50} ms, p99 ${live.p99} ms, max ${live.max} ms`);
+    commitMs.sort((a, b) => a - b);
+    const commitP = (q: number) => commitMs[Math.min(commitMs.length - 1, Math.floor(q * commitMs.length))]!;
+    log(`creating transactions: p50 ${commitP(0.5)} ms, p99 ${commitP(0.99)} ms from begin to acknowledged commit; subscriber process CPU ${((client1 - client0) / windowMs).toFixed(2)} cores`);
     log(`server: ${((rssAfter - rssBefore) / o.subscribers / 1024).toFixed(1)} KiB per subscriber; CPU ${liveCores.toFixed(2)} cores (service + PostgreSQL)`);
 
     // Baseline: the same answers by polling every 5 s.
@@ -163,7 +182,7 @@ async function main(): Promise<void> {
     const pollCores = (p1.service - p0.service + p1.pg - p0.pg) / (p1.at - p0.at);
     const cpuPerRequestMs = (pollCores * (p1.at - p0.at)) / Math.max(1, poll.requests);
     const pollCoresNeeded = (cpuPerRequestMs * pollRate) / 1000;
-    log(`baseline: ${poll.rps.toFixed(0)} requests/s achieved of ${pollRate}, p50 ${poll.p50.toFixed(1)} ms, p99 ${poll.p99.toFixed(1)} ms, ${poll.errors} errors; CPU ${pollCores.toFixed(2)} cores, ${cpuPerRequestMs.toFixed(2)} ms a request: ${pollCoresNeeded.toFixed(2)} cores for ${pollRate}/s`);
+    log(`baseline: ${poll.rps.toFixed(0)} requests/s achieved of ${pollRate}, p50 ${poll.p50} ms, p99 ${poll.p99} ms, ${poll.errors} errors; CPU ${pollCores.toFixed(2)} cores, ${cpuPerRequestMs.toFixed(2)} ms a request: ${pollCoresNeeded.toFixed(2)} cores for ${pollRate}/s`);
     const figures = {
       subscribers: count,
       queries: o.queries,
@@ -173,6 +192,7 @@ async function main(): Promise<void> {
       latency_p50_ms: live.p50,
       latency_p99_ms: live.p99,
       latency_max_ms: live.max,
+      commit_p99_ms: commitP(0.99),
       server_kib_per_subscriber: round((rssAfter - rssBefore) / count / 1024, 2),
       live_cpu_cores: round(liveCores, 3),
       poll_rps_needed: pollRate,

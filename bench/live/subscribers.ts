@@ -3,7 +3,7 @@
  * to the live search stream (`GET /api/v1/json/search/images/live?q=…`, HTTP/1.1), each reading
  * its `image` events. The parent sends each created image's start time (`{ created: [id, ms] }`);
  * the latency of a delivery is its arrival time minus that. Messages to the parent: `connected`
- * with the count, and at the end (`{ end: true }` from the parent) the sorted latencies' figures.
+ * with the count, and at the end (`{ end: true }` from the parent) the sorted latencies' figures; `{ count: true }` asks how many arrived so far.
  */
 import { connect, type Socket } from 'node:net';
 
@@ -70,7 +70,8 @@ function open(port: number, path: string): Promise<void> {
   });
 }
 
-process.on('message', async (msg: { start?: Start; created?: [number, number][]; end?: boolean }) => {
+process.on('message', async (msg: { start?: Start; created?: [number, number][]; count?: boolean; end?: boolean }) => {
+  if (msg.count) process.send!({ counted: latencies.length + [...early.values()].reduce((n, l) => n + l.length, 0) });
   if (msg.start) {
     const { port, paths, burst } = msg.start;
     for (let i = 0; i < paths.length; i += burst) await Promise.all(paths.slice(i, i + burst).map((p) => open(port, p)));

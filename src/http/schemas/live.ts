@@ -12,21 +12,24 @@ const Cursor = z.preprocess(
   z.string().regex(/^\d{1,15}$/, 'must be a change cursor (a decimal integer)').transform(Number),
 );
 
-export const ChangesQuery = z.object({
-  since: Cursor.optional().meta({ description: 'The `cursor` of the previous page; absent or 0 reads from the oldest change kept.' }),
-  limit: z
-    .preprocess((value) => (Array.isArray(value) ? value[0] : value), z.coerce.number().int().min(1).max(1000))
-    .default(100)
-    .meta({ description: 'Changes per page, 1 to 1000 (default 100).' }),
+const ChangeCursor = Cursor.meta({
+  id: 'ChangeCursor',
+  description: 'The `cursor` of the previous page. Absent: from the oldest change kept. Older than the log keeps: 410.',
 });
 
-export const LiveSearchQuery = z.object({
-  q: queryParams.q.optional(),
-  filter_id: queryParams.filter_id,
-  last_event_id: Cursor.optional().meta({
-    description: 'Resume after this event id (for clients that cannot send the `Last-Event-ID` header, which wins when both are given).',
-  }),
+const ChangeLimit = z
+  .preprocess((value) => (Array.isArray(value) ? value[0] : value), z.coerce.number().int().min(1).max(1000))
+  .default(100)
+  .meta({ id: 'ChangeLimit', description: 'Most rows of the log read for this page, 1 to 1000 (default 100); one entry per record per transaction.' });
+
+const LastEventId = Cursor.meta({
+  id: 'LastEventId',
+  description: 'Resume after this event id, for clients that cannot send the `Last-Event-ID` header (the header wins when both are given).',
 });
+
+export const ChangesQuery = z.object({ since: ChangeCursor.optional(), limit: ChangeLimit });
+
+export const LiveSearchQuery = z.object({ q: queryParams.q.optional(), filter_id: queryParams.filter_id, last_event_id: LastEventId.optional() });
 
 export const ChangeKinds = ['image', 'comment', 'post', 'tag', 'gallery', 'board'] as const;
 export const ChangeActions = ['created', 'updated', 'hidden', 'deleted', 'merged', 'reset'] as const;
