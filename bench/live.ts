@@ -93,7 +93,18 @@ async function main(): Promise<void> {
     const rssBefore = rssBytes(pid);
     log(`connecting ${o.subscribers} subscribers over ${o.queries} queries (load ${loadAverage()})`);
     const connectedAt = Date.now();
-    const reply = (key: string) => new Promise<any>((resolve) => subscribersProcess.on('message', (m: any) => key in m && resolve(m)));
+    // Each wait takes the first message carrying its key; the child answers one message at a time.
+    // biome-ignore lint/suspicious/noExplicitAny: the child's messages are plain JSON objects of several shapes
+    type Message = Record<string, any>;
+    const reply = (key: string) =>
+      new Promise<Message>((resolve) => {
+        const on = (m: Message) => {
+          if (!(key in m)) return;
+          subscribersProcess.off('message', on);
+          resolve(m);
+        };
+        subscribersProcess.on('message', on);
+      });
     const connected = reply('connected');
     subscribersProcess.send({ start: { port, paths, burst: 500 } });
     const { connected: count, failed } = await connected;

@@ -64,7 +64,10 @@ export class SseStream {
 
   write(text: string): void {
     if (this.closed) return;
-    if ((this.controller.desiredSize ?? 0) < -MAX_BUFFERED) return this.close();
+    if ((this.controller.desiredSize ?? 0) < -MAX_BUFFERED) {
+      this.close();
+      return;
+    }
     this.controller.enqueue(encoder.encode(text));
   }
 
