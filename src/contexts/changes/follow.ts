@@ -82,7 +82,7 @@ export class ChangeFollower {
   }
 
   private async drain(): Promise<void> {
-    const limit = this.options.batchRows ?? 2000;
+    const limit = this.options.batchRows ?? 500;
     for (;;) {
       const groups = await changeGroupsAfter(this.db, this.position, limit);
       if (groups.length === 0 || this.stopped) return;
