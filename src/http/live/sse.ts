@@ -16,6 +16,7 @@ const HEARTBEAT_MS = 15_000;
 const MAX_BUFFERED = 1 << 20;
 
 const encoder = new TextEncoder();
+const encodedEvents = new WeakMap<readonly LiveEvent[], Uint8Array>();
 const open = new Set<SseStream>();
 let heartbeat: NodeJS.Timeout | undefined;
 
@@ -57,18 +58,28 @@ export class SseStream {
     this.write(`retry: 2000\nid: ${seq}\n\n`);
   }
 
+  /** Subscribers of one query get the same array: it is encoded once for all of them. */
   send(events: readonly LiveEvent[]): void {
     if (events.length === 0) return;
-    this.write(events.map((e) => `id: ${e.seq}\nevent: ${e.event}\ndata: ${e.data}\n\n`).join(''));
+    let bytes = encodedEvents.get(events);
+    if (bytes === undefined) {
+      bytes = encoder.encode(events.map((e) => `id: ${e.seq}\nevent: ${e.event}\ndata: ${e.data}\n\n`).join(''));
+      encodedEvents.set(events, bytes);
+    }
+    this.enqueue(bytes);
   }
 
   write(text: string): void {
+    this.enqueue(encoder.encode(text));
+  }
+
+  private enqueue(bytes: Uint8Array): void {
     if (this.closed) return;
     if ((this.controller.desiredSize ?? 0) < -MAX_BUFFERED) {
       this.close();
       return;
     }
-    this.controller.enqueue(encoder.encode(text));
+    this.controller.enqueue(bytes);
   }
 
   close(): void {
