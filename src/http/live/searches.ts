@@ -15,6 +15,7 @@ import type { IndexDocument } from '../../search/engine.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import { imagesIndex } from '../../search/indexes/images/index.js';
 import type { AppDeps } from '../context.js';
+import { ApiError } from '../errors.js';
 import { renderImages } from '../render/images.js';
 import { imageTransitions, touchedImages, type ImageTransition } from './image-states.js';
 import type { LiveEvent, LiveQuery, LiveSubscriber } from './types.js';
@@ -45,7 +46,7 @@ export class LiveSearches {
     return { matchers: this.matchers.size, subscribers };
   }
 
-  /** Subscribe; returns the unsubscribe function. Throws if the query cannot be evaluated. */
+  /** Subscribe; returns the unsubscribe function. A query the evaluator cannot run is an ApiError (400). */
   subscribe(q: LiveQuery, subscriber: LiveSubscriber): () => void {
     const matcher = this.matcherFor(q);
     matcher.subscribers.add(subscriber);
@@ -60,7 +61,7 @@ export class LiveSearches {
     const key = keyOf(q);
     let matcher = this.matchers.get(key);
     if (matcher === undefined) {
-      matcher = { key, matches: compileEvaluator(q.query, imagesIndex.mapping), filter: q.filter, subscribers: new Set() };
+      matcher = { key, matches: evaluatorOf(q), filter: q.filter, subscribers: new Set() };
       this.matchers.set(key, matcher);
     }
     return matcher;
@@ -82,7 +83,7 @@ export class LiveSearches {
    */
   async replay(q: LiveQuery, afterSeq: number): Promise<{ events: LiveEvent[]; through: number }> {
     const key = keyOf(q);
-    const matcher: Matcher = this.matchers.get(key) ?? { key, matches: compileEvaluator(q.query, imagesIndex.mapping), filter: q.filter, subscribers: new Set() };
+    const matcher: Matcher = this.matchers.get(key) ?? { key, matches: evaluatorOf(q), filter: q.filter, subscribers: new Set() };
     const events: LiveEvent[] = [];
     let through = afterSeq;
     for (;;) {
@@ -157,6 +158,15 @@ async function documentsIn(db: Database, seq: number, ids: number[]): Promise<{ 
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   );
+}
+
+/** The query as a predicate; one the evaluator cannot run is the caller's 400. */
+function evaluatorOf(q: LiveQuery): DocPredicate {
+  try {
+    return compileEvaluator(q.query, imagesIndex.mapping);
+  } catch (err) {
+    throw new ApiError(400, `this query cannot be followed live: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** true: starts matching; false: stops; null: no change for this query. */

@@ -37,10 +37,16 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     // Live events are held back until the replay is written, then only the newer ones go out.
     let held: LiveEvent[] | null = [];
     let through = 0;
-    const unsubscribe = live.subscribeSearch(query, (events) => {
-      if (held !== null) held.push(...events);
-      else stream.send(events);
-    });
+    let unsubscribe: () => void;
+    try {
+      unsubscribe = live.subscribeSearch(query, (events) => {
+        if (held !== null) held.push(...events);
+        else stream.send(events);
+      });
+    } catch (err) {
+      stream.close();
+      throw err;
+    }
     stream.onClose(unsubscribe);
     if (resumeFrom === undefined) {
       through = live.seq;
