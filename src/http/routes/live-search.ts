@@ -51,7 +51,10 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     if (resumeFrom === undefined) {
       through = live.seq;
     } else {
-      const replayed = await live.replaySearch(query, resumeFrom);
+      const replayed = await live.replaySearch(query, resumeFrom).catch((err: unknown) => {
+        stream.close();
+        throw err;
+      });
       stream.send(replayed.events);
       through = replayed.through;
     }
