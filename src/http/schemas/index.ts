@@ -34,4 +34,7 @@ export const componentSchemas: readonly z.ZodType[] = ([
   live.Change,
   live.ChangesResponse,
   live.CursorExpiredBody,
+  live.ChangeCursor,
+  live.ChangeLimit,
+  live.LastEventId,
 ] as z.ZodType[]).filter((value, i, all) => all.indexOf(value) === i);

@@ -9,27 +9,27 @@ import { queryParams } from './params.js';
 /** Positions in the change log are positive 53-bit integers; 0 is "from the start of what is kept". */
 const Cursor = z.preprocess(
   (value) => (Array.isArray(value) ? value[0] : value),
-  z.string().regex(/^\d{1,15}$/, 'must be a change cursor (a decimal integer)').transform(Number),
+  z.coerce.number({ error: 'must be a change cursor (a decimal integer)' }).int('must be a change cursor (a decimal integer)').min(0, 'must be a change cursor (a decimal integer)').max(Number.MAX_SAFE_INTEGER, 'must be a change cursor (a decimal integer)'),
 );
 
-const ChangeCursor = Cursor.meta({
+export const ChangeCursor = Cursor.meta({
   id: 'ChangeCursor',
   description: 'The `cursor` of the previous page. Absent: from the oldest change kept. Older than the log keeps: 410.',
 });
 
-const ChangeLimit = z
+export const ChangeLimit = z
   .preprocess((value) => (Array.isArray(value) ? value[0] : value), z.coerce.number().int().min(1).max(1000))
   .default(100)
   .meta({ id: 'ChangeLimit', description: 'Most rows of the log read for this page, 1 to 1000 (default 100); one entry per record per transaction.' });
 
-const LastEventId = Cursor.meta({
+export const LastEventId = Cursor.meta({
   id: 'LastEventId',
   description: 'Resume after this event id, for clients that cannot send the `Last-Event-ID` header (the header wins when both are given).',
 });
 
 export const ChangesQuery = z.object({ since: ChangeCursor.optional(), limit: ChangeLimit });
 
-export const LiveSearchQuery = z.object({ q: queryParams.q.optional(), filter_id: queryParams.filter_id, last_event_id: LastEventId.optional() });
+export const LiveSearchQuery = z.object({ q: queryParams.q.optional(), filter_id: queryParams.filter_id.optional(), last_event_id: LastEventId.optional() });
 
 export const ChangeKinds = ['image', 'comment', 'post', 'tag', 'gallery', 'board'] as const;
 export const ChangeActions = ['created', 'updated', 'hidden', 'deleted', 'merged', 'reset'] as const;
