@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   console.log(`abuse: normal traffic ${o.rate} req/s over ${o.connections} connections, ${o.seconds} s per phase; ${o.bombs} pixel bombs of ${o.side}²; ${o.slowloris} slowloris connections (load ${loadAverage()})`);
   const bomb = pixelBomb(o.side);
   console.log(`pixel bomb: ${o.side}×${o.side} grey PNG of ${(bomb.length / 1024).toFixed(0)} KB`);
-  const target = await startService(CACHE, { images: o.images }, 'warn');
+  const target = await startService({ dataDir: join(CACHE, `board-${o.images}`), logFile: join(CACHE, `service-${o.images}.log`), images: o.images, logLevel: 'warn', log: console.log });
   const pid = target.pid!;
   const port = Number(new URL(target.origin).port);
   const phases: Phase[] = [];

@@ -427,7 +427,15 @@ async function main(): Promise<void> {
     const nodeFlags = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
     target = o.url
       ? { origin: o.url, stop: async () => {} }
-      : await startService(CACHE, bulk ? { images: o.bulk!, dataDir: bulk.dataDir } : { images: o.images }, o.logLevel, nodeFlags);
+      : await startService({
+          dataDir: bulk ? bulk.dataDir : join(CACHE, `board-${o.images}`),
+          logFile: join(CACHE, `service-${bulk ? o.bulk : o.images}.log`),
+          images: bulk ? o.bulk! : o.images,
+          premade: bulk !== undefined,
+          logLevel: o.logLevel,
+          log,
+          nodeFlags,
+        });
     // the writes of the mixed run go to the service's database (joined when the service runs it)
     const db = bulk?.db ?? (target.dataDir ? (joined = await openDatabase({ dataDir: target.dataDir, max: 2 })).db : undefined);
     const board = await discover(target.origin);

@@ -66,6 +66,8 @@ const schema = z.object({
   ),
   /** Dated dumps kept under DATA_DIR/dumps. */
   DUMP_KEEP: z.coerce.number().int().min(1).max(366).default(7),
+  /** Days the change log keeps (live search resume, `/changes`); at least a day, so a dump covers the rest. */
+  CHANGE_LOG_RETENTION_DAYS: z.coerce.number().min(1).max(366).default(7),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
     .string()
@@ -108,6 +110,7 @@ export interface Config {
   readyMaxOutboxLagSeconds: number;
   /** Nightly public data dumps: the UTC time of day (null: off) and how many are kept. */
   dumps: { at: { hour: number; minute: number } | null; keep: number };
+  changeLogRetentionDays: number;
   /** BASE_URL or CDN_URL is an http URL of a development host (allowed, with a warning). */
   developmentHttpUrls: boolean;
   limits: {
@@ -210,6 +213,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       at: v.DUMP_AT.toLowerCase() === 'off' ? null : { hour: Number(v.DUMP_AT.slice(0, 2)), minute: Number(v.DUMP_AT.slice(3)) },
       keep: v.DUMP_KEEP,
     },
+    changeLogRetentionDays: v.CHANGE_LOG_RETENTION_DAYS,
     developmentHttpUrls: [baseUrl, cdnUrl].some((u) => u.startsWith('http:')),
     limits: {
       enabled: v.RATE_LIMITS === 'on',

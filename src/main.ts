@@ -23,6 +23,10 @@ import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
 import { createAppMetrics } from './http/routes/metrics.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
+import { LiveService } from './http/live/service.js';
+import type { Live } from './http/live/types.js';
+import { createSocketServer } from './http/routes/socket.js';
+import type { WebSocketServer } from 'ws';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
@@ -46,6 +50,9 @@ const running: {
   engine?: SearchEngine;
   indexer?: Indexer;
   server?: HttpServer;
+  /** The firehose socket's connections (`/socket/websocket`) and the live machinery behind them. */
+  sockets?: WebSocketServer;
+  live?: Live;
   /** Background workers (e.g. a job worker): `stop()` lets the jobs in hand finish. */
   workers: { name: string; stop(): Promise<void> }[];
 } = { workers: [] };
@@ -99,7 +106,9 @@ async function main(): Promise<void> {
       onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
     });
   }
+  const live = (running.live = new LiveService({ config, db, engine, logger: log }));
   const app = createApp({
+    live,
     config,
     db: requestDb,
     engine,
@@ -108,7 +117,8 @@ async function main(): Promise<void> {
     readiness: () => readiness,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
-  const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http }));
+  const sockets = (running.sockets = createSocketServer());
+  const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http, websocket: sockets }));
   const { server } = http;
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -201,7 +211,10 @@ async function shutdown(signal: string): Promise<void> {
     }
   };
   const { server, workers, indexer, engine, database, supervisor, requestDb } = running;
+  // Websocket connections are not the HTTP server's to wait for: they are told the server goes away.
+  for (const socket of running.sockets?.clients ?? []) socket.close(1001, 'server shutting down');
   if (server) await step('http server', () => server.close());
+  if (running.live) await step('live', () => running.live!.stop());
   await step('workers', () => Promise.all(workers.map((w) => w.stop())));
   if (indexer) await step('indexer', () => indexer.stop());
   if (engine) {

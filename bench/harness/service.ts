@@ -1,16 +1,14 @@
-/**
- * The whole service as a child process for the benchmarks that load it (`load`, `abuse`).
- */
+/** Starting the whole service for a benchmark, and stopping it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { loadAverage } from './stats.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const ROOT = join(fileURLToPath(import.meta.url), '..', '..', '..');
 
 export interface Target {
   origin: string;
@@ -18,6 +16,24 @@ export interface Target {
   pid?: number;
   dataDir?: string;
   stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** DATA_DIR of the service, kept between runs so the demo board is made once. */
+  dataDir: string;
+  logFile: string;
+  /** DEMO_IMAGES of the board made on first start. */
+  images: number;
+  logLevel: string;
+  log: (msg: string) => void;
+  /** More settings of the service. */
+  env?: Record<string, string>;
+  /** Node flags beside `npm start`'s (e.g. `--cpu-prof`). */
+  nodeFlags?: string[];
+  /** A board made beforehand in `dataDir` (bulk-seeded): no demo board is made. */
+  premade?: boolean;
+  /** Runs the service under `sh -c 'ulimit -n N; exec node …'` (for many open connections). */
+  fileLimit?: number;
 }
 
 /** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
@@ -29,30 +45,21 @@ function startFlags(): string[] {
 }
 
 /**
- * The service (`src/main.ts`) as a child process with `npm start`'s node flags (plus `nodeFlags`)
- * and `RATE_LIMITS=off` on a free loopback port, its log in `<cache>/service-<images>.log`;
- * resolves once `/readyz` says ready. The board is a bulk board made beforehand (`dataDir`, its
- * PostgreSQL already running) or the demo board of `images` images, kept in
- * `<cache>/board-<images>/` so it is made once.
+ * The service (`src/main.ts`, with `npm start`'s node flags) as a child process on a free loopback port, `RATE_LIMITS=off`, with
+ * none of this shell's BASE_URL, DATABASE_URL, …; waited for until `/readyz` says ready, stopped
+ * with SIGTERM (SIGKILL and its PostgreSQL stopped after 60 s).
  */
-export async function startService(
-  cache: string,
-  board: { images: number; dataDir?: string },
-  logLevel: string,
-  nodeFlags: string[] = [],
-  log: (msg: string) => void = console.log,
-): Promise<Target> {
-  const images = board.images;
-  const dataDir = board.dataDir ?? join(cache, `board-${images}`);
+export async function startService(o: ServiceOptions): Promise<Target> {
+  const { dataDir, images, logLevel, log, logFile } = o;
   mkdirSync(dataDir, { recursive: true });
-  mkdirSync(cache, { recursive: true });
   const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
   const port = await freePort();
-  const logFile = join(cache, `service-${images}.log`);
   const out = openSync(logFile, 'a');
   // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
   const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-  const child: ChildProcess = spawn(process.execPath, [...startFlags(), ...nodeFlags, '--import', 'tsx', 'src/main.ts'], {
+  const node = [process.execPath, ...startFlags(), ...(o.nodeFlags ?? []), '--import', 'tsx', 'src/main.ts'];
+  const [command, ...args] = o.fileLimit === undefined ? node : ['sh', '-c', `ulimit -n ${o.fileLimit} && exec "$@"`, 'sh', ...node];
+  const child: ChildProcess = spawn(command!, args, {
     cwd: ROOT,
     env: {
       ...inherited,
@@ -60,9 +67,10 @@ export async function startService(
       PORT: String(port),
       HOST: '127.0.0.1',
       DEMO_IMAGES: String(Math.min(images, 100_000)),
-      DEMO_DATA: board.dataDir ? 'false' : 'true',
+      DEMO_DATA: o.premade ? 'false' : 'true',
       RATE_LIMITS: 'off',
       LOG_LEVEL: logLevel,
+      ...o.env,
     },
     stdio: ['ignore', out, out],
   });
@@ -113,3 +121,4 @@ export async function startService(
       })()),
   };
 }
+

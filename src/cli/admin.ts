@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { listOpenDuplicateReports, mergeDuplicate, type DuplicateReportListing } from '../contexts/images/duplicates.js';
 import { featureImage } from '../contexts/images/features.js';
 import { backfillFingerprints } from '../contexts/images/fingerprints.js';
+import { retagImages } from '../contexts/images/retag.js';
 import { FileStore } from '../media/storage.js';
 import { ProgressBar } from './progress-bar.js';
 import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../contexts/filters/system-filters.js';
@@ -37,6 +38,8 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
+  tags IMAGE_IDS [--add TAGS] [--remove TAGS]      add and remove tags of images (IMAGE_IDS comma-separated),
+                                                   all in one change
   fingerprints backfill [--batch N]                compute missing perceptual fingerprints, N images
                                                    a transaction (default 50); resumable: run it
                                                    again after an interruption
@@ -83,6 +86,8 @@ const options = {
   until: { type: 'string' },
   for: { type: 'string' },
   batch: { type: 'string' },
+  add: { type: 'string' },
+  remove: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 type Values = ReturnType<typeof parseCommandLine>['values'];
@@ -253,6 +258,17 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
       io.out(`image ${id} is now featured`);
       return;
     }
+    case 'tags': {
+      allow(values, 'tags', ['add', 'remove']);
+      const args = positionals.slice(1);
+      arity(args, 1, 'tags IMAGE_IDS [--add TAGS] [--remove TAGS]');
+      if (values.add === undefined && values.remove === undefined) throw new UsageError('tags needs --add or --remove');
+      const ids = args[0]!.split(',').map((id) => parseId(id, 'IMAGE_IDS'));
+      const done = await withDb((db) => retagImages(db, ids, { add: values.add, remove: values.remove }));
+      io.out(`added ${done.added} and removed ${done.removed} tagging${done.added + done.removed === 1 ? '' : 's'} on ${ids.length} image${ids.length === 1 ? '' : 's'}`);
+      return;
+    }
+
     case 'fingerprints':
       if (action === 'backfill') {
         allow(values, cmd, ['batch']);

@@ -29,9 +29,13 @@ import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
+import { LiveService } from './live/service.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
 import { searchPageRoutes } from './routes/search-page.js';
+import { liveSearchRoutes } from './routes/live-search.js';
+import { changeRoutes } from './routes/changes.js';
+import { socketRoutes } from './routes/socket.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 import { workbenchRoutes } from './routes/workbench.js';
@@ -56,7 +60,9 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
   api.route('/', oembedRoutes());
   api.route('/', uploadRoutes());
   api.route('/', reverseRoutes());
+  api.route('/', liveSearchRoutes());
   api.route('/', searchRoutes());
+  api.route('/', changeRoutes());
   return api;
 }
 
@@ -64,6 +70,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
   const caches = deps.caches ?? createReadCaches(deps.db);
   const appDeps: AppDeps = { ...deps, metrics, caches };
+  appDeps.live ??= new LiveService(appDeps);
   const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits), caches.bans) : null;
   const limits: Omit<LimitsOptions, 'scope'> = { limiter, bans: limiter ? undefined : caches.bans, trustProxy: deps.config.trustProxy, metrics };
   const app = new Hono<AppEnv>();
@@ -84,6 +91,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', dumpRoutes(deps.config));
   app.route('/', openapiRoutes());
   app.route('/', searchPageRoutes());
+  app.use('/socket/*', keyAuth(), currentFilter());
+  app.route('/', socketRoutes());
   app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;
 }

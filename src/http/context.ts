@@ -11,6 +11,7 @@ import type { SearchEngine } from '../search/engine.js';
 
 import type { ReadCaches } from './read-caches.js';
 import type { RequestLogger } from './request-logger.js';
+import type { Live } from './live/types.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import type { UserRow } from '../contexts/users/types.js';
 
@@ -48,6 +49,8 @@ export interface AppDeps {
   indexerLag?: () => Promise<IndexerLag>;
   /** Caches of image JSON and filters; `createApp` makes them when absent. */
   caches?: ReadCaches;
+  /** The firehose and live searches over the change log; `createApp` makes one when absent. */
+  live?: Live;
 }
 
 export interface IndexerLag {

@@ -23,6 +23,7 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import type { WebSocketServer } from 'ws';
 import type { HttpLimits } from '../config.js';
 
 /** Bytes of request line plus headers Node accepts (its default); the URL limit the docs state. */
@@ -71,13 +72,14 @@ function onClientError(err: NodeJS.ErrnoException, socket: Socket): void {
 /** Serve `fetch` on `host:port` with the limits above. */
 export function startHttpServer(
   fetch: (req: Request) => Response | Promise<Response>,
-  options: { port: number; hostname: string; limits: HttpLimits },
+  options: { port: number; hostname: string; limits: HttpLimits; websocket?: WebSocketServer },
 ): HttpServer {
   const { limits } = options;
   const server = serve({
     fetch,
     port: options.port,
     hostname: options.hostname,
+    ...(options.websocket ? { websocket: { server: options.websocket } } : {}),
     serverOptions: {
       headersTimeout: limits.headersTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,

@@ -11,6 +11,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
+import { createSocketServer } from '../../src/http/routes/socket.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { generateApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -43,15 +44,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Serve an app on an ephemeral local port. */
+/** Serve an app on an ephemeral local port, with the socket's websocket upgrades as `npm start` does. */
 export async function serveApp(app: { fetch: (req: Request) => Response | Promise<Response> }): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = createSocketServer();
   const server: ServerType = await new Promise((resolve) => {
-    const srv = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(srv));
+    const srv = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1', websocket: { server: sockets } }, () => resolve(srv));
   });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => {
+      for (const socket of sockets.clients) socket.terminate();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

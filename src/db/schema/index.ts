@@ -6,3 +6,4 @@ export * from './forums.js';
 export * from './filters.js';
 export * from './galleries.js';
 export * from './operations.js';
+export * from './change-log.js';

@@ -62,6 +62,16 @@ const QUERY_LANGUAGE = `## Search language (\`q\`)
 
 ${SEARCH_INDEXES.map((index) => `- **${index}**: ${searchFieldsDescription(index)}`).join('\n')}`;
 
+const LIVE = `## Live: the socket, live searches and the change feed
+
+- **Socket** (\`/socket/websocket\`, outside \`/api/v1/json\`): Phoenix's websocket transport, as the reference serves it; connect with \`?vsn=2.0.0\` (frames \`[join_ref, ref, topic, event, payload]\`) or \`vsn=1.0.0\` (\`{topic, event, payload, ref}\`), e.g. with the \`phoenix\` JavaScript client. Anonymous unless \`key\` is on the URL; \`filter_id\` as everywhere. Heartbeats go to topic \`phoenix\` (event \`heartbeat\`, answered \`phx_reply\` \`{"status": "ok"}\`). Topics:
+  - \`firehose\`: every public change. \`image:create\` and \`image:update\` (after a change of tags, description or sources) carry \`{"image", "interactions": []}\` as \`/images/{id}\` answers an anonymous caller; \`image:tag_update\` \`{image_id, added, removed}\` (tag names), or for one change to several images \`image:batch_tag_update\` \`{image_ids, added, removed}\`; \`image:description_update\` \`{image_id, added: new text, removed: old text}\`; \`image:source_update\` \`{image_id, added, removed}\` with flat lists of URLs (the reference nests them once more, \`[[urls]]\`); \`image:process\` \`{image_id}\` when the thumbnails are done; \`image:merge\` \`{image, duplicate_of_image}\`; \`comment:create\` and \`comment:update\` \`{comment}\`; \`post:create\` \`{post, topic, forum}\`, for forums open to everyone.
+  - \`search:<q>\`: a live search (events \`image\` and \`gone\`, as below); one connection may follow up to 32 topics.
+  - Any other topic is refused (\`{"reason": "not_found"}\`); a message other than a join, a leave or a heartbeat closes the connection.
+- **Live searches**: \`GET /search/images/live?q=…\`, Server-Sent Events; resumable with \`Last-Event-ID\`.
+- **Change feed**: \`GET /changes?since=CURSOR\`, for mirrors, with the nightly dumps.
+- The socket, live searches and the change feed follow the change log, which keeps changes for \`CHANGE_LOG_RETENTION_DAYS\` (default 7); a position older than that is 410 with the dump to restart from. Live searches and the firehose evaluate an image as it is when the change is delivered.`;
+
 export function documentDescription(config: Pick<Config, 'siteName'>): string {
   return `The JSON API of ${config.siteName}, compatible with Philomena's (Derpibooru's) API: images, comments, tags, forums, user profiles, filters, galleries, search, reverse image search, oEmbed, and image submission. Anyone may use it, free of charge.
 
@@ -86,6 +96,8 @@ Pass the API key from your account settings as the query parameter \`key\`. It i
 - Errors: \`{"error": "<message>"}\` (unknown ids: 404 \`Not found\`); a failed submission: 400 \`{"errors": {field: [messages]}}\`.
 - Unknown parameters are ignored; \`key\` and \`filter_id\` are accepted everywhere.
 - The request line (the URL with its query) and headers may take ${MAX_HEADER_BYTES} bytes together: longer ones get 431, so keep \`q\` well under that. A request that arrives too slowly gets 408.
+
+${LIVE}
 
 ${QUERY_LANGUAGE}`;
 }

@@ -143,7 +143,7 @@ function responseObjects(op: OperationSpec, converted: Converted): Json {
   for (const [status, spec] of Object.entries(op.responses)) {
     const response: Json = { description: spec.description };
     if (spec.headers) response.headers = Object.fromEntries(spec.headers.map((h) => [h, { $ref: `#/components/headers/${h}` }]));
-    if (spec.schema) response.content = { 'application/json': { schema: converted.json(spec.schema) } };
+    if (spec.schema) response.content = { [spec.contentType ?? 'application/json']: { schema: converted.json(spec.schema) } };
     out[status] = response;
   }
   return out;

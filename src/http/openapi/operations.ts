@@ -5,9 +5,11 @@
  */
 import { z } from 'zod';
 import * as S from '../schemas/index.js';
+import { LIVE_OPERATIONS } from './live-operations.js';
 import { busyDecoding, forbidden, internal, list, notFound, ok, type OperationSpec, Q, readAnswers, search, show, tooMany } from './spec.js';
 
 export const OPERATIONS: readonly OperationSpec[] = [
+  ...LIVE_OPERATIONS,
   // Images
   show({
     path: '/images/featured',

@@ -19,6 +19,8 @@ export interface ResponseSpec {
   schema?: z.ZodType;
   /** Response headers, by component name (see `HEADERS`). */
   headers?: readonly HeaderName[];
+  /** The body's media type when it is not JSON (a Server-Sent Events stream). */
+  contentType?: 'text/event-stream';
 }
 
 export interface RequestBodySpec {

@@ -79,6 +79,7 @@ import { validQuery } from '../validate.js';
 import { filterView } from '../views/filter.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
+import type { LiveQuery } from '../live/types.js';
 
 /**
  * Search answers may be kept for a second: a change reaches the index within about that long,
@@ -243,6 +244,27 @@ async function searchImages(c: AppContext, params: ImageSearchParams): Promise<R
   // The same keys and order as the other lists; the images are JSON text already.
   const body = Buffer.concat([IMAGES_OPEN, ...images.parts, Buffer.from(`],"interactions":${interactionsJson},"total":${total}}`)]);
   return jsonText(c, body, `images ${images.fingerprint} ${interactionsJson} ${total}`);
+}
+
+/**
+ * What `/search/images?q=` would match for this caller, as one query for in-process matching
+ * (live searches): the compiled `q` with visibility and the current filter. An empty `q` is 400:
+ * a live search must ask for something.
+ */
+export async function liveImageQuery(c: AppContext, q: string | undefined): Promise<LiveQuery> {
+  if (q === undefined || q.trim() === '') throw new ApiError(400, 'q is required');
+  const user = c.get('user');
+  const query = await compileFor(c, 'images', q);
+  const filter = await c.get('currentFilter')();
+  const request = buildImageSearch({
+    query,
+    sort: { sort: [] },
+    filters: hiddenBy(c.get('deps'), filter, user),
+    ...(user === null ? {} : { userId: user.id }),
+    page: 1,
+    perPage: 1,
+  });
+  return { query: request.query, filter };
 }
 
 const withDeleted = (deleted: 'include' | 'only' | 'deleted' | undefined) => (deleted === undefined ? {} : { deleted });

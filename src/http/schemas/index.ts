@@ -7,12 +7,14 @@
 import type { z } from 'zod';
 import * as common from './common.js';
 import * as envelopes from './envelopes.js';
+import * as live from './live.js';
 import * as params from './params.js';
 import * as resources from './resources.js';
 import * as workbench from './workbench.js';
 
 export * from './common.js';
 export * from './envelopes.js';
+export * from './live.js';
 export * from './params.js';
 export * from './resources.js';
 export * from './workbench.js';
@@ -48,4 +50,10 @@ export const componentSchemas: readonly z.ZodType[] = ([
   params.SubmissionBody,
   params.ReverseSearchBody,
   params.ReverseSearchUpload,
+  live.Change,
+  live.ChangesResponse,
+  live.CursorExpiredBody,
+  live.ChangeCursor,
+  live.ChangeLimit,
+  live.LastEventId,
 ] as z.ZodType[]).filter((value, i, all) => all.indexOf(value) === i);

@@ -1,4 +1,4 @@
-import type { Database } from '../../../db/client.js';
+import { sqlClientOf, type Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
 import { chunkTerms } from '../../hash-chunks.js';
 import { fetchDocumentRows, isoTime } from '../document-rows.js';
@@ -325,14 +325,14 @@ async function lookupsFor(db: Database, rows: readonly ImageRow[], known: ImageL
   const [tagRows, userRows] = await Promise.all([
     tagIds.size === 0
       ? []
-      : db.$client.unsafe<{ id: number; name: string; category: string | null; aliases: string[] | null }[]>(
+      : sqlClientOf(db).unsafe<{ id: number; name: string; category: string | null; aliases: string[] | null }[]>(
           TAGS,
           [[...tagIds] as never],
           { prepare: true },
         ),
     userIds.size === 0
       ? []
-      : db.$client.unsafe<{ id: number; name: string }[]>(USERS, [[...userIds] as never], { prepare: true }),
+      : sqlClientOf(db).unsafe<{ id: number; name: string }[]>(USERS, [[...userIds] as never], { prepare: true }),
   ]);
   for (const t of tagRows) {
     known.tags.set(t.id, {

@@ -1,0 +1,211 @@
+/**
+ * Live searches over real HTTP: SSE subscribers with different filters see exactly the images
+ * they may see, as images are created, tagged into and out of the query, hidden and unhidden;
+ * a subscriber that resumes with `Last-Event-ID` after the server restarted (a new app and live
+ * service over the same database) loses nothing that happened while it was gone. The stream is
+ * read by a small reader written here from the SSE format, sharing nothing with the server.
+ */
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { retagImages } from '../../src/contexts/images/retag.js';
+import * as s from '../../src/db/schema/index.js';
+import { createApp } from '../../src/http/app.js';
+import { LiveService } from '../../src/http/live/service.js';
+import { BASE_URL, CDN_URL, insertFilter, insertImage, insertTag, serveApp, stubEngine } from '../http/harness.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+interface SseEvent {
+  id: string | undefined;
+  event: string;
+  data: string;
+}
+
+/** An SSE reader: `fetch` with a streamed body, split into events by blank lines. */
+class SseReader {
+  readonly events: SseEvent[] = [];
+  lastId: string | undefined;
+  status = 0;
+  private readonly abort = new AbortController();
+  readonly opened: Promise<void>;
+
+  constructor(url: string, headers: Record<string, string> = {}) {
+    this.opened = this.read(url, headers);
+  }
+
+  private async read(url: string, headers: Record<string, string>): Promise<void> {
+    const res = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: this.abort.signal });
+    this.status = res.status;
+    if (res.status !== 200 || res.body === null) return;
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    void (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          buffer += decoder.decode(value, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            this.take(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+          }
+        }
+      } catch {
+        /* aborted */
+      }
+    })();
+  }
+
+  private take(block: string): void {
+    let event = 'message';
+    const data: string[] = [];
+    let id: string | undefined;
+    for (const line of block.split('\n')) {
+      if (line.startsWith(':')) continue;
+      const colon = line.indexOf(':');
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+      if (field === 'event') event = value;
+      else if (field === 'data') data.push(value);
+      else if (field === 'id') id = value;
+    }
+    if (id !== undefined) this.lastId = id;
+    if (data.length > 0) this.events.push({ id, event, data: data.join('\n') });
+  }
+
+  /** `image:ID` and `gone:ID` of the events so far. */
+  summary(): string[] {
+    return this.events.map((e) => `${e.event}:${JSON.parse(e.data).id}`);
+  }
+
+  close(): void {
+    this.abort.abort();
+  }
+}
+
+/** Wait until `reader` has `count` events (or fail after 20 s). */
+async function eventsOf(reader: SseReader, count: number): Promise<string[]> {
+  const deadline = Date.now() + 20_000;
+  while (reader.events.length < count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} events, got ${JSON.stringify(reader.summary())}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return reader.summary();
+}
+
+/** Nothing more arrives for a while (events are pushed within milliseconds here). */
+async function quiet(reader: SseReader, count: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, 1500));
+  expect(reader.summary()).toHaveLength(count);
+}
+
+let t: TestDatabase;
+let config: Config;
+let server: { url: string; close(): Promise<void> };
+let live: LiveService;
+const tags: Record<string, { id: number }> = {};
+let noDogs: number;
+
+async function startServer(): Promise<void> {
+  const deps = { config, db: t.db, engine: stubEngine, logger: { error: (obj: unknown) => console.error(obj) } };
+  live = new LiveService(deps);
+  server = await serveApp(createApp({ ...deps, live }));
+}
+
+async function stopServer(): Promise<void> {
+  await live.stop();
+  await server.close();
+}
+
+const stream = (q: string, extra = '') => `${server.url}/api/v1/json/search/images/live?q=${encodeURIComponent(q)}${extra}`;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  config = loadConfig({ BASE_URL, CDN_URL, DATA_DIR: '/nonexistent-tagwise-data', DEMO_DATA: 'false', RATE_LIMITS: 'off' });
+  for (const name of ['safe', 'cat', 'dog']) tags[name] = await insertTag(t.db, name, name === 'safe' ? { category: 'rating' } : {});
+  await insertFilter(t.db, { name: 'Default', system: true });
+  noDogs = (await insertFilter(t.db, { name: 'No dogs', system: true, hiddenTagIds: [tags.dog!.id] })).id;
+  await startServer();
+});
+
+afterAll(async () => {
+  await stopServer();
+  await t.drop();
+});
+
+describe('live search', () => {
+  it('refuses a missing or bad query and a malformed Last-Event-ID', async () => {
+    expect((await fetch(`${server.url}/api/v1/json/search/images/live`)).status).toBe(400);
+    const bad = await fetch(stream('cat AND ('));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: expect.any(String) });
+    expect((await fetch(stream('cat'), { headers: { 'last-event-id': 'abc' } })).status).toBe(400);
+  });
+
+  let everyone: SseReader;
+  let dogless: SseReader;
+  const ids: Record<string, number> = {};
+
+  it('each subscriber sees exactly what its filter lets it see', async () => {
+    everyone = new SseReader(stream('cat'));
+    dogless = new SseReader(stream('cat', `&filter_id=${noDogs}`));
+    await Promise.all([everyone.opened, dogless.opened]);
+    expect([everyone.status, dogless.status]).toEqual([200, 200]);
+
+    ids.a = (await insertImage(t.db, { tags: [tags.safe!, tags.cat!] })).id;
+    ids.b = (await insertImage(t.db, { tags: [tags.safe!, tags.cat!, tags.dog!] })).id;
+    ids.c = (await insertImage(t.db, { tags: [tags.safe!] })).id;
+    await eventsOf(everyone, 2);
+    await eventsOf(dogless, 1);
+    // a gains a dog: hidden by the second filter; c is tagged into the query.
+    await retagImages(t.db, [ids.a!], { add: 'dog' });
+    await retagImages(t.db, [ids.c!], { add: 'cat' });
+    await t.db.update(s.images).set({ hiddenFromUsers: true }).where(sql`id = ${ids.c}`);
+    await t.db.update(s.images).set({ hiddenFromUsers: false }).where(sql`id = ${ids.c}`);
+    await retagImages(t.db, [ids.b!], { remove: 'cat' });
+
+    expect(await eventsOf(everyone, 6)).toEqual([`image:${ids.a}`, `image:${ids.b}`, `image:${ids.c}`, `gone:${ids.c}`, `image:${ids.c}`, `gone:${ids.b}`]);
+    expect(await eventsOf(dogless, 5)).toEqual([`image:${ids.a}`, `gone:${ids.a}`, `image:${ids.c}`, `gone:${ids.c}`, `image:${ids.c}`]);
+    await quiet(dogless, 5);
+    const image = JSON.parse(everyone.events[0]!.data);
+    expect(image).toMatchObject({ id: ids.a, tags: expect.arrayContaining(['cat', 'safe']) });
+    expect(Number(everyone.events[5]!.id)).toBeGreaterThan(Number(everyone.events[0]!.id));
+  });
+
+  it('resumes with Last-Event-ID across a server restart without losing anything', async () => {
+    const resumeEveryone = everyone.lastId!;
+    const resumeDogless = dogless.lastId!;
+    everyone.close();
+    dogless.close();
+    await stopServer();
+
+    // While no server runs.
+    ids.d = (await insertImage(t.db, { tags: [tags.cat!] })).id;
+    ids.e = (await insertImage(t.db, { tags: [tags.cat!, tags.dog!] })).id;
+    await retagImages(t.db, [ids.a!], { remove: 'cat' });
+
+    await startServer();
+    const again = new SseReader(stream('cat'), { 'last-event-id': resumeEveryone });
+    const againDogless = new SseReader(stream('cat', `&filter_id=${noDogs}&last_event_id=${resumeDogless}`));
+    await Promise.all([again.opened, againDogless.opened]);
+    expect(await eventsOf(again, 3)).toEqual([`image:${ids.d}`, `image:${ids.e}`, `gone:${ids.a}`]);
+    expect(await eventsOf(againDogless, 1)).toEqual([`image:${ids.d}`]);
+
+    // And live from there on.
+    ids.f = (await insertImage(t.db, { tags: [tags.cat!] })).id;
+    expect(await eventsOf(again, 4)).toEqual([`image:${ids.d}`, `image:${ids.e}`, `gone:${ids.a}`, `image:${ids.f}`]);
+    expect(await eventsOf(againDogless, 2)).toEqual([`image:${ids.d}`, `image:${ids.f}`]);
+    await quiet(again, 4);
+    again.close();
+    againDogless.close();
+  });
+
+  it('a position older than the log keeps is 410 with the dump to restart from', async () => {
+    await live.prune(new Date(Date.now() + 30 * 86_400_000));
+    const res = await fetch(stream('cat'), { headers: { 'last-event-id': '1' } });
+    expect(res.status).toBe(410);
+    expect(await res.json()).toEqual({ error: expect.any(String), dump: null });
+  });
+});
