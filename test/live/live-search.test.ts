@@ -140,7 +140,7 @@ describe('live search', () => {
     expect((await fetch(`${server.url}/api/v1/json/search/images/live`)).status).toBe(400);
     const bad = await fetch(stream('cat AND ('));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: expect.any(String) });
+    expect(await bad.json()).toMatchObject({ error: 'Expected a term.', position: { offset: 9 } });
     expect((await fetch(stream('cat'), { headers: { 'last-event-id': 'abc' } })).status).toBe(400);
   });
 

@@ -442,10 +442,10 @@ describe('fuzzing search queries and submission bodies', () => {
   const searches = OPERATIONS.filter((op) => op.method === 'get' && 'q' in op.query.shape);
 
   it.each(searches.map((op) => [op.path, op] as const))('%s: generated and mutated queries over its fields', async (path, op) => {
-    // `/search/explain` names its index in a parameter; the filter test bench samples images; the
-    // others name theirs in their path.
+    // `/search/explain` names its index in a parameter; the filter test bench samples images and
+    // live searches follow them; the others name theirs in their path.
     const explain = path === '/search/explain';
-    const overImages = path === '/search' || path === '/filters/test';
+    const overImages = path === '/search' || path === '/filters/test' || path === '/search/images/live';
     const indexes = explain ? [...indexNames] : [overImages ? 'images' : path.split('/').pop()!];
     const query = fc.constantFrom(...indexes).chain((index) => fc.tuple(fc.constant(index), fc.oneof({ weight: 2, arbitrary: queryFor(index) }, { weight: 1, arbitrary: mutated(queryFor(index)) })));
     await fc.assert(

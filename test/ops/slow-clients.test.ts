@@ -82,7 +82,9 @@ describe('slow clients', () => {
     const socket = await open();
     const end = untilClosed(socket);
     socket.write(
-      'POST /api/v1/json/search/reverse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{"url":"',
+      // a file upload: small JSON bodies are refused by their declared size at once
+      'POST /api/v1/json/search/reverse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 2000000\r\n\r\n' +
+        '--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n',
     );
     const started = Date.now();
     const dripper = setInterval(() => socket.writable && socket.write('a'), 200);
