@@ -191,7 +191,9 @@ function runImporter(sourceUrl: string, targetUrl: string, dataDir: string): Pro
     child.stderr.on('data', (d: Buffer) => {
       const text = d.toString();
       stderr += text;
-      for (const line of text.split('\n')) if (/\(\d+(\.\d+)?s\)$|^index |^imported|^error/.test(line)) log(`  importer: ${line}`);
+      // Everything but the running progress lines, stamped with the run's elapsed time (the phases' times).
+      const at = ((performance.now() - started) / 1000).toFixed(0).padStart(5);
+      for (const line of text.split('\n')) if (line.trim() && !/ rows\/s( ETA \d+s)?$/.test(line)) log(`  importer ${at}s: ${line}`);
     });
     // The last reading just before the process is reaped: VmHWM only grows.
     child.on('exit', () => {

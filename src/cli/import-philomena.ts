@@ -23,8 +23,9 @@ Imports a Philomena board keeping every id: from a live database (read-only, one
 public columns are selected), or from a pg_dump custom-format archive such as Derpibooru's public
 dump (read through pg_restore, from the Debian package postgresql-client; private columns are
 dropped in memory and never written). Run it again to bring only what changed; an interrupted run
-resumes where it stopped. The first import into an empty board rebuilds the search indices;
-later ones reach them through the outbox.
+resumes where it stopped. After the first import into an empty board the search indices are
+built from scratch (by the server when it starts, or by this command with OpenSearch); later
+imports reach them through the outbox.
 
 Without --files, image files stay where they are: set CDN_URL to the origin's root (e.g.
 https://derpicdn.net) so representations and view_url point at the origin, rebuilt exactly as
@@ -66,7 +67,13 @@ export async function importPhilomena(kind: 'philomena' | 'philomena-dump', argv
     await source.close();
     source = undefined;
     const placed = files === undefined ? undefined : await bringFiles(handle.db, files, new FileStore(join(config.dataDir, 'images')), reporter);
-    if (result.firstImport) await rebuildIndices(handle.db, config, (m) => reporter.note(m));
+    if (result.firstImport) {
+      // OpenSearch is shared: fill it now. The embedded index lives in the server's process, which
+      // builds every index that has no documents when it starts; building it here too would only
+      // hold a second copy in this process's memory.
+      if (config.opensearchUrl) await rebuildIndices(handle.db, config, (m) => reporter.note(m));
+      else reporter.note('the search indices are built when the server starts (or now: npm run indexer -- reindex)');
+    }
     console.log(`imported ${target} (${result.dialect} schema) in ${result.seconds.toFixed(1)}s\n${formatSummary(result.tallies)}`);
     for (const [table, why] of Object.entries(result.absent)) console.log(`  ${table}: not in the source (${why})`);
     if (placed) console.log(`  files: ${placed.linked} linked, ${placed.copied} copied, ${placed.missing} missing; ${placed.linked + placed.copied} images queued for processing`);
