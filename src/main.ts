@@ -21,6 +21,7 @@ import { createApp } from './http/app.js';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
+import { withImportedOrigin } from './contexts/board/origin.js';
 import { createLogger } from './log.js';
 import { FileStore } from './media/storage.js';
 import { createSearchEngine } from './search/create-engine.js';
@@ -75,8 +76,10 @@ async function main(): Promise<void> {
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
+  // Images a Philomena import brought in without files are served (and dumped) from its origin.
+  const serving = await withImportedOrigin(db, config);
   const app = createApp({
-    config,
+    config: serving,
     db,
     engine,
     logger: log,
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
   running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
 
   // Nightly dump of the public data at DUMP_AT (UTC); its advisory lock lets one process dump.
-  const dumps = startDumpSchedule({ db, config, log });
+  const dumps = startDumpSchedule({ db, config: serving, log });
   if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
 }
 

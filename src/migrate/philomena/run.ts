@@ -24,6 +24,11 @@ export interface MigrateOptions {
   force?: boolean;
   /** Called after each table is staged (a test stops a run here to prove resuming). */
   onStaged?: (target: string) => void;
+  /**
+   * The origin serving the files of images imported without them (`https://derpicdn.net`), kept
+   * with the import for the server; a run without it keeps the one stored before.
+   */
+  originCdn?: string;
   /** Called in a first import once the rows are in, before keys and indexes are rebuilt (a test stops a run here). */
   onLoaded?: () => Promise<void>;
 }
@@ -140,7 +145,8 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
     }
     await applyStaged(tx, plans, tallies, reporter, { emptyBoard: firstImport, ...(options.onLoaded ? { onLoaded: options.onLoaded } : {}) });
     await tx`update philomena_import set source = pending_source, snapshot = coalesce(pending_snapshot, snapshot),
-      completed_at = now(), pending_source = null, pending_snapshot = null, staged = '{}'::jsonb where id = 1`;
+      completed_at = now(), pending_source = null, pending_snapshot = null, staged = '{}'::jsonb,
+      origin_cdn = coalesce(${options.originCdn ?? null}, origin_cdn) where id = 1`;
   });
   await sql.unsafe(`drop schema if exists ${STAGING} cascade`);
   return { dialect, firstImport, tallies, absent, seconds: (Date.now() - started) / 1000 };
