@@ -154,6 +154,7 @@ export async function applyStaged(
   const restore = bulk.size > 0 ? await setAsideConstraints(tx, [...bulk]) : [];
   for (const plan of writable) {
     const tally = tallies.get(plan.spec.target)!;
+    const started = Date.now();
     try {
       await tx.savepoint(async (sp) => {
         await prune(sp, plan.spec, tally, reporter);
@@ -164,6 +165,8 @@ export async function applyStaged(
       tally.skipped[reason] = (tally.skipped[reason] ?? 0) + tally.staged;
       reporter.note(`${plan.spec.target} was not written: ${(err as Error).message}`);
     }
+    const ms = Date.now() - started;
+    if (ms >= 1000) reporter.note(`  ${bulk.has(plan.spec.target) ? 'loaded' : 'merged'} ${plan.spec.target}: ${(ms / 1000).toFixed(1)}s`);
   }
   if (restore.length > 0) {
     await options.onLoaded?.();
