@@ -1,11 +1,12 @@
 /**
- * `npm run bench -- migrate [--images N] [--dir DIR] [--rebuild-source] [--runs R] [--baseline-runs B]
- *  [--variants V]`: bringing a Derpibooru-sized Philomena board in.
+ * `npm run bench -- migrate [--images N] [--dir DIR] [--rebuild-source] [--source-only] [--runs R]
+ *  [--baseline-runs B] [--variants V]`: bringing a Derpibooru-sized Philomena board in.
  *
  * 1. A Philomena-shaped source database of N images (default 3,200,000; bench/migrate/source.ts)
  *    in its own database `philomena_<N>` on an embedded PostgreSQL under DIR (default
  *    bench/.cache/migrate/), generated inside PostgreSQL and reused while it is there (build time
- *    reported, not a target).
+ *    reported, not a target). `--source-only` stops after this step, to have the source ready for a
+ *    later run.
  * 2. The baseline, in the same run: every source table copied as it is, COPY out to a file and
  *    COPY in, into an empty database of the same schema — moving the rows with no mapping at all.
  * 3. The importer (`npm run import -- philomena postgres://…`) in a child process into a fresh
@@ -65,6 +66,7 @@ function options() {
       images: { type: 'string' },
       dir: { type: 'string' },
       'rebuild-source': { type: 'boolean' },
+      'source-only': { type: 'boolean' },
       runs: { type: 'string' },
       'baseline-runs': { type: 'string' },
       variants: { type: 'string' },
@@ -80,6 +82,7 @@ function options() {
     images: int(values.images, 'images', 3_200_000, 1_000),
     dir: values.dir ?? join(here, '.cache', 'migrate'),
     rebuildSource: values['rebuild-source'] === true,
+    sourceOnly: values['source-only'] === true,
     runs: int(values.runs, 'runs', 160, 1),
     baselineRuns: int(values['baseline-runs'], 'baseline-runs', 16, 1),
     variants: int(values.variants, 'variants', 8, 2),
@@ -188,7 +191,9 @@ function runImporter(sourceUrl: string, targetUrl: string, dataDir: string): Pro
     child.stderr.on('data', (d: Buffer) => {
       const text = d.toString();
       stderr += text;
-      for (const line of text.split('\n')) if (/\(\d+(\.\d+)?s\)$|^index |^imported|^error/.test(line)) log(`  importer: ${line}`);
+      // Everything but the running progress lines, stamped with the run's elapsed time (the phases' times).
+      const at = ((performance.now() - started) / 1000).toFixed(0).padStart(5);
+      for (const line of text.split('\n')) if (line.trim() && !/ rows\/s( ETA \d+s)?$/.test(line)) log(`  importer ${at}s: ${line}`);
     });
     // The last reading just before the process is reaped: VmHWM only grows.
     child.on('exit', () => {
@@ -219,6 +224,7 @@ async function main(): Promise<void> {
     const source = await ensureSource(admin, server.url, o.images, o.rebuildSource);
     log(`source: ${Object.entries(source.rows).map(([t, n]) => `${t} ${n.toLocaleString('en')}`).join(', ')}`);
     const sourceRows = Object.values(source.rows).reduce((a, b) => a + b, 0);
+    if (o.sourceOnly) return;
 
     // ---------------------------------------------------------------------------- baseline
     loads.baseline = loadAverage();

@@ -89,6 +89,12 @@ export interface Config {
   baseUrl: string;
   /** Public base of image files, without a trailing slash (`…/img` paths are appended). */
   cdnUrl: string;
+  /**
+   * Where the files of images imported without them are served (`npm run import -- philomena …
+   * --origin-cdn URL`): not from the environment but stored with the import and read at start-up
+   * (src/contexts/board/origin.ts). Images with a file of the board's own stay under `cdnUrl`.
+   */
+  originCdnUrl?: string;
   dataDir: string;
   databaseUrl: string | undefined;
   opensearchUrl: string | undefined;
@@ -157,7 +163,7 @@ export function isDevelopmentHost(hostname: string): boolean {
  * Usage term 7: every URL the API emits is https. The public bases must be https URLs, except
  * http URLs of development hosts. Returns the problem, or undefined.
  */
-function httpsProblem(value: string | undefined): string | undefined {
+export function httpsProblem(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   let url: URL;
   try {

@@ -30,6 +30,7 @@ import type { WebSocketServer } from 'ws';
 import type { ReadinessState } from './http/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
+import { withImportedOrigin } from './contexts/board/origin.js';
 import { createLogger } from './log.js';
 import { FileStore } from './media/storage.js';
 import { createSearchEngine } from './search/create-engine.js';
@@ -106,10 +107,12 @@ async function main(): Promise<void> {
       onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
     });
   }
-  const live = (running.live = new LiveService({ config, db, engine, logger: log }));
+  // Images a Philomena import brought in without files are served (and dumped) from its origin.
+  const serving = await withImportedOrigin(db, config);
+  const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));
   const app = createApp({
     live,
-    config,
+    config: serving,
     db: requestDb,
     engine,
     metrics,
@@ -169,7 +172,7 @@ async function main(): Promise<void> {
   running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
 
   // Nightly dump of the public data at DUMP_AT (UTC); its advisory lock lets one process dump.
-  const dumps = startDumpSchedule({ db, config, log });
+  const dumps = startDumpSchedule({ db, config: serving, log });
   if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
 }
 

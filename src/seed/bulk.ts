@@ -19,6 +19,7 @@ import type { Database } from '../db/client.js';
 import type { FileStore } from '../media/storage.js';
 import { RATING_TAGS, categoryFor } from '../contexts/tags/categories.js';
 import type { Transaction } from '../db/executor.js';
+import { restoreConstraints, setAsideConstraints } from '../db/set-aside.js';
 import { fileStoresBeside, fileStoresFor, isBoardEmpty, mapLimit, resetSequences, skipOutbox, truncateBoard } from './common.js';
 import { copyInto, copyLine, copyRows } from './copy.js';
 import { SYSTEM_FILTERS } from './demo-plan/accounts.js';
@@ -147,37 +148,6 @@ function transactionClient(tx: Transaction): Sql {
 }
 
 /**
- * Set aside, for the loaded tables, everything that slows a bulk load row by row: foreign keys
- * (from or to them), primary keys and unique constraints, other indexes, and user triggers (the
- * outbox). Returns the statements that restore them, in a valid order; building an index once over
- * sorted data and validating a foreign key with one join are far cheaper than doing it per row.
- */
-async function setAsideConstraints(sql: Sql): Promise<string[]> {
-  const tables = [...LOADED_TABLES];
-  const fks = await sql<{ table: string; name: string; def: string }[]>`
-    select conrelid::regclass::text as table, conname as name, pg_get_constraintdef(oid) as def
-    from pg_constraint where contype = 'f'
-      and (conrelid::regclass::text = any(${tables}) or confrelid::regclass::text = any(${tables}))`;
-  const keys = await sql<{ table: string; name: string; def: string }[]>`
-    select conrelid::regclass::text as table, conname as name, pg_get_constraintdef(oid) as def
-    from pg_constraint where contype in ('p', 'u') and conrelid::regclass::text = any(${tables})`;
-  const indexes = await sql<{ table: string; name: string; def: string }[]>`
-    select i.tablename as table, i.indexname as name, i.indexdef as def from pg_indexes i
-    where i.schemaname = 'public' and i.tablename = any(${tables})
-      and not exists (select 1 from pg_constraint c where c.conname = i.indexname and c.contype in ('p', 'u', 'x'))`;
-  for (const fk of fks) await sql.unsafe(`alter table ${fk.table} drop constraint "${fk.name}"`);
-  for (const key of keys) await sql.unsafe(`alter table ${key.table} drop constraint "${key.name}"`);
-  for (const ix of indexes) await sql.unsafe(`drop index "${ix.name}"`);
-  for (const t of tables) await sql.unsafe(`alter table "${t}" disable trigger user`);
-  return [
-    ...keys.map((key) => `alter table ${key.table} add constraint "${key.name}" ${key.def}`),
-    ...indexes.map((ix) => ix.def),
-    ...fks.map((fk) => `alter table ${fk.table} add constraint "${fk.name}" ${fk.def}`),
-    ...tables.map((t) => `alter table "${t}" enable trigger user`),
-  ];
-}
-
-/**
  * Load a benchmark board. Refuses a non-empty board unless `force` (which empties it first, in the
  * same transaction).
  */
@@ -246,7 +216,7 @@ export async function seedBulkBoard(db: Database, options: BulkOptions): Promise
     await tx.execute(drizzleSql`select set_config('synchronous_commit', 'off', true)`);
     if (options.force) await truncateBoard(tx);
     else if (!(await isBoardEmpty(tx))) throw new Error('the board is not empty (use --force to replace it)');
-    const restore = await setAsideConstraints(sql);
+    const restore = await setAsideConstraints(sql, LOADED_TABLES);
     // Emptying the loaded tables in this transaction (they are empty already; with their foreign
     // keys set aside nothing else is touched) lets COPY write rows frozen, so the new board needs
     // no vacuum pass to be fast to read.
@@ -448,14 +418,13 @@ export async function seedBulkBoard(db: Database, options: BulkOptions): Promise
     // ------------------------------------------------------------ indexes, constraints
     phase('indexes', restore.length);
     let restored = 0;
-    for (const statement of restore) {
-      const t = Date.now();
-      await sql.unsafe(statement);
-      const ms = Date.now() - t;
-      // The slow rebuilds are worth knowing about (they dominate large loads).
-      if (ms >= 250) phases[`  ${statement.replace(/^(alter table \S+ add constraint "[^"]+").*$/s, '$1').replace(/ USING btree.*$/, '')}`] = ms;
-      progress({ phase: 'indexes', done: ++restored, total: restore.length });
-    }
+    await restoreConstraints(sql, restore, {
+      onStep: (step, ms) => {
+        // The slow rebuilds are worth knowing about (they dominate large loads).
+        if (ms >= 250) phases[`  ${step.statement.replace(/^(alter table \S+ add constraint "[^"]+").*$/s, '$1').replace(/ USING btree.*$/, '')}`] = ms;
+        progress({ phase: 'indexes', done: ++restored, total: restore.length });
+      },
+    });
     await resetSequences(tx);
   });
   phase('done', 1);

@@ -128,6 +128,10 @@ describe.each<Dialect>(['current', 'derpibooru'])('philomena import from the %s 
     const featured = await h.api('/images/featured');
     expect(featured.body.image.id).toBe(3);
     const sql = sqlClientOf(h.db);
+    // Who featured it is kept (staff information, never rendered).
+    const features = await sql`select id, image_id, user_id from image_features order by id`;
+    expect(features).toEqual(rows.image_features!.map((f) => ({ id: f.id, image_id: f.image_id, user_id: f.user_id })));
+    expect(JSON.stringify(featured.body)).not.toContain('"user_id"');
     const slots = await sql`select gallery_id, image_id, position from gallery_interactions order by gallery_id, position`;
     expect(slots.map((r) => [r.gallery_id, r.image_id, r.position])).toEqual(rows.gallery_interactions!.map((g) => [g.gallery_id, g.image_id, g.position]));
     const galleries = await sql`select id, title, creator_id, anonymous from galleries order by id`;

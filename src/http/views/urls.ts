@@ -1,6 +1,6 @@
 /**
  * Public URLs of files (reference §5.4 "URLs", made absolute: derpibooru/philomena#62). Image
- * files live under `{cdnUrl}/img`, avatars under `{cdnUrl}/avatars`, badge images under
+ * files live under `{cdnUrl}/img` (or the import's origin, for images imported without a file), avatars under `{cdnUrl}/avatars`, badge images under
  * `{cdnUrl}/badge-img` and tag spoiler images under `{cdnUrl}/tag-img`; in embedded mode the
  * service serves all four itself (routes/files.ts).
  */
@@ -10,9 +10,14 @@ import { representationExtension } from '../../media/formats.js';
 import { datePath } from '../../media/storage.js';
 import type { Representations as RepresentationsSchema } from '../schemas/resources.js';
 
-type UrlConfig = Pick<Config, 'cdnUrl'>;
+type UrlConfig = Pick<Config, 'cdnUrl' | 'originCdnUrl'>;
 
-export const imageRoot = (config: UrlConfig) => `${config.cdnUrl}/img`;
+/**
+ * The root of an image's files: the board's own, or, for an image imported without its file, the
+ * origin it was imported from when one was given.
+ */
+export const imageRoot = (config: UrlConfig, image: Pick<ImageUrlFields, 'storageKey'>) =>
+  `${image.storageKey === null && config.originCdnUrl !== undefined ? config.originCdnUrl : config.cdnUrl}/img`;
 export const avatarUrl = (config: UrlConfig, avatar: string) => `${config.cdnUrl}/avatars/${avatar}`;
 export const badgeImageUrl = (config: UrlConfig, image: string) => `${config.cdnUrl}/badge-img/${image}`;
 export const tagImageUrl = (config: UrlConfig, image: string) => `${config.cdnUrl}/tag-img/${image}`;
@@ -25,6 +30,8 @@ export interface ImageUrlFields {
   imageMimeType: string;
   imageWidth: number;
   imageHeight: number;
+  /** Null when the board holds no file of the image. */
+  storageKey: string | null;
 }
 
 export { datePath };
@@ -32,7 +39,7 @@ export { datePath };
 /** `{root}/Y/M/D/{id}/{name}.{ext}`; `svg` images use `png` files. */
 export function thumbUrl(config: UrlConfig, image: ImageUrlFields, name: string): string {
   const ext = name === 'rendered' ? 'png' : representationExtension(image.imageFormat);
-  return `${imageRoot(config)}/${datePath(image.createdAt)}/${image.id}/${name}.${ext}`;
+  return `${imageRoot(config, image)}/${datePath(image.createdAt)}/${image.id}/${name}.${ext}`;
 }
 
 /** Tag slugs joined by `_`, only `[a-z0-9_+-]` kept, at most 151 characters. */
@@ -54,7 +61,7 @@ export function prettyUrl(
   const file = short ? String(image.id) : `${image.id}__${slugFragment(tagSlugsInDisplayOrder)}`;
   const format = image.imageFormat.toLowerCase();
   const ext = download ? format : representationExtension(format);
-  return `${imageRoot(config)}/${download ? 'download' : 'view'}/${datePath(image.createdAt)}/${file}.${ext}`;
+  return `${imageRoot(config, image)}/${download ? 'download' : 'view'}/${datePath(image.createdAt)}/${file}.${ext}`;
 }
 
 /** The bounding box of each generated version; an image larger than the box has its own file. */

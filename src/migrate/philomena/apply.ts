@@ -4,8 +4,14 @@
  * only rows that differ. A staged row whose required reference is missing, or that takes a name
  * another row holds, is skipped and reported; a missing optional reference is cleared. A table
  * that still fails is rolled back alone (savepoint) and reported; the others go on.
+ *
+ * Tables that are empty (a first import) are bulk-loaded: their keys, indexes, foreign keys and
+ * triggers are set aside (src/db/set-aside.ts), the rows are inserted plainly, and everything is
+ * rebuilt once at the end, in the same transaction, so a failed or killed run leaves the schema as
+ * it found it.
  */
 import type { TransactionSql } from 'postgres';
+import { restoreConstraints, setAsideConstraints } from '../../db/set-aside.js';
 import { keysTable, stagingTable } from './stage.js';
 import type { Reporter, TableTally } from './report.js';
 import type { TableSpec } from './tables.js';
@@ -60,7 +66,10 @@ async function prune(tx: TransactionSql, spec: TableSpec, tally: TableTally, rep
   }
   for (const cols of spec.unique ?? []) {
     const same = cols.map((c) => `t.${q(c)} = s.${q(c)}`).join(' and ');
-    await skip(`exists (select 1 from public.${q(spec.target)} t where ${same} and not (${keyMatch(spec, 't', 's')}))`, `${cols.join(', ')} already taken by another row`);
+    const reason = `${cols.join(', ')} already taken by another row`;
+    await skip(`exists (select 1 from public.${q(spec.target)} t where ${same} and not (${keyMatch(spec, 't', 's')}))`, reason);
+    // Two staged rows with the same value: the first one read stays.
+    await skip(`exists (select 1 from ${stage} t where ${same} and t.ctid < s.ctid)`, reason);
   }
 }
 
@@ -85,6 +94,17 @@ async function upsert(tx: TransactionSql, spec: TableSpec, tally: TableTally): P
   tally.unchanged += row!.staged - row!.inserted - row!.updated;
 }
 
+/** Fill an empty table with every staged row; its keys are rebuilt afterwards. */
+async function insertAll(tx: TransactionSql, spec: TableSpec, tally: TableTally): Promise<void> {
+  const computed = spec.computed ?? {};
+  const columns = [...spec.columns, ...Object.keys(computed)];
+  const select = [...spec.columns.map(q), ...Object.values(computed)].join(', ');
+  const result = await tx.unsafe(`insert into public.${q(spec.target)} (${columns.map(q).join(', ')}) select ${select} from ${stagingTable(spec.target)}`);
+  tally.inserted += result.count;
+  // Planning the next tables' reference checks and the foreign keys' validation needs statistics.
+  await tx.unsafe(`analyze public.${q(spec.target)}`);
+}
+
 /** Move each id sequence past the largest id, never backwards. */
 async function advanceSequences(tx: TransactionSql, targets: readonly string[]): Promise<void> {
   for (const target of targets) {
@@ -95,19 +115,18 @@ async function advanceSequences(tx: TransactionSql, targets: readonly string[]):
   }
 }
 
-/**
- * Drop the secondary indexes of tables about to be filled from empty, returning the statements
- * that rebuild them: one sorted build each is far cheaper than maintaining them row by row.
- */
-async function setIndexesAside(tx: TransactionSql, targets: readonly string[]): Promise<string[]> {
-  const rows = await tx.unsafe<Array<{ name: string; def: string }>>(`
-    select i.indexname as name, i.indexdef as def
-    from pg_indexes i
-    join pg_class c on c.relname = i.indexname and c.relnamespace = 'public'::regnamespace
-    join pg_index x on x.indexrelid = c.oid
-    where i.schemaname = 'public' and i.tablename = any($1::text[]) and not x.indisprimary and not x.indisunique`, [targets as string[]]);
-  for (const r of rows) await tx.unsafe(`drop index public."${r.name}"`);
-  return rows.map((r) => r.def);
+export interface ApplyOptions {
+  /** The board is empty: its empty tables are bulk-loaded. */
+  emptyBoard?: boolean;
+  /** Called when the rows are in and the keys and indexes not yet rebuilt (a test stops a run here). */
+  onLoaded?: () => Promise<void>;
+}
+
+/** The targets that hold no row. */
+async function emptyTargets(tx: TransactionSql, targets: readonly string[]): Promise<string[]> {
+  const empty: string[] = [];
+  for (const t of targets) if ((await tx.unsafe(`select 1 from public.${q(t)} limit 1`)).length === 0) empty.push(t);
+  return empty;
 }
 
 export async function applyStaged(
@@ -115,7 +134,7 @@ export async function applyStaged(
   plans: readonly Plan[],
   tallies: Map<string, TableTally>,
   reporter: Reporter,
-  options: { emptyBoard?: boolean } = {},
+  options: ApplyOptions = {},
 ): Promise<void> {
   const byTarget = new Map(plans.map((p) => [p.spec.target, p]));
   // The public dump keeps aliases apart; fold them into the staged tags.
@@ -123,27 +142,52 @@ export async function applyStaged(
     await tx.unsafe(`update ${stagingTable('tags')} s set aliased_tag_id = a.target_tag_id from ${stagingTable('tag_aliases')} a where a.tag_id = s.id`);
   }
   const writable = plans.filter((p) => !p.spec.stagingColumns);
+  const bulk = new Set(options.emptyBoard ? await emptyTargets(tx, writable.map((p) => p.spec.target)) : []);
   for (const plan of [...writable].reverse()) {
+    if (bulk.has(plan.spec.target)) continue;
     try {
       tallies.get(plan.spec.target)!.deleted += await tx.savepoint((sp) => removeGone(sp, plan));
     } catch (err) {
       reporter.note(`could not remove rows gone from ${plan.spec.target}: ${(err as Error).message}`);
     }
   }
-  const rebuild = options.emptyBoard ? await setIndexesAside(tx, writable.map((p) => p.spec.target)) : [];
+  const restore = bulk.size > 0 ? await setAsideConstraints(tx, [...bulk]) : [];
   for (const plan of writable) {
     const tally = tallies.get(plan.spec.target)!;
+    const started = Date.now();
     try {
       await tx.savepoint(async (sp) => {
         await prune(sp, plan.spec, tally, reporter);
-        await upsert(sp, plan.spec, tally);
+        await (bulk.has(plan.spec.target) ? insertAll : upsert)(sp, plan.spec, tally);
       });
     } catch (err) {
       const reason = `table failed: ${(err as Error).message}`;
       tally.skipped[reason] = (tally.skipped[reason] ?? 0) + tally.staged;
       reporter.note(`${plan.spec.target} was not written: ${(err as Error).message}`);
     }
+    const ms = Date.now() - started;
+    if (ms >= 1000) reporter.note(`  ${bulk.has(plan.spec.target) ? 'loaded' : 'merged'} ${plan.spec.target}: ${(ms / 1000).toFixed(1)}s`);
   }
-  for (const def of rebuild) await tx.unsafe(def);
+  if (restore.length > 0) {
+    await options.onLoaded?.();
+    // One sorted build per index: give the sorts room (this transaction only).
+    await tx.unsafe(`select set_config('maintenance_work_mem', '1GB', true)`);
+    reporter.note(`rebuilding ${restore.filter((s) => s.kind !== 'triggers').length} keys, indexes and foreign keys of ${bulk.size} tables`);
+    await restoreConstraints(tx, restore, {
+      onStep: (step, ms) => {
+        if (ms >= 1000) reporter.note(`  ${step.kind} on ${step.table}: ${(ms / 1000).toFixed(1)}s`);
+      },
+      onDuplicates: (step, removed) => {
+        const table = step.table.replace(/^.*\.|"/g, '');
+        const reason = `${step.uniqueColumns!.join(', ')} repeated (the first row stays)`;
+        const tally = tallies.get(table);
+        if (tally) {
+          tally.skipped[reason] = (tally.skipped[reason] ?? 0) + removed;
+          tally.inserted -= removed;
+        }
+        reporter.note(`${table}: ${removed} rows removed, ${reason}`);
+      },
+    });
+  }
   await advanceSequences(tx, writable.filter((p) => p.spec.key.join() === 'id').map((p) => p.spec.target));
 }

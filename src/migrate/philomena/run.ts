@@ -24,6 +24,13 @@ export interface MigrateOptions {
   force?: boolean;
   /** Called after each table is staged (a test stops a run here to prove resuming). */
   onStaged?: (target: string) => void;
+  /**
+   * The origin serving the files of images imported without them (`https://derpicdn.net`), kept
+   * with the import for the server; a run without it keeps the one stored before.
+   */
+  originCdn?: string;
+  /** Called in a first import once the rows are in, before keys and indexes are rebuilt (a test stops a run here). */
+  onLoaded?: () => Promise<void>;
 }
 
 export interface MigrateResult {
@@ -135,13 +142,11 @@ export async function migratePhilomena(db: Database, source: PhilomenaSource, op
     if (firstImport) {
       // Nothing is indexed yet: the caller rebuilds every index, so the outbox is bypassed.
       await tx.unsafe(`select set_config('tagwise.skip_outbox', 'on', true), pg_notify($1, '*')`, [RECORD_CHANGES_CHANNEL]);
-      // Every reference was checked while pruning, so row-by-row foreign key triggers only cost
-      // time on an empty board; skipping them needs a superuser, and without one they just run.
-      await tx.savepoint((sp) => sp.unsafe('set local session_replication_role = replica')).catch(() => {});
     }
-    await applyStaged(tx, plans, tallies, reporter, { emptyBoard: firstImport });
+    await applyStaged(tx, plans, tallies, reporter, { emptyBoard: firstImport, ...(options.onLoaded ? { onLoaded: options.onLoaded } : {}) });
     await tx`update philomena_import set source = pending_source, snapshot = coalesce(pending_snapshot, snapshot),
-      completed_at = now(), pending_source = null, pending_snapshot = null, staged = '{}'::jsonb where id = 1`;
+      completed_at = now(), pending_source = null, pending_snapshot = null, staged = '{}'::jsonb,
+      origin_cdn = coalesce(${options.originCdn ?? null}, origin_cdn) where id = 1`;
   });
   await sql.unsafe(`drop schema if exists ${STAGING} cascade`);
   return { dialect, firstImport, tallies, absent, seconds: (Date.now() - started) / 1000 };

@@ -35,8 +35,9 @@ export async function createStaging(sql: Sql, spec: TableSpec): Promise<void> {
     const cols = spec.columns.map((c) => `"${c}"`).join(', ');
     await sql.unsafe(`create unlogged table ${stagingTable(spec.target)} as select ${cols} from public."${spec.target}" with no data`);
   }
-  // Source order, for the order-bearing columns computed when applying (sources' positions).
-  await sql.unsafe(`alter table ${stagingTable(spec.target)} add column _ord bigint generated always as identity`);
+  // Source order, for the order-bearing columns computed when applying (sources' positions);
+  // only where one is computed, as numbering every row of the large tables costs time.
+  if (spec.computed) await sql.unsafe(`alter table ${stagingTable(spec.target)} add column _ord bigint generated always as identity`);
 }
 
 /** Stream one spec's source tables into its staging table; returns the rows staged. */

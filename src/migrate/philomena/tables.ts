@@ -359,16 +359,16 @@ export const TABLES: TableSpec[] = [
     }),
   },
   {
-    // Who featured an image is staff information: not carried.
+    // Who featured an image is staff information: kept, as Philomena keeps it, and never rendered.
     target: 'image_features',
     sources: [{ table: 'image_features' }],
-    fields: { id: f('id'), image_id: f('image_id'), created_at: f('created_at') },
+    fields: { id: f('id'), image_id: f('image_id'), user_id: f('user_id'), created_at: f('created_at') },
     required: ['id', 'image_id'],
-    columns: ['id', 'image_id', 'created_at'],
+    columns: ['id', 'image_id', 'user_id', 'created_at'],
     key: ['id'],
     describe: byId,
-    references: [{ column: 'image_id', table: 'images' }],
-    map: guard((r) => [int(r.id, 'id'), int(r.image_id, 'image_id'), time(r.created_at, 'created_at')]),
+    references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users', optional: true }],
+    map: guard((r) => [int(r.id, 'id'), int(r.image_id, 'image_id'), optInt(r.user_id, 'user_id'), time(r.created_at, 'created_at')]),
   },
   {
     target: 'comments',
