@@ -1,5 +1,5 @@
 /**
- * The change log (migration 0009) against a real PostgreSQL: rows in commit order whatever the
+ * The change log (migration 0007) against a real PostgreSQL: rows in commit order whatever the
  * order the transactions began in, the values a listener cannot read afterwards, and one reset
  * row for a bulk load that bypasses the outbox.
  */

@@ -1,5 +1,5 @@
 /**
- * Reading and pruning the change log (migration 0009): the sealed rows after a position, grouped
+ * Reading and pruning the change log (migration 0007): the sealed rows after a position, grouped
  * by the transaction that wrote them, and the horizon below which rows were pruned.
  */
 import { and, asc, desc, gt, isNotNull, lt, lte, max, sql } from 'drizzle-orm';

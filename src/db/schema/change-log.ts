@@ -4,7 +4,7 @@ import { bigint, bigserial, boolean, customType, index, integer, jsonb, pgTable,
 const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
 
 /**
- * Changes to public records in commit order (migration 0009): written by triggers in the changing
+ * Changes to public records in commit order (migration 0007): written by triggers in the changing
  * transaction, `seq` assigned just before its commit; kept for a retention window. Feeds the
  * firehose, live searches and the change feed.
  */
