@@ -16,6 +16,7 @@ import type { AppContext, AppEnv } from '../context.js';
 import { bundleDocsScript } from '../docs-page/bundle.js';
 import { cacheFor } from '../middleware/cache.js';
 import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi/document.js';
+import { escapeHtml } from '../escape-html.js';
 
 /** The document does not change while the process runs. */
 const DOCUMENT_MAX_AGE = 3600;
@@ -34,8 +35,6 @@ function documentFor(config: Config): string {
 export const DOCS_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 export function docsHtml(siteName: string): string {
   const title = escapeHtml(`${siteName} API`);

@@ -15,12 +15,11 @@ import { bundleBrowserScript } from '../browser-bundle.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { cacheFor } from '../middleware/cache.js';
 import { SEARCH_PAGE_CSS } from '../search-page/style.js';
+import { escapeHtml } from '../escape-html.js';
 
 export const SEARCH_PAGE_PATH = '/search';
 const ASSET_MAX_AGE = 3600;
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 
 function pageCsp(config: Config): string {
   const files = new URL(config.cdnUrl).origin;
