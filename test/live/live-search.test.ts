@@ -209,3 +209,37 @@ describe('live search', () => {
     expect(await res.json()).toEqual({ error: expect.any(String), dump: null });
   });
 });
+
+describe('live connections are bounded', () => {
+  it('refuses a stream beyond LIVE_MAX_CONNECTIONS with 503, and takes one again once a stream closes', async () => {
+    const bounded = loadConfig({ BASE_URL, CDN_URL, DATA_DIR: '/nonexistent-tagwise-data', DEMO_DATA: 'false', RATE_LIMITS: 'off', LIVE_MAX_CONNECTIONS: '2' });
+    const deps = { config: bounded, db: t.db, engine: stubEngine, logger: { error: (obj: unknown) => console.error(obj) } };
+    const boundedLive = new LiveService(deps);
+    const app = await serveApp(createApp({ ...deps, live: boundedLive }));
+    const url = `${app.url}/api/v1/json/search/images/live?q=cat`;
+    const open = [new SseReader(url), new SseReader(url)];
+    try {
+      await Promise.all(open.map((r) => r.opened));
+      expect(open.map((r) => r.status)).toEqual([200, 200]);
+      const refused = await fetch(url);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('30');
+      expect(await refused.json()).toEqual({ error: 'Too many live connections are open; retry later' });
+      open.shift()!.close();
+      const deadline = Date.now() + 10_000;
+      let again = new SseReader(url);
+      await again.opened;
+      while (again.status !== 200 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        again = new SseReader(url);
+        await again.opened;
+      }
+      expect(again.status).toBe(200);
+      open.push(again);
+    } finally {
+      for (const r of open) r.close();
+      await boundedLive.stop();
+      await app.close();
+    }
+  });
+});

@@ -20,6 +20,7 @@ export class LiveService implements Live {
   private readonly firehose = new Set<FirehoseSubscriber>();
   private pruneTimer: NodeJS.Timeout | undefined;
   private started: Promise<void> | null = null;
+  private openConnections = 0;
 
   constructor(private readonly deps: AppDeps) {
     const report = (err: unknown) => deps.logger?.error({ err }, 'live: following the change log failed');
@@ -27,6 +28,17 @@ export class LiveService implements Live {
     this.searches = new LiveSearches(deps);
     this.follower.subscribe((groups) => this.searches.onChanges(groups));
     this.follower.subscribe((groups) => this.broadcast(groups));
+  }
+
+  admit(): (() => void) | null {
+    if (this.openConnections >= this.deps.config.liveMaxConnections) return null;
+    this.openConnections++;
+    let freed = false;
+    return () => {
+      if (freed) return;
+      freed = true;
+      this.openConnections--;
+    };
   }
 
   /** Follow the log from its current end (idempotent). */

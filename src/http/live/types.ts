@@ -30,6 +30,12 @@ export interface Live {
   start(): Promise<void>;
   /** The last change-log position delivered to subscribers. */
   readonly seq: number;
+  /**
+   * A place for one more open connection (a live search or a socket), or null when
+   * `LIVE_MAX_CONNECTIONS` are open: each costs memory however idle, so their number is bounded.
+   * The function given back frees the place (once, however often it is called).
+   */
+  admit(): (() => void) | null;
   subscribeFirehose(subscriber: FirehoseSubscriber): () => void;
   /** Throws if the query cannot be evaluated in process. */
   subscribeSearch(q: LiveQuery, subscriber: LiveSubscriber): () => void;

@@ -31,6 +31,11 @@ export const LIVE_OPERATIONS: readonly OperationSpec[] = [
       410: cursorExpired,
       429: tooMany,
       500: internal,
+      503: {
+        description: 'As many live connections (streams and sockets) are open as the server keeps (`LIVE_MAX_CONNECTIONS`, default 20,000): wait `Retry-After` seconds and try again. A socket beyond the limit is closed with code 1013.',
+        schema: S.ErrorBody,
+        headers: ['Retry-After'],
+      },
     },
   },
   {

@@ -18,6 +18,8 @@ import { validQuery } from '../validate.js';
 import { liveImageQuery } from './search.js';
 
 const LAST_EVENT_ID = /^\d{1,15}$/;
+/** Seconds a client is asked to wait when every live connection place is taken. */
+const FULL_RETRY_AFTER_SECONDS = 30;
 
 export function liveSearchRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -32,8 +34,19 @@ export function liveSearchRoutes(): Hono<AppEnv> {
       if (expired) return expired;
     }
     const live = c.get('deps').live!;
-    await live.start();
+    const release = live.admit();
+    if (release === null) {
+      c.header('Retry-After', String(FULL_RETRY_AFTER_SECONDS));
+      throw new ApiError(503, 'Too many live connections are open; retry later');
+    }
+    try {
+      await live.start();
+    } catch (err) {
+      release();
+      throw err;
+    }
     const stream = new SseStream();
+    stream.onClose(release);
     // Live events are held back until the replay is written, then only the newer ones go out.
     let held: LiveEvent[] | null = [];
     let through = 0;

@@ -42,9 +42,14 @@ function connection(c: AppContext, live: Live, vsn: PhoenixVsn): WSEvents {
   const send = (frame: string) => {
     if (socket?.readyState === 1) socket.send(frame);
   };
+  let release: (() => void) | null = null;
   const leaveAll = () => {
     for (const unsubscribe of joined.values()) unsubscribe();
     joined.clear();
+  };
+  const closed = () => {
+    leaveAll();
+    release?.();
   };
 
   async function join(m: PhoenixMessage): Promise<void> {
@@ -71,6 +76,9 @@ function connection(c: AppContext, live: Live, vsn: PhoenixVsn): WSEvents {
 
   return {
     onOpen(_event, ws) {
+      release = live.admit();
+      // 1013 "try again later": every live connection place is taken
+      if (release === null) return ws.close(1013, 'too many live connections');
       socket = ws;
     },
     onMessage(event, ws) {
@@ -89,8 +97,8 @@ function connection(c: AppContext, live: Live, vsn: PhoenixVsn): WSEvents {
       leaveAll();
       ws.close(1008, 'unexpected message');
     },
-    onClose: leaveAll,
-    onError: leaveAll,
+    onClose: closed,
+    onError: closed,
   };
 }
 
