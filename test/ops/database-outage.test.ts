@@ -74,7 +74,12 @@ function traffic(base: string) {
   };
 }
 
-async function outageRound(signal: NodeJS.Signals, restarts: number) {
+/**
+ * `mustSee503`: a stop by hand restarts within a few hundred milliseconds, and requests answered
+ * from memory meanwhile (cached keys, bans, rendered images) are right to be 200, so that round
+ * may see no 503 at all; what it must never see is anything but 200 or 503.
+ */
+async function outageRound(signal: NodeJS.Signals, restarts: number, mustSee503: boolean) {
   const load = traffic(svc.base);
   await sleep(500);
   const pid = postgresPid(dataDir)!;
@@ -99,7 +104,7 @@ async function outageRound(signal: NodeJS.Signals, restarts: number) {
     `${signal}: ${load.answers.length} answers ${JSON.stringify(Object.fromEntries(statuses))}; slowest 503 ${Math.max(0, ...unavailable.map((a) => a.ms))} ms`,
   );
   expect([...statuses.keys()].filter((s) => s !== 200 && s !== 503)).toEqual([]);
-  expect(unavailable.length).toBeGreaterThan(0);
+  if (mustSee503) expect(unavailable.length).toBeGreaterThan(0);
   for (const a of unavailable) {
     expect(a.retryAfter).toBe('5');
     expect(a.body).toEqual({ error: 'Service temporarily unavailable, retry later' });
@@ -109,11 +114,11 @@ async function outageRound(signal: NodeJS.Signals, restarts: number) {
 
 describe('the database goes away under traffic', () => {
   it('killed: 503 with Retry-After meanwhile, restarted by the service, then 200 again', async () => {
-    await outageRound('SIGKILL', 1);
+    await outageRound('SIGKILL', 1, true);
   }, 120_000);
 
   it('stopped by hand: the same, and the restarts are counted', async () => {
-    await outageRound('SIGINT', 2);
+    await outageRound('SIGINT', 2, false);
     const metrics = await (await fetch(`${svc.base}/metrics`)).text();
     expect(metrics).toMatch(/^embedded_postgres_restarts_total 2$/m);
     // ready again once the indexer has caught up with what queued during the outage
