@@ -53,6 +53,10 @@ describe('tag categories and ratings', () => {
     ]);
     expect(cleanTagNames(['a'.repeat(256), 'b'.repeat(255)])).toEqual(['b'.repeat(255)]);
   });
+
+  it('makes names storable as written: a lone surrogate becomes U+FFFD, control characters go', () => {
+    expect(cleanTagNames(['\ud800', 'a\u0000b', 'x\udc00y', '\ud83d\ude00 smile', '\u0007'])).toEqual(['\ufffd', 'ab', 'x\ufffdy', '\ud83d\ude00 smile']);
+  });
 });
 
 describe('alias rules', () => {
@@ -92,6 +96,11 @@ describe('getOrCreateTags', () => {
     ]);
     const again = await getOrCreateTags(tdb.db, ['safe', 'artist:hoofbeats']);
     expect(again.map((r) => r.id)).toEqual([rows[2]!.id, rows[0]!.id]);
+  });
+
+  it('finds every tag it created from names with lone surrogates or control characters', async () => {
+    const rows = await getOrCreateTags(tdb.db, ['odd\ud800name', 'nul\u0000name'], { implications: false });
+    expect(rows.map((r) => r.name).sort()).toEqual(['nulname', 'odd\ufffdname']);
   });
 
   it('replaces aliases by their targets, de-duplicates, and adds implied tags one level', async () => {

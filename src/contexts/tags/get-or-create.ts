@@ -14,13 +14,21 @@ import type { TagRow } from './types.js';
 /** Longest tag name, in UTF-8 bytes. */
 export const MAX_TAG_NAME_BYTES = 255;
 
+/** A UTF-16 half of a pair standing alone: UTF-8 (and so PostgreSQL) stores it as U+FFFD. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Control characters that are not whitespace: PostgreSQL's text cannot hold NUL, and none belongs in a name. */
+const CONTROL = /[\u0000-\u0008\u000e-\u001f\u007f]/g;
+
 /**
  * Clean each name, drop empty and over-long ones, and de-duplicate keeping the first occurrence.
+ * A name is first made storable as it is written: lone surrogates become U+FFFD (what the
+ * database would turn them into, so the tag found afterwards has the name asked for) and control
+ * characters go.
  */
 export function cleanTagNames(names: Iterable<string>): string[] {
   const seen = new Set<string>();
   for (const raw of names) {
-    const name = cleanTagName(raw);
+    const name = cleanTagName(raw.replace(LONE_SURROGATE, '\uFFFD').replace(CONTROL, ''));
     if (name === '' || Buffer.byteLength(name, 'utf8') > MAX_TAG_NAME_BYTES) continue;
     seen.add(name);
   }
