@@ -1,8 +1,8 @@
 /** Tags looked up by name, aliases resolved to their targets (filter tag lists written by hand). */
 import { inArray } from 'drizzle-orm';
-import { cleanTagName } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
 import { tags } from '../../db/schema/index.js';
+import { parseTagList } from './get-or-create.js';
 
 export interface NamedTags {
   /** Target tag id of each known name (an alias counts as its target). */
@@ -11,9 +11,9 @@ export interface NamedTags {
   unknown: string[];
 }
 
-/** The tags of a comma-separated list of names. */
+/** The tags of a comma-separated list of names, cleaned as tagging cleans them. */
 export async function tagsByName(db: Database, list: string): Promise<NamedTags> {
-  const names = [...new Set(list.split(',').map(cleanTagName).filter((n) => n !== ''))];
+  const names = parseTagList(list);
   if (names.length === 0) return { ids: new Map(), unknown: [] };
   const rows = await db.select({ id: tags.id, name: tags.name, aliasedTagId: tags.aliasedTagId }).from(tags).where(inArray(tags.name, names));
   const ids = new Map(rows.map((r) => [r.name, r.aliasedTagId ?? r.id]));
