@@ -53,7 +53,12 @@ test('originals are linked, queued for processing, and processed by the normal j
   expect([before.thumbnails_generated, before.processed]).toEqual([false, false]);
 
   expect(await processStoredImage({ db: h.db, fileStore: store }, 1)).toBe('processed');
-  const after = (await h.api('/images/1')).body.image;
+  // The rendered image is refreshed by the write's change notice, which arrives a moment later.
+  let after = (await h.api('/images/1')).body.image;
+  for (const until = Date.now() + 5_000; !after.processed && Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 20));
+    after = (await h.api('/images/1')).body.image;
+  }
   expect([after.thumbnails_generated, after.processed, after.width, after.height]).toEqual([true, true, 400, 300]);
   expect(await store.exists('2019/5/1/1/thumb.png')).toBe(true);
   // The Philomena store is left as it was: processing replaced the link, not the file behind it.
