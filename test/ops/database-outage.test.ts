@@ -88,13 +88,16 @@ async function outageRound(signal: NodeJS.Signals, restarts: number, mustSee503:
   const restarted = () => svc.lines.filter((l) => l.msg === 'embedded PostgreSQL had stopped; restarted it').length;
   for (const until = Date.now() + 60_000; restarted() < restarts && Date.now() < until; ) await sleep(100);
   expect(restarted()).toBe(restarts);
-  // after the restart every client is served again
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
+  // after the restart every client is served again (on a loaded machine the pool's reconnection
+  // and the indexer's catching up can take a while)
+  const deadline = Date.now() + 90_000;
+  let recovered = false;
+  while (Date.now() < deadline && !recovered) {
     const last = load.answers.slice(-9);
-    if (last.length === 9 && last.every((a) => a.status === 200)) break;
-    await sleep(100);
+    recovered = last.length === 9 && last.every((a) => a.status === 200);
+    if (!recovered) await sleep(100);
   }
+  // (stopping waits for requests still in flight: one sent during the outage may end in a late 503)
   await load.stop();
   const during = load.answers.slice(killedAt);
   const statuses = new Map<number, number>();
@@ -109,13 +112,13 @@ async function outageRound(signal: NodeJS.Signals, restarts: number, mustSee503:
     expect(a.retryAfter).toBe('5');
     expect(a.body).toEqual({ error: 'Service temporarily unavailable, retry later' });
   }
-  expect(load.answers.slice(-9).every((a) => a.status === 200)).toBe(true);
+  expect(recovered).toBe(true);
 }
 
 describe('the database goes away under traffic', () => {
   it('killed: 503 with Retry-After meanwhile, restarted by the service, then 200 again', async () => {
     await outageRound('SIGKILL', 1, true);
-  }, 120_000);
+  }, 240_000);
 
   it('stopped by hand: the same, and the restarts are counted', async () => {
     await outageRound('SIGINT', 2, false);
@@ -126,7 +129,7 @@ describe('the database goes away under traffic', () => {
     for (const until = Date.now() + 60_000; ready !== 200 && Date.now() < until; await sleep(250)) ready = (await fetch(`${svc.base}/readyz`)).status;
     expect(ready).toBe(200);
     expect(svc.lines.filter((l) => l.level === 50 && l.msg === 'request failed')).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 
   it('a graceful stop still exits 0 and stops PostgreSQL', async () => {
     const pid = postgresPid(dataDir)!;
