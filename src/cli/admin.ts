@@ -27,6 +27,7 @@ Users and keys
   user role NAME ROLE                              change a user's role
   key issue NAME                                   issue an API key; it is printed once, keep it
   key revoke KEY_PREFIX                            revoke the one active key starting with KEY_PREFIX
+                                                   (a prefix beginning with "-" goes after "--")
   key revoke --all NAME                            revoke every active key of a user
 
 System filters (tag lists are comma-separated names; complex strings use the search syntax)

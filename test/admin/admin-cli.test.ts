@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, bans, filters, imageFeatures, images, tags, users } from '../../src/db/schema/index.js';
 import { getOrCreateTags } from '../../src/contexts/tags/get-or-create.js';
-import { findUserByApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
+import { findUserByApiKey, generateApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -129,6 +129,18 @@ describe('admin CLI commands', SLOW, () => {
     const all = await admin('key', 'revoke', '--all', 'Keyholder');
     expect(all).toMatchObject({ code: 0, stdout: 'revoked 1 key of Keyholder\n' });
     expect(await findUserByApiKey(tdb.db, second)).toBeUndefined();
+  });
+
+  it('never issues a key beginning with "-", and revokes an older one given after "--"', async () => {
+    // One random key in 64 used to begin with "-", which the command line took for an option.
+    for (let i = 0; i < 2000; i++) expect(generateApiKey().key.startsWith('-')).toBe(false);
+    const [holder] = await tdb.db.select().from(users).where(eq(users.name, 'Keyholder'));
+    const old = '-Ab3' + 'x'.repeat(39);
+    await tdb.db.insert(apiKeys).values({ userId: holder!.id, keyHash: hashApiKey(old), prefix: old.slice(0, 6) });
+    expect((await admin('key', 'revoke', old.slice(0, 8))).code).toBe(2);
+    const revoked = await admin('key', 'revoke', '--', old.slice(0, 8));
+    expect(revoked, revoked.stderr).toMatchObject({ code: 0 });
+    expect(await findUserByApiKey(tdb.db, old)).toBeUndefined();
   });
 
   it('creates, edits and lists system filters, refusing bad complex strings and unknown tags', async () => {

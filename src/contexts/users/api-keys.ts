@@ -5,9 +5,14 @@ import type { Database } from '../../db/client.js';
 import { apiKeys, users } from '../../db/schema/index.js';
 import type { UserRow } from './types.js';
 
-/** Keys are 32 random bytes, base64url (43 characters), like Philomena's authentication tokens. */
+/**
+ * Keys are 32 random bytes, base64url (43 characters), like Philomena's authentication tokens.
+ * One in 64 would begin with "-", which a command line reads as an option (`admin key revoke
+ * -Ab3…`); such keys are drawn again.
+ */
 export function generateApiKey(): { key: string; hash: string; prefix: string } {
-  const key = randomBytes(32).toString('base64url');
+  let key = randomBytes(32).toString('base64url');
+  while (key.startsWith('-')) key = randomBytes(32).toString('base64url');
   return { key, hash: hashApiKey(key), prefix: key.slice(0, 6) };
 }
 
