@@ -41,6 +41,12 @@ const schema = z.object({
   RATE_LIMIT_SEARCH: rate.default('20/5s'),
   RATE_LIMIT_UPLOAD: rate.default('10/1m'),
   UPLOAD_DAILY_CAP: z.coerce.number().int().min(1).default(200),
+  /**
+   * Reverse searches per client (key's user, else address), in force whatever `RATE_LIMITS` says:
+   * this many at once, and this rate; beyond either, 429 with Retry-After before the body is read.
+   */
+  REVERSE_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
+  REVERSE_SEARCH_RATE: rate.default('30/1m'),
   BAN_AFTER_VIOLATIONS: z.coerce.number().int().min(1).default(50),
   BAN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   BAN_SECONDS: z.coerce.number().int().min(1).default(900),
@@ -128,6 +134,8 @@ export interface Config {
     search: string;
     upload: string;
     uploadDailyCap: number;
+    /** Reverse searches per client: at once, and as a rate (`REVERSE_SEARCH_*`). */
+    reverseSearch: { concurrency: number; rate: string };
     banAfterViolations: number;
     banWindowSeconds: number;
     banSeconds: number;
@@ -231,6 +239,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       search: v.RATE_LIMIT_SEARCH,
       upload: v.RATE_LIMIT_UPLOAD,
       uploadDailyCap: v.UPLOAD_DAILY_CAP,
+      reverseSearch: { concurrency: v.REVERSE_SEARCH_CONCURRENCY, rate: v.REVERSE_SEARCH_RATE },
       banAfterViolations: v.BAN_AFTER_VIOLATIONS,
       banWindowSeconds: v.BAN_WINDOW_SECONDS,
       banSeconds: v.BAN_SECONDS,

@@ -27,6 +27,8 @@ export interface Served {
   status?: number;
   headers?: Record<string, string>;
   body?: Buffer | string;
+  /** Send only this many bytes of `body` (under its whole Content-Length), then hold the connection: a download that stalls. */
+  stallAfter?: number;
 }
 
 export interface UploadHarness {
@@ -80,6 +82,12 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
       res.end('not found');
       return;
     }
+    if (served.stallAfter !== undefined) {
+      const body = Buffer.from(served.body ?? '');
+      res.writeHead(served.status ?? 200, { ...served.headers, 'content-length': String(body.length) });
+      res.write(body.subarray(0, served.stallAfter));
+      return;
+    }
     res.writeHead(served.status ?? 200, served.headers ?? {});
     res.end(served.body ?? '');
   });
@@ -93,6 +101,8 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     // Tests fetch every representation and search often; the read and search budgets are not under test here.
     RATE_LIMIT_READ: '100000/1s',
     RATE_LIMIT_SEARCH: '100000/1s',
+    REVERSE_SEARCH_CONCURRENCY: '1000',
+    REVERSE_SEARCH_RATE: '100000/1s',
     UPLOAD_DAILY_CAP: '1000',
     ...options.env,
   });
