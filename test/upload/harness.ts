@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Database } from '../../src/db/client.js';
+import { createDatabase, type Database, type PoolOptions } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/upload.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
@@ -64,6 +64,8 @@ export interface UploadHarness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   upload?: UploadOptions;
+  /** Serve the app from a pool of its own with these settings, as the service's request pool is (default: the test database's pool). */
+  requestPool?: PoolOptions;
   /** Give the app a real embedded engine, kept up to date by `sync()` (default: none; any search fails the test). */
   search?: boolean;
 }
@@ -111,9 +113,10 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   const engine = options.search ? new EmbeddedEngine() : undefined;
   const indexer = engine ? new Indexer({ db: testDb.db, engine, deleteRows: 'immediate' }) : undefined;
   await indexer?.ensureIndexes();
+  const requestDb = options.requestPool ? createDatabase(testDb.url, options.requestPool) : undefined;
   const deps: DepsWithUploads = {
     config,
-    db: testDb.db,
+    db: requestDb ?? testDb.db,
     engine: engine ?? stubEngine,
     logger: { error: (obj) => logged.push(obj) },
     fileStore: store,
@@ -172,6 +175,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     async close() {
       await served.close();
       await files.close();
+      await requestDb?.$client.end({ timeout: 5 });
       await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
