@@ -12,8 +12,11 @@
  * before any request is made —, a bad status, too large), a file that cannot be analysed, or an
  * invalid `limit` all give the empty result. Error statuses are only for the request itself: a
  * body other than multipart over 8 KiB is 413 (a multipart one over the upload limit gives the
- * empty result, as a file too large to fetch does), and a full decode queue is 503 with
- * `Retry-After`. So that a client can tell
+ * empty result, as a file too large to fetch does), a full decode queue is 503 with
+ * `Retry-After`, and a client past its bound of reverse searches (REVERSE_SEARCH_CONCURRENCY at
+ * once, REVERSE_SEARCH_RATE; checked before the body is read, whatever RATE_LIMITS says) is 429
+ * with `Retry-After`. An uploaded file is read as it streams: one whose first bytes declare more
+ * pixels than the limit is answered at once, the rest of the body dropped unread. So that a client can tell
  * "nothing similar" from "nothing searched", the empty answers given because the URL was not
  * fetched or the image not read carry a header:
  *
@@ -108,9 +111,9 @@ export function reverseRoutes(): Hono<AppEnv> {
       }
     },
     async (c, next) => {
-      // Counted while the body streams in (and refused at once by its Content-Length): only a
-      // multipart body may carry a file; any other body needs a few parameters at most.
-      // A multipart body is counted by readMultipartImage as it streams.
+      // Only a multipart body may carry a file (counted by readMultipartImage as it streams); any
+      // other body needs a few parameters at most: counted while it streams in, and refused at
+      // once by its Content-Length.
       if (isMultipart(c.req.header('content-type'))) return next();
       return bodyLimit({ maxSize: MAX_PARAMS_BODY_BYTES, onError: (ctx) => errorResponse(ctx, 413, 'Request body too large') })(c, next);
     },
