@@ -3,7 +3,8 @@
  * image over the pixel limit is refused before the rest of it is received or buffered.
  *
  * Where each format states its size:
- * - PNG: the IHDR chunk, which must come first (bytes 16–23, big-endian width then height);
+ * - PNG: the IHDR chunk, which must come first (bytes 16–23, big-endian width then height), and
+ *   whose CRC must hold (bytes that merely start like a PNG are left to the sniffer);
  * - GIF: the logical screen descriptor (bytes 6–9, little-endian width then height), the canvas
  *   every frame is drawn on;
  * - WebP: the first chunk after the RIFF header: `VP8 ` (the key frame's 14-bit sizes after its
@@ -20,6 +21,7 @@
  * so an arithmetic-coded or lossless JPEG would pass unread. It answers a size only; whether the
  * file is otherwise valid is for the full analysis (analyze.ts) to judge.
  */
+import { crc32 } from 'node:zlib';
 
 export type DeclaredFormat = 'png' | 'gif' | 'webp' | 'jpg';
 
@@ -102,8 +104,10 @@ export class DeclaredSizeReader {
     }
     switch (this.#format) {
       case 'png':
-        if (b.length < 24) return 'more';
-        return ascii(b, 12, 'IHDR') ? { format: 'png', width: u32be(b, 16), height: u32be(b, 20) } : null;
+        // IHDR: length (4), type (4), data (13), CRC (4); a header that fails its CRC is not believed
+        if (b.length < 33) return 'more';
+        if (!ascii(b, 12, 'IHDR') || crc32(b.subarray(12, 29)) !== u32be(b, 29)) return null;
+        return { format: 'png', width: u32be(b, 16), height: u32be(b, 20) };
       case 'gif':
         return { format: 'gif', width: u16le(b, 6), height: u16le(b, 8) };
       case 'webp':

@@ -51,9 +51,9 @@ describe('the declared size', () => {
     });
   }
 
-  it('is known from a PNG’s first 24 bytes and a JPEG’s frame header, not from the rest', async () => {
+  it('is known from a PNG’s first 33 bytes and a JPEG’s frame header, not from the rest', async () => {
     const png = bombPng(16_000, 16_000, true);
-    expect(readInChunks(png, 1)).toEqual({ answer: { format: 'png', width: 16_000, height: 16_000 }, fedBytes: 24 });
+    expect(readInChunks(png, 1)).toEqual({ answer: { format: 'png', width: 16_000, height: 16_000 }, fedBytes: 33 });
     const jpeg = await noise(640, 480).withMetadata({ icc: 'p3' }).jpeg().toBuffer();
     const { fedBytes } = readInChunks(jpeg, 1);
     const sos = jpeg.indexOf(Buffer.from([0xff, 0xda]));
@@ -80,6 +80,9 @@ describe('the declared size', () => {
     const png = bombPng(10, 10, false);
     png.write('IDAT', 12, 'latin1');
     expect(readInChunks(png, 100).answer).toBeNull();
+    // a PNG whose IHDR fails its CRC (bytes that only start like a PNG)
+    const garbled = Buffer.concat([bombPng(10, 10, false).subarray(0, 16), Buffer.alloc(64, 0xee)]);
+    expect(readInChunks(garbled, 100).answer).toBeNull();
     expect(readInChunks(Uint8Array.from([0xff, 0xd8, 0xff, 0xda, 0x00, 0x08, 1, 2, 3, 4, 5, 6]), 100).answer).toBeNull();
     // a JPEG that keeps skipping segments is given up after MAX_JPEG_HEADER_BYTES
     const comment = Buffer.concat([Buffer.from([0xff, 0xfe, 0xff, 0xff]), Buffer.alloc(0xfffd)]);
@@ -92,7 +95,7 @@ describe('the intake guard', () => {
   it('refuses a declared size over the pixel limit on image_width and image_height, and lets the limit itself through', async () => {
     const message = 'must be at most 100000000 pixels (width × height)';
     const over = new IntakeGuard();
-    expect(() => over.push(bombPng(10_001, 10_000, false).subarray(0, 30))).toThrow(expect.objectContaining({ errors: { image_height: [message], image_width: [message] } }));
+    expect(() => over.push(bombPng(10_001, 10_000, false).subarray(0, 33))).toThrow(expect.objectContaining({ errors: { image_height: [message], image_width: [message] } }));
     const at = new IntakeGuard();
     expect(() => at.push(bombPng(10_000, 10_000, false))).not.toThrow();
     const small = new IntakeGuard();
