@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- abuse [--seconds S] [--rate R] [--connections C] [--images N] [--bombs B]
- *  [--slowloris L] [--side PX]`: what abuse does to normal traffic. The service (`src/main.ts` as
+ *  [--slowloris L] [--side PX] [--cpu-prof DIR]`: what abuse does to normal traffic. The service (`src/main.ts` as
  * a child process, a demo board of N images, limits off) serves the same normal traffic, an open
  * loop of R requests a second over C keep-alive connections (image pages and image searches,
  * through the load driver of bench/harness/), three times in one run:
@@ -13,7 +13,9 @@
  *
  * Per phase: normal traffic's p50/p99/max and errors, the share of its requests answered within
  * the measured window (the driver's latencies cover only answered requests, so a service that
- * stalls shows a small share, not a large p99), the service's largest RSS, and what the abuse got. Targets: normal p99 under abuse within 2× of the baseline's, RSS within 1.5 GB. The
+ * stalls shows a small share, not a large p99), the service's largest RSS, and what the abuse got.
+ * `--cpu-prof DIR` has the service write a V8 CPU profile there; each phase's start is printed in
+ * seconds since the service started, for `bench/harness/profile.ts --from S --last S`. Targets: normal p99 under abuse within 2× of the baseline's, RSS within 1.5 GB. The
  * last line is one JSON object of the figures.
  */
 import { join } from 'node:path';
@@ -39,6 +41,7 @@ function options() {
       bombs: { type: 'string', default: '8' },
       slowloris: { type: 'string', default: '500' },
       side: { type: 'string', default: '16000' },
+      'cpu-prof': { type: 'string' },
     },
   });
   return {
@@ -49,6 +52,7 @@ function options() {
     bombs: Number(values.bombs),
     slowloris: Number(values.slowloris),
     side: Number(values.side),
+    cpuProf: values['cpu-prof'],
   };
 }
 
@@ -89,7 +93,9 @@ async function main(): Promise<void> {
   console.log(`abuse: normal traffic ${o.rate} req/s over ${o.connections} connections, ${o.seconds} s per phase; ${o.bombs} pixel bombs of ${o.side}²; ${o.slowloris} slowloris connections (load ${loadAverage()})`);
   const bomb = pixelBomb(o.side);
   console.log(`pixel bomb: ${o.side}×${o.side} grey PNG of ${(bomb.length / 1024).toFixed(0)} KB`);
-  const target = await startService({ dataDir: join(CACHE, `board-${o.images}`), logFile: join(CACHE, `service-${o.images}.log`), images: o.images, logLevel: 'warn', log: console.log });
+  const started = Date.now();
+  const nodeFlags = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
+  const target = await startService({ dataDir: join(CACHE, `board-${o.images}`), logFile: join(CACHE, `service-${o.images}.log`), images: o.images, logLevel: 'warn', log: console.log, nodeFlags });
   const pid = target.pid!;
   const port = Number(new URL(target.origin).port);
   const phases: Phase[] = [];
@@ -98,6 +104,7 @@ async function main(): Promise<void> {
     const job = { origin: target.origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: 2, rate: o.rate };
     const measure = async (name: string, abuse: () => { stop(): Promise<string> }) => {
       const rss = sampleRss(pid);
+      if (o.cpuProf) console.log(`${name}: begins ${((Date.now() - started) / 1000).toFixed(0)} s after the service was started`);
       const running = abuse();
       await sleep(2_000); // let the abuse take hold before the traffic is measured
       const normal = await drive(job).catch((err: unknown) => {

@@ -41,6 +41,12 @@ const schema = z.object({
   RATE_LIMIT_SEARCH: rate.default('20/5s'),
   RATE_LIMIT_UPLOAD: rate.default('10/1m'),
   UPLOAD_DAILY_CAP: z.coerce.number().int().min(1).default(200),
+  /**
+   * Reverse searches per client (key's user, else address), in force whatever `RATE_LIMITS` says:
+   * this many at once, and this rate; beyond either, 429 with Retry-After before the body is read.
+   */
+  REVERSE_SEARCH_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(2),
+  REVERSE_SEARCH_RATE: rate.default('30/1m'),
   BAN_AFTER_VIOLATIONS: z.coerce.number().int().min(1).default(50),
   BAN_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   BAN_SECONDS: z.coerce.number().int().min(1).default(900),
@@ -51,6 +57,11 @@ const schema = z.object({
   /** The API's database pool: give up connecting, and cut off a statement, after these. */
   DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
   DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  /**
+   * The statement timeout inside the API's transactions (its writes: uploads, tag changes, keys,
+   * bans), which may wait for locks and for the change log's commit order; 0 for none.
+   */
+  DATABASE_WRITE_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Slow clients: all request headers within this many seconds, else 408. */
   HTTP_HEADERS_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(600).default(15),
   /** The whole request (headers and body) within this many seconds, else 408. */
@@ -113,7 +124,7 @@ export interface Config {
   /** Limits on slow clients (`src/http/server.ts`). */
   http: HttpLimits;
   /** The API's pool fails fast when the database is unreachable (503, not a hang). */
-  requestPool: { connectTimeoutSeconds: number; statementTimeoutMs: number };
+  requestPool: { connectTimeoutSeconds: number; statementTimeoutMs: number; transactionStatementTimeoutMs: number };
   readyMaxOutboxLagSeconds: number;
   /** Nightly public data dumps: the UTC time of day (null: off) and how many are kept. */
   dumps: { at: { hour: number; minute: number } | null; keep: number };
@@ -128,6 +139,8 @@ export interface Config {
     search: string;
     upload: string;
     uploadDailyCap: number;
+    /** Reverse searches per client: at once, and as a rate (`REVERSE_SEARCH_*`). */
+    reverseSearch: { concurrency: number; rate: string };
     banAfterViolations: number;
     banWindowSeconds: number;
     banSeconds: number;
@@ -211,7 +224,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
     trustProxy: v.TRUST_PROXY,
     shutdownTimeoutSeconds: v.SHUTDOWN_TIMEOUT_SECONDS,
-    requestPool: { connectTimeoutSeconds: v.DATABASE_CONNECT_TIMEOUT_SECONDS, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000 },
+    requestPool: { connectTimeoutSeconds: v.DATABASE_CONNECT_TIMEOUT_SECONDS, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000, transactionStatementTimeoutMs: v.DATABASE_WRITE_TIMEOUT_SECONDS * 1000 },
     http: {
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,
       requestTimeoutMs: Math.max(v.HTTP_REQUEST_TIMEOUT_SECONDS, v.HTTP_HEADERS_TIMEOUT_SECONDS) * 1000,
@@ -231,6 +244,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       search: v.RATE_LIMIT_SEARCH,
       upload: v.RATE_LIMIT_UPLOAD,
       uploadDailyCap: v.UPLOAD_DAILY_CAP,
+      reverseSearch: { concurrency: v.REVERSE_SEARCH_CONCURRENCY, rate: v.REVERSE_SEARCH_RATE },
       banAfterViolations: v.BAN_AFTER_VIOLATIONS,
       banWindowSeconds: v.BAN_WINDOW_SECONDS,
       banSeconds: v.BAN_SECONDS,

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
 import * as schema from './schema/index.js';
@@ -22,6 +23,13 @@ export interface PoolOptions {
   connectTimeoutSeconds?: number;
   /** PostgreSQL's `statement_timeout` for the pool's sessions (none by default). */
   statementTimeoutMs?: number;
+  /**
+   * The `statement_timeout` inside the pool's transactions (0: none), set with `SET LOCAL` as each
+   * begins. The session's timeout is meant for reads; a transaction is a write, which may wait on
+   * row and advisory locks and, at commit, on the change log's commit order behind a long import,
+   * and should not be cut off after the session's short bound.
+   */
+  transactionStatementTimeoutMs?: number;
 }
 
 /** A Drizzle database over a postgres.js pool. */
@@ -37,7 +45,17 @@ export function createDatabase(url: string, options: PoolOptions = {}) {
       ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
     },
   });
-  return drizzle(client, { schema, casing: 'snake_case' });
+  const db = drizzle(client, { schema, casing: 'snake_case' });
+  const writeTimeout = options.transactionStatementTimeoutMs;
+  if (writeTimeout !== undefined) {
+    const begin = db.transaction.bind(db);
+    db.transaction = (work, config) =>
+      begin(async (tx) => {
+        await tx.execute(sql.raw(`set local statement_timeout = ${Math.max(0, Math.trunc(writeTimeout))}`));
+        return work(tx);
+      }, config);
+  }
+  return db;
 }
 
 export interface DatabaseHandle {

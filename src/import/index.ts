@@ -5,13 +5,16 @@
  * database) before anything is written; a file with any problem writes nothing and every problem
  * is reported as `<resource> <key>: <problem>`. Writes happen in one transaction. Rows are
  * upserted by id (forums by short name, topics by forum and slug) and only when they differ, so
- * importing the same file twice changes nothing the second time.
+ * importing the same file twice changes nothing the second time; an id the board holds as a
+ * different image, user or tag (an upload made beside the import) is a problem, never an
+ * overwrite (conflicts.ts).
  *
  * Counters (scores, counts) are taken from the file as the API showed them. Image files named by
  * `file` are analysed and stored with every representation, like an upload.
  */
 import type { Database } from '../db/client.js';
 import { checkReferences } from './check.js';
+import { idConflicts } from './conflicts.js';
 import type { ImportOptions } from './options.js';
 import { parseBoard } from './schema.js';
 import { Tally, writeBoard } from './write.js';
@@ -47,7 +50,8 @@ export async function importBoard(db: Database, data: unknown, options: ImportOp
   // A file whose top level is wrong has no records to check further.
   if (problems.some((p) => p.startsWith('board: '))) throw new ImportError(problems);
   const { problems: refProblems, resolved } = await checkReferences(db, board, keys, options);
-  if (problems.length + refProblems.length > 0) throw new ImportError([...problems, ...refProblems]);
+  const conflicts = await idConflicts(db, board);
+  if (problems.length + refProblems.length + conflicts.length > 0) throw new ImportError([...problems, ...refProblems, ...conflicts]);
 
   // Files before rows: if the transaction fails, the files are unreferenced and the next import
   // rewrites them (their keys are fixed by id and date); rows never point at a missing file.
@@ -59,6 +63,11 @@ export async function importBoard(db: Database, data: unknown, options: ImportOp
     }
   }
   const tally = new Tally();
-  await db.transaction(async (tx) => writeBoard(tx, board, resolved, tally));
+  await db.transaction(async (tx) => {
+    // Again where the writes see it: an upload may have taken one of the ids since.
+    const taken = await idConflicts(tx, board);
+    if (taken.length > 0) throw new ImportError(taken);
+    await writeBoard(tx, board, resolved, tally);
+  });
   return { inserted: tally.inserted, updated: tally.updated, unchanged: tally.unchanged, filesWritten };
 }

@@ -33,6 +33,11 @@ export interface SafeFetchOptions {
   minBytesPerSecond?: number;
   rateWindowMs?: number;
   userAgent?: string;
+  /**
+   * Called with each chunk of the body as it arrives (e.g. an IntakeGuard reading the image's
+   * declared size); what it throws ends the download and is thrown as it is.
+   */
+  inspect?: (chunk: Uint8Array) => void;
 }
 
 export interface FetchedFile {
@@ -206,6 +211,7 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
   const agent = makeAgent(o);
   const rate = new RateWatch(o);
   const signal = AbortSignal.any([AbortSignal.timeout(o.totalTimeoutMs), rate.signal]);
+  let refused: { error: unknown } | undefined;
   try {
     let url = parseHttpsUrl(rawUrl, allowed);
     for (let hop = 0; ; hop++) {
@@ -232,11 +238,18 @@ export async function safeFetch(rawUrl: string, options: SafeFetchOptions = {}):
         total += (chunk as Uint8Array).byteLength;
         rate.add((chunk as Uint8Array).byteLength);
         if (total > o.maxBytes) throw new FetchError('too_large', `is larger than ${o.maxBytes} bytes`);
+        try {
+          options.inspect?.(chunk as Uint8Array);
+        } catch (error) {
+          refused = { error };
+          throw error;
+        }
         chunks.push(Buffer.from(chunk as Uint8Array));
       }
       return { bytes: Buffer.concat(chunks, total), url: url.toString(), filename: filenameOf(url, res.headers.get('content-disposition')) };
     }
   } catch (err) {
+    if (refused) throw refused.error;
     if (rate.tooSlow) throw new FetchError('timeout', `sent less than ${o.minBytesPerSecond} bytes per second`);
     throw classify(err);
   } finally {

@@ -72,6 +72,8 @@ export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Ha
     DEMO_DATA: 'false',
     // Suites here send bursts of requests from one address; request limits have their own tests.
     RATE_LIMITS: 'off',
+    REVERSE_SEARCH_CONCURRENCY: '1000',
+    REVERSE_SEARCH_RATE: '100000/1s',
   });
   const logged: unknown[] = [];
   const app = createApp({

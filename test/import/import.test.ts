@@ -261,6 +261,51 @@ describe('images with both tag_ids and tags, as GET /images/:id serves them', ()
   });
 });
 
+describe('ids the board already holds as other records', () => {
+  const image = (id: number, createdAt: string, description = '') => ({
+    id, created_at: createdAt, width: 10, height: 10, format: 'png', mime_type: 'image/png', tag_ids: [41], tags: ['safe'], tag_count: 1, description,
+  });
+  let live: TestDatabase;
+  beforeAll(async () => {
+    live = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await live?.drop();
+  });
+
+  it('reports an image, a user and a tag uploaded or made on the board under an id of the file, and writes nothing', async () => {
+    await importBoard(live.db, { tags: [{ id: 41, name: 'safe' }], images: [image(1, '2020-01-01T00:00:00Z')] });
+    // The board goes on: an upload takes image id 2, a submission creates tag 42, an account is opened as user 7.
+    await live.db.insert(schema.images).values({ id: 2, imageName: 'live.png', imageWidth: 5, imageHeight: 5, imageSize: 1, imageFormat: 'png', imageMimeType: 'image/png', imageAspectRatio: 1, description: 'uploaded live', createdAt: new Date('2026-11-25T12:00:00Z') });
+    await live.db.insert(schema.tags).values({ id: 42, name: 'live tag', slug: 'live+tag', nameInNamespace: 'live tag' });
+    await live.db.insert(schema.users).values({ id: 7, name: 'Live User', slug: 'live+user', createdAt: new Date('2026-11-25T12:00:00Z') });
+    const before = await dump(live);
+
+    const later = {
+      users: [{ id: 7, name: 'Imported User', created_at: '2019-06-01T00:00:00Z' }],
+      tags: [{ id: 41, name: 'safe' }, { id: 42, name: 'imported tag' }],
+      images: [image(1, '2020-01-01T00:00:00Z', 'edited in the source'), image(2, '2020-02-02T00:00:00Z', 'imported')],
+    };
+    const error = await importBoard(live.db, later).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ImportError);
+    expect((error as ImportError).problems).toEqual([
+      'image 2: the board already has another image 2 (created 2026-11-25T12:00:00Z, this one 2020-02-02T00:00:00Z); it is not overwritten',
+      'user 7: the board already has another user 7 ("Live User", created 2026-11-25T12:00:00Z); it is not overwritten',
+      'tag 42: the board already has another tag 42 ("live tag"); it is not overwritten',
+    ]);
+    expect(await dump(live)).toEqual(before);
+  });
+
+  it('updates the records an earlier import of the same board wrote', async () => {
+    const again = await importBoard(live.db, { tags: [{ id: 41, name: 'safe' }], images: [image(1, '2020-01-01T00:00:00Z', 'edited in the source')] });
+    expect(again.updated).toEqual({ images: 1 });
+    const [row] = await live.db.select().from(schema.images).where(eq(schema.images.id, 1));
+    expect(row?.description).toBe('edited in the source');
+    const [upload] = await live.db.select().from(schema.images).where(eq(schema.images.id, 2));
+    expect(upload?.description).toBe('uploaded live');
+  });
+});
+
 describe('import CLI', () => {
   let cli: TestDatabase;
   let cliData: string;

@@ -72,6 +72,8 @@ export async function startBoard(): Promise<Board> {
     ANONYMOUS_NAME_SALT: SALT,
     DEMO_DATA: 'false',
     RATE_LIMITS: 'off',
+    REVERSE_SEARCH_CONCURRENCY: '1000',
+    REVERSE_SEARCH_RATE: '100000/1s',
   });
   const engine = new EmbeddedEngine();
   const overrides: Partial<DepsWithUploads> = { config, engine, upload: { fetchTimeoutMs: 2000 } };

@@ -94,6 +94,48 @@ describe('the pixel limit', () => {
     expect(search).toMatchObject({ status: 200, body: EMPTY });
   });
 
+  it('refuses a bomb from its first bytes: a download that stalls after its header, a file of which only the header is sent', async () => {
+    const bomb = bombPng(16_000, 16_000, true);
+    const message = 'must be at most 100000000 pixels (width × height)';
+    const submitted = await h.submit(key, { url: h.serve('/bomb-stalls.png', { body: bomb, stallAfter: 64 }), image: { tag_input: TAGS } });
+    expect(submitted).toMatchObject({ status: 400, body: { errors: { image_height: [message], image_width: [message] } } });
+    const byUrl = await reverse(`?url=${encodeURIComponent(h.serve('/bomb-stalls-search.png', { body: bomb, stallAfter: 64 }))}`);
+    expect(byUrl).toMatchObject({ status: 200, body: EMPTY });
+    expect(byUrl.headers.get('warning')).toBe('199 tagwise "image not readable"');
+
+    // The multipart body declares its whole length; only the part's headers and the PNG's first 64 bytes are sent.
+    const head = Buffer.from('--b\r\nContent-Disposition: form-data; name="image"; filename="bomb.png"\r\nContent-Type: image/png\r\n\r\n');
+    const tail = Buffer.from('\r\n--b--\r\n');
+    const url = new URL(h.url);
+    const answer = await new Promise<{ status: number; warning: unknown; body: string }>((resolve, reject) => {
+      const req = http.request(
+        { host: url.hostname, port: url.port, method: 'POST', path: '/api/v1/json/search/reverse', headers: { 'content-type': 'multipart/form-data; boundary=b', 'content-length': String(head.length + bomb.length + tail.length) } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString();
+          });
+          res.on('end', () => {
+            resolve({ status: res.statusCode ?? 0, warning: res.headers.warning, body });
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', reject);
+      req.write(Buffer.concat([head, bomb.subarray(0, 64)]));
+      // the rest is never sent
+    });
+    expect(answer).toEqual({ status: 200, warning: '199 tagwise "image not readable"', body: JSON.stringify(EMPTY) });
+
+    // Sent whole, twice on one keep-alive connection: the unread rest is dropped and the next request is served.
+    for (let i = 0; i < 2; i++) {
+      const form = new FormData();
+      form.set('image', new Blob([new Uint8Array(bomb)], { type: 'image/png' }), 'bomb.png');
+      const res = await reverse('', { body: form });
+      expect(res).toMatchObject({ status: 200, body: EMPTY });
+    }
+  });
+
   it('accepts an image just under it', async () => {
     const res = await h.submit(key, { url: h.serve('/wide.png', { body: bombPng(20_000, 5_000, true) }), image: { tag_input: TAGS } });
     expect(res.status).toBe(200);

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Database } from '../../src/db/client.js';
+import { createDatabase, type Database, type PoolOptions } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/upload.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
@@ -27,6 +27,8 @@ export interface Served {
   status?: number;
   headers?: Record<string, string>;
   body?: Buffer | string;
+  /** Send only this many bytes of `body` (under its whole Content-Length), then hold the connection: a download that stalls. */
+  stallAfter?: number;
 }
 
 export interface UploadHarness {
@@ -62,6 +64,8 @@ export interface UploadHarness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   upload?: UploadOptions;
+  /** Serve the app from a pool of its own with these settings, as the service's request pool is (default: the test database's pool). */
+  requestPool?: PoolOptions;
   /** Give the app a real embedded engine, kept up to date by `sync()` (default: none; any search fails the test). */
   search?: boolean;
 }
@@ -80,6 +84,12 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
       res.end('not found');
       return;
     }
+    if (served.stallAfter !== undefined) {
+      const body = Buffer.from(served.body ?? '');
+      res.writeHead(served.status ?? 200, { ...served.headers, 'content-length': String(body.length) });
+      res.write(body.subarray(0, served.stallAfter));
+      return;
+    }
     res.writeHead(served.status ?? 200, served.headers ?? {});
     res.end(served.body ?? '');
   });
@@ -93,6 +103,8 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     // Tests fetch every representation and search often; the read and search budgets are not under test here.
     RATE_LIMIT_READ: '100000/1s',
     RATE_LIMIT_SEARCH: '100000/1s',
+    REVERSE_SEARCH_CONCURRENCY: '1000',
+    REVERSE_SEARCH_RATE: '100000/1s',
     UPLOAD_DAILY_CAP: '1000',
     ...options.env,
   });
@@ -101,9 +113,10 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   const engine = options.search ? new EmbeddedEngine() : undefined;
   const indexer = engine ? new Indexer({ db: testDb.db, engine, deleteRows: 'immediate' }) : undefined;
   await indexer?.ensureIndexes();
+  const requestDb = options.requestPool ? createDatabase(testDb.url, options.requestPool) : undefined;
   const deps: DepsWithUploads = {
     config,
-    db: testDb.db,
+    db: requestDb ?? testDb.db,
     engine: engine ?? stubEngine,
     logger: { error: (obj) => logged.push(obj) },
     fileStore: store,
@@ -162,6 +175,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     async close() {
       await served.close();
       await files.close();
+      await requestDb?.$client.end({ timeout: 5 });
       await testDb.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -25,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { imageIntensities, images } from '../../db/schema/index.js';
@@ -130,6 +130,16 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
   return 'processed';
 }
 
+/**
+ * The visible end state of an image whose processing failed its every attempt: `processed: true`
+ * (nothing more will happen to it by itself) with `thumbnails_generated: false` (clients must not
+ * load its representations). `npm run admin -- jobs retry` queues the job again; processing that
+ * succeeds sets both, as for any image.
+ */
+export async function markProcessingGivenUp(db: Database, imageId: number): Promise<void> {
+  await db.update(images).set({ processed: true, updatedAt: new Date() }).where(and(eq(images.id, imageId), eq(images.thumbnailsGenerated, false)));
+}
+
 export interface JobHandlerDeps {
   db: Database;
   fileStore: FileStore;
@@ -148,7 +158,14 @@ export function createJobHandlers(deps: JobHandlerDeps): Record<string, JobHandl
       const imageId = Number(job.payload.imageId);
       if (!Number.isInteger(imageId) || imageId <= 0) throw new Error(`bad ${PROCESS_IMAGE_JOB} payload: ${JSON.stringify(job.payload)}`);
       const started = Date.now();
-      const outcome = await processStoredImage({ db: deps.db, fileStore: deps.fileStore, ...(deps.media ? { media: deps.media } : {}) }, imageId);
+      let outcome: ProcessOutcome;
+      try {
+        outcome = await processStoredImage({ db: deps.db, fileStore: deps.fileStore, ...(deps.media ? { media: deps.media } : {}) }, imageId);
+      } catch (error) {
+        // The last attempt: the queue parks the job, and the image shows that its processing is over.
+        if (job.attempts >= job.maxAttempts) await markProcessingGivenUp(deps.db, imageId);
+        throw error;
+      }
       deps.log?.(`image ${imageId}: ${outcome}`, { ms: Date.now() - started, attempt: job.attempts });
     },
   };

@@ -35,6 +35,7 @@ import { decodeQueue } from '../../media/decode-budget.js';
 import { MEDIA_MESSAGES, MediaError, type MediaErrorMap } from '../../media/errors.js';
 import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
+import { IntakeGuard } from '../../media/intake-guard.js';
 import { FetchError, safeFetch, type SafeFetchOptions } from '../../media/safe-fetch.js';
 import type { FileStore } from '../../media/storage.js';
 import { getOrCreateTags, MAX_TAG_INPUT_TAGS, parseTagList } from '../tags/get-or-create.js';
@@ -213,10 +214,13 @@ async function obtainFile(input: SubmitInput, deps: SubmitDeps, maxBytes: number
   const url = input.url?.trim();
   if (!url) return { errors: noFileErrors() };
   try {
-    const fetched = await safeFetch(url, { ...deps.fetch, maxBytes });
+    // An image declared over the pixel limit is refused from its first bytes, before the rest is downloaded.
+    const guard = new IntakeGuard();
+    const fetched = await safeFetch(url, { ...deps.fetch, maxBytes, inspect: (chunk) => guard.push(chunk) });
     if (fetched.bytes.length === 0) return { errors: noFileErrors() };
     return { bytes: fetched.bytes, name: fetched.filename };
   } catch (error) {
+    if (error instanceof MediaError) return { errors: error.errors };
     if (error instanceof FetchError) {
       if (error.code === 'too_large') return { errors: { image_size: [`${MEDIA_MESSAGES.sizeAtMost} ${maxBytes}`] } };
       return { errors: { image: [`url ${error.message}`] } };

@@ -12,8 +12,11 @@
  * before any request is made —, a bad status, too large), a file that cannot be analysed, or an
  * invalid `limit` all give the empty result. Error statuses are only for the request itself: a
  * body other than multipart over 8 KiB is 413 (a multipart one over the upload limit gives the
- * empty result, as a file too large to fetch does), and a full decode queue is 503 with
- * `Retry-After`. So that a client can tell
+ * empty result, as a file too large to fetch does), a full decode queue is 503 with
+ * `Retry-After`, and a client past its bound of reverse searches (REVERSE_SEARCH_CONCURRENCY at
+ * once, REVERSE_SEARCH_RATE; checked before the body is read, whatever RATE_LIMITS says) is 429
+ * with `Retry-After`. An uploaded file is read as it streams: one whose first bytes declare more
+ * pixels than the limit is answered at once, the rest of the body dropped unread. So that a client can tell
  * "nothing similar" from "nothing searched", the empty answers given because the URL was not
  * fetched or the image not read carry a header:
  *
@@ -27,10 +30,15 @@ import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { reverseSearch, searchKeyOf } from '../../contexts/images/reverse-search.js';
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
+import { isMediaError } from '../../media/errors.js';
+import { IntakeGuard } from '../../media/intake-guard.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import { visibleImages } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
+import { ClientGate, parseRate } from '../../limits/index.js';
 import { errorResponse } from '../errors.js';
+import { clientAddress, tooManyResponse } from '../middleware/limits.js';
+import { readMultipartImage } from '../multipart-image.js';
 import { renderImages } from '../render/images.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
@@ -46,6 +54,7 @@ export const MAX_PARAMS_BODY_BYTES = 8 * 1024;
 const isMultipart = (type: string | undefined) => /^multipart\/form-data\s*(;|$)/i.test(type ?? '');
 
 const EMPTY = { images: [], interactions: [], total: 0 };
+const NOT_READABLE = '199 tagwise "image not readable"';
 
 /** The body's fields: JSON object, or form fields and files. Unreadable bodies give none. */
 async function bodyParams(c: AppContext): Promise<Params> {
@@ -55,7 +64,7 @@ async function bodyParams(c: AppContext): Promise<Params> {
       const parsed: unknown = JSON.parse(await c.req.text());
       return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Params) : {};
     }
-    if (/^(multipart\/form-data|application\/x-www-form-urlencoded)\s*(;|$)/i.test(type)) {
+    if (/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
       return (await c.req.parseBody()) as Params;
     }
   } catch {
@@ -70,13 +79,17 @@ function str(value: unknown): string | undefined {
   return undefined;
 }
 
-async function fileBytes(body: Params): Promise<Buffer | undefined> {
-  const nested = body.image;
-  const candidates = [body['image[image]'], nested, nested && typeof nested === 'object' && !(nested instanceof File) ? (nested as Params).image : undefined];
-  for (const candidate of candidates) {
-    if (candidate instanceof File && candidate.size > 0) return Buffer.from(await candidate.arrayBuffer());
+const gates = new WeakMap<object, ClientGate>();
+
+/** The per-client bound of these deps' app (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`). */
+function gateOf(deps: DepsWithUploads): ClientGate {
+  let gate = gates.get(deps);
+  if (!gate) {
+    const { concurrency, rate } = deps.config.limits.reverseSearch;
+    gate = new ClientGate({ concurrency, rate: parseRate(rate) });
+    gates.set(deps, gate);
   }
-  return undefined;
+  return gate;
 }
 
 export function reverseRoutes(): Hono<AppEnv> {
@@ -85,46 +98,67 @@ export function reverseRoutes(): Hono<AppEnv> {
   app.post(
     '/search/reverse',
     async (c, next) => {
-      // Counted while the body streams in (and refused at once by its Content-Length): only a
-      // multipart body may carry a file; any other body needs a few parameters at most.
-      if (!isMultipart(c.req.header('content-type'))) {
-        return bodyLimit({ maxSize: MAX_PARAMS_BODY_BYTES, onError: (ctx) => errorResponse(ctx, 413, 'Request body too large') })(c, next);
-      }
+      // Before anything of the body is read: a client's searches at once, and their rate.
       const deps = c.get('deps') as DepsWithUploads;
-      const max = (deps.upload?.maxBytes ?? MAX_IMAGE_SIZE) + 64 * 1024;
-      return bodyLimit({ maxSize: max, onError: (ctx) => ctx.json(EMPTY) })(c, next);
+      const user = c.get('user');
+      const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
+      const entered = gateOf(deps).enter(identity);
+      if (!entered.ok) return tooManyResponse(c, entered.retryAfterSeconds);
+      try {
+        await next();
+      } finally {
+        entered.release();
+      }
+    },
+    async (c, next) => {
+      // Only a multipart body may carry a file (counted by readMultipartImage as it streams); any
+      // other body needs a few parameters at most: counted while it streams in, and refused at
+      // once by its Content-Length.
+      if (isMultipart(c.req.header('content-type'))) return next();
+      return bodyLimit({ maxSize: MAX_PARAMS_BODY_BYTES, onError: (ctx) => errorResponse(ctx, 413, 'Request body too large') })(c, next);
     },
     async (c) => {
       const deps = c.get('deps') as DepsWithUploads;
-      const body = await bodyParams(c);
+      const maxBytes = deps.upload?.maxBytes ?? MAX_IMAGE_SIZE;
+      let body: Params = {};
+      let bytes: Buffer | undefined;
+      if (isMultipart(c.req.header('content-type'))) {
+        const read = await readMultipartImage(c, { fileFields: ['image', 'image[image]'], maxFileBytes: maxBytes });
+        if (read.kind === 'refused') return c.json(EMPTY, 200, { Warning: NOT_READABLE });
+        if (read.kind === 'too_large') return c.json(EMPTY);
+        if (read.kind === 'read') ({ fields: body, file: bytes } = read);
+      } else {
+        body = await bodyParams(c);
+      }
       const query = queryValues(c.req.url);
       const param = (name: string) => query[name] ?? str(body[name]);
       // An invalid `limit` is the only value the schema refuses: the reference answers nothing.
       const params = routeQuery.reverse.safeParse({ url: param('url'), distance: param('distance'), limit: param('limit') });
       if (!params.success) return c.json(EMPTY);
       const { limit, distance } = params.data;
-      const maxBytes = deps.upload?.maxBytes ?? MAX_IMAGE_SIZE;
 
-      let bytes = await fileBytes(body);
       if (!bytes) {
         const url = params.data.url?.trim();
         if (!url) return c.json(EMPTY);
+        const guard = new IntakeGuard();
         try {
           bytes = (
             await safeFetch(url, {
               allowHosts: deps.config.fetchAllowHosts,
               maxBytes,
+              inspect: (chunk) => guard.push(chunk),
               ...(deps.upload?.fetchTimeoutMs !== undefined ? { totalTimeoutMs: deps.upload.fetchTimeoutMs } : {}),
             })
           ).bytes;
         } catch (error) {
           if (error instanceof FetchError) return c.json(EMPTY, 200, { Warning: `199 tagwise "url not fetched: ${error.code}"` });
+          if (isMediaError(error)) return c.json(EMPTY, 200, { Warning: NOT_READABLE });
           throw error;
         }
       }
 
       const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg });
-      if (!key) return c.json(EMPTY, 200, { Warning: '199 tagwise "image not readable"' });
+      if (!key) return c.json(EMPTY, 200, { Warning: NOT_READABLE });
       const user = c.get('user');
       const filter = await c.get('currentFilter')();
       const visible = visibleImages({ filters: hiddenBy(deps, filter, user), ...(user === null ? {} : { userId: user.id }) });

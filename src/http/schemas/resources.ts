@@ -91,7 +91,7 @@ export const Image = z
     thumbnails_generated: z
       .boolean()
       .meta(d('Whether thumbnail generation has finished. While false, clients must not load `view_url` or `representations`.')),
-    processed: z.boolean().meta(d('Whether optimization has finished.')),
+    processed: z.boolean().meta(d('Whether optimization has finished. True while `thumbnails_generated` stays false: processing gave up on the file after its every attempt (an operator may retry it).')),
     deletion_reason: z.string().nullable().meta(d('Hide reason; only set for images deleted for a rule violation.')),
     duplicate_of: id().nullable().meta(d('Id of the image this one was merged into; only set for merged images.')),
     hidden_from_users: z.boolean().meta(d('True if the image is merged or deleted.')),

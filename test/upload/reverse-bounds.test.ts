@@ -1,0 +1,88 @@
+/**
+ * Reverse searches per client (REVERSE_SEARCH_CONCURRENCY, REVERSE_SEARCH_RATE), over real HTTP
+ * with the request limits off: a client's third search while two are still sending is 429, the
+ * searches over the rate are 429 with the wait the rate gives, both before the body is read, with
+ * the JSON error body; another client is not affected, and a search that ends frees its place.
+ */
+import http from 'node:http';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+
+let h: UploadHarness;
+
+beforeAll(async () => {
+  h = await startUploadHarness({ search: true, env: { RATE_LIMITS: 'off', REVERSE_SEARCH_CONCURRENCY: '2', REVERSE_SEARCH_RATE: '20/1m' } });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const EMPTY = { images: [], interactions: [], total: 0 };
+
+/** A multipart reverse search that sends its part's headers and then waits: a search in flight. */
+function heldSearch(): { request: http.ClientRequest; answered: Promise<number> } {
+  const url = new URL(h.url);
+  const head = '--b\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n';
+  const request = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/api/v1/json/search/reverse', headers: { 'content-type': 'multipart/form-data; boundary=b', 'content-length': '100000' } });
+  const answered = new Promise<number>((resolve) => {
+    request.on('response', (res) => resolve(res.statusCode ?? 0));
+    request.on('error', () => resolve(0));
+  });
+  request.write(head);
+  return { request, answered };
+}
+
+async function searchFile(key?: string) {
+  const form = new FormData();
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#808080' } }).png().toBuffer();
+  form.set('image', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'a.png');
+  return h.api(`/search/reverse${key ? `?key=${key}` : ''}`, { method: 'POST', body: form });
+}
+
+describe('reverse searches per client', () => {
+  it('refuses a third search while two are running, with Retry-After and the JSON error, and admits one when a place frees', async () => {
+    const held = [heldSearch(), heldSearch()];
+    await Promise.all(held.map(({ request }) => new Promise((r) => request.once('socket', (socket) => socket.once('connect', r)))));
+    try {
+    // Until both are inside (each holds its place once its headers are read), probes are served.
+    for (let i = 0; i < 15; i++) {
+      const probe = await searchFile();
+      if (probe.status === 429) {
+        expect(probe.headers.get('retry-after')).toBe('1');
+        expect(probe.body).toEqual({ error: 'Too many requests: slow down and retry after 1 seconds' });
+        break;
+      }
+      expect(i).toBeLessThan(14);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const other = await searchFile((await userWithKey(h.db)).key);
+    expect(other).toMatchObject({ status: 200, body: EMPTY });
+    held[0]!.request.destroy();
+    await held[0]!.answered;
+    let admitted = 0;
+    for (let i = 0; i < 15 && admitted === 0; i++) {
+      if ((await searchFile()).status === 200) admitted++;
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(admitted).toBe(1);
+    } finally {
+      for (const { request } of held) request.destroy();
+    }
+  });
+
+  it('refuses searches over the rate with the wait the rate gives', async () => {
+    const { key } = await userWithKey(h.db);
+    const statuses: number[] = [];
+    let refused: Awaited<ReturnType<typeof searchFile>> | undefined;
+    for (let i = 0; i < 21; i++) {
+      const res = await searchFile(key);
+      statuses.push(res.status);
+      if (res.status === 429) refused = res;
+    }
+    expect(statuses).toEqual([...Array<number>(20).fill(200), 429]);
+    expect(refused!.headers.get('retry-after')).toBe('3');
+    expect(refused!.body).toEqual({ error: 'Too many requests: slow down and retry after 3 seconds' });
+  });
+});
