@@ -147,7 +147,7 @@ describe.each<Dialect>(['current', 'derpibooru'])('philomena import from the %s 
     expect(await count('api_keys')).toBe(0);
   });
 
-  test('the rebuilt search indices verify clean', async () => {
+  test('the rebuilt search indices verify clean', { timeout: 120_000 }, async () => {
     await rebuildIndices(h.db, h.config, () => {});
     const engine = createSearchEngine(h.config);
     try {
