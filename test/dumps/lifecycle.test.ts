@@ -15,6 +15,7 @@ import { readDump } from '../../src/dumps/read.js';
 import { DumpSchedule, nextRunAt, startDumpSchedule } from '../../src/dumps/schedule.js';
 import { DUMP_LOCK, DumpBusyError, writeDump } from '../../src/dumps/write.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { waitUntil } from '../support/wait.js';
 import { insertImage, insertTag, insertUser } from '../http/harness.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -122,12 +123,12 @@ describe('the nightly timer', () => {
       log: { info: (_o, msg) => logged.push(msg ?? ''), error: (_o, msg) => logged.push(`error: ${msg}`) },
     })!;
     expect(schedule.nextRun?.toISOString()).toBe('2025-02-01T03:00:00.000Z');
-    const deadline = Date.now() + 20_000;
-    while (!logged.includes('dump written') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => `the dump; logged ${JSON.stringify(logged)}`, () => logged.length > 0, 20_000, 50);
     expect(logged).toEqual(['dump written']);
     expect(await listDumpNames(root)).toContain('2025-02-01');
-    await new Promise((r) => setTimeout(r, 20));
-    expect(schedule.nextRun?.toISOString()).toBe('2025-02-02T03:00:00.000Z');
+    // the next run is scheduled once the dump is written
+    const next = await waitUntil('the next run', () => schedule.nextRun?.toISOString() !== '2025-02-01T03:00:00.000Z' && schedule.nextRun, 5_000, 10);
+    expect(next.toISOString()).toBe('2025-02-02T03:00:00.000Z');
     await schedule.stop();
     expect(schedule.nextRun).toBeUndefined();
     expect(await schedule.runNow()).toEqual({ status: 'stopped' });
