@@ -5,18 +5,16 @@
  * other topics are refused and any other message closes the connection. Version 1.0.0 framing is
  * spoken by a plain `ws` client.
  */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { Socket, type Channel } from 'phoenix';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { assertResource } from '../support/resources.js';
 import { IMAGE } from '../support/spec-shapes.js';
+import { runTool } from '../support/run-tool.js';
 import { waitUntil } from '../support/wait.js';
 import { startUploadHarness, type UploadHarness } from '../upload/harness.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 
 let h: UploadHarness;
 let key: string;
@@ -32,13 +30,10 @@ function nextEvent(test: (e: { event: string; payload: any }) => boolean, from =
   return waitUntil(() => `an event; got ${JSON.stringify(received.map((e) => e.event))}`, () => received.slice(from).find(test), 20_000, 20);
 }
 
-function admin(...args: string[]): Promise<string> {
-  const { BASE_URL: _b, CDN_URL: _c, ...env } = process.env;
-  return new Promise((done, fail) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: ROOT, env: { ...env, DATABASE_URL: h.dbUrl, DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' }, timeout: 60_000 }, (error, stdout, stderr) =>
-      error ? fail(new Error(`${error.message}\n${stderr}`)) : done(stdout),
-    );
-  });
+async function admin(...args: string[]): Promise<string> {
+  const run = await runTool('src/cli/admin.ts', args, { DATABASE_URL: h.dbUrl, DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' }, 60_000);
+  if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}\n${run.stderr}`);
+  return run.stdout;
 }
 
 function joined(channel: Channel): Promise<{ status: string; response: any }> {

@@ -37,7 +37,8 @@ import { isAlive, startEmbeddedPostgres } from '../../src/db/embedded-postgres.j
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
 import { waitUntil } from '../support/wait.js';
-import { postgresPid, runTool, type Service, startService } from './service-process.js';
+import { runTool } from '../support/run-tool.js';
+import { postgresPid, type Service, startService } from './service-process.js';
 
 // ---------------------------------------------------------------------------------------------
 // The board's files, served by a local https server
