@@ -14,7 +14,7 @@ let tdb: TestDatabase;
 let dataDir: string;
 
 function admin(...args: string[]): Promise<ToolRun> {
-  return runTool('src/cli/admin.ts', args, { DATABASE_URL: tdb.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, 60_000);
+  return runTool('src/cli/admin.ts', args, { DATABASE_URL: tdb.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 }
 
 beforeAll(async () => {

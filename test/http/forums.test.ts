@@ -16,6 +16,7 @@ async function expectNotFound(...paths: string[]): Promise<void> {
     expect([r.status, r.body], path).toStrictEqual([404, { error: 'Not found' }]);
   }
 }
+
 const pony = (objectId: string, who: string) =>
   `Background Pony #${pbkdf2Sync(objectId + who, SALT, 100, 2, 'sha256').toString('hex').toUpperCase()}`;
 
@@ -26,6 +27,19 @@ let staff: Forum;
 let author: typeof s.users.$inferSelect;
 let main: Topic;
 const mainPosts: (typeof s.posts.$inferSelect)[] = [];
+
+/** The first post of the main topic as the API renders it. */
+const firstPost = () => ({
+  id: mainPosts[0]!.id,
+  user_id: author.id,
+  author: 'Forum Regular',
+  avatar: avatarDataUri('Forum Regular'),
+  body: 'post 0',
+  created_at: '2024-01-01T00:00:00Z',
+  updated_at: '2024-01-01T00:00:00Z',
+  edited_at: null,
+  edit_reason: null,
+});
 
 async function insertForum(values: Partial<typeof s.forums.$inferInsert> & { name: string; shortName: string }) {
   const [row] = await h.db.insert(s.forums).values(values).returning();
@@ -174,18 +188,7 @@ describe('GET /forums/:short_name/topics/:topic_slug/posts', () => {
     expect(res.body.posts).toHaveLength(24);
     expect(res.body.posts.map((p: { id: number }) => p.id)).toEqual(mainPosts.slice(0, 25).filter((_, i) => i !== 5).map((p) => p.id));
     for (const p of res.body.posts) assertResource(p, POST);
-    const first = res.body.posts[0];
-    expect(first).toStrictEqual({
-      id: mainPosts[0]!.id,
-      user_id: author.id,
-      author: 'Forum Regular',
-      avatar: avatarDataUri('Forum Regular'),
-      body: 'post 0',
-      created_at: '2024-01-01T00:00:00Z',
-      updated_at: '2024-01-01T00:00:00Z',
-      edited_at: null,
-      edit_reason: null,
-    });
+    expect(res.body.posts[0]).toStrictEqual(firstPost());
     const anon = res.body.posts[1];
     expect(anon.user_id).toBeNull();
     expect(anon.author).toBe(pony(String(main.id), String(author.id)));
@@ -222,19 +225,7 @@ describe('single posts', () => {
   it('GET /posts/:post_id: not destroyed, topic visible, forum normal', async () => {
     const ok = await h.api(`/posts/${mainPosts[0]!.id}`);
     expect(ok.status).toBe(200);
-    expect(ok.body).toStrictEqual({
-      post: {
-        id: mainPosts[0]!.id,
-        user_id: author.id,
-        author: 'Forum Regular',
-        avatar: avatarDataUri('Forum Regular'),
-        body: 'post 0',
-        created_at: '2024-01-01T00:00:00Z',
-        updated_at: '2024-01-01T00:00:00Z',
-        edited_at: null,
-        edit_reason: null,
-      },
-    });
+    expect(ok.body).toStrictEqual({ post: firstPost() });
     const hiddenPost = await h.api(`/posts/${mainPosts[6]!.id}`);
     expect(hiddenPost.body.post).toMatchObject({ body: null, edited_at: null, edit_reason: null, author: 'Forum Regular' });
     const hiddenTopic = await insertTopic({ forumId: general.id, title: 'H', slug: 'h2', hiddenFromUsers: true });

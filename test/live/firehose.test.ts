@@ -31,7 +31,7 @@ function nextEvent(test: (e: { event: string; payload: any }) => boolean, from =
 }
 
 async function admin(...args: string[]): Promise<string> {
-  const run = await runTool('src/cli/admin.ts', args, { DATABASE_URL: h.dbUrl, DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' }, 60_000);
+  const run = await runTool('src/cli/admin.ts', args, { DATABASE_URL: h.dbUrl, DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' });
   if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}\n${run.stderr}`);
   return run.stdout;
 }
