@@ -297,5 +297,5 @@ describe('import CLI', () => {
     const again = await run('test/fixtures/import/sample-board.json');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('images: 0 inserted, 0 updated, 5 unchanged');
-  }, 120_000);
+  }, 300_000);
 });
