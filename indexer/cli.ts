@@ -2,7 +2,6 @@
  * `npm run indexer -- <command>`: reindex, sync, status and verify from the command line.
  * Exit codes: 0 done (and no drift), 1 drift found or an error, 2 bad usage.
  */
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config.js';
 import { openDatabase, type DatabaseHandle } from '../src/db/client.js';
 import { createSearchEngine } from '../src/search/create-engine.js';
@@ -10,6 +9,7 @@ import type { SearchEngine } from '../src/search/engine.js';
 import { indexNames, isIndexName, type IndexName } from '../src/search/indexes/index.js';
 import { Indexer, type IndexerStatus, type ReindexProgress, type VerifyReport } from './index.js';
 import { table } from '../src/lib/table.js';
+import { parseCommandLine, UsageError, usageErrorExit } from '../src/lib/command-line.js';
 
 const USAGE = `Usage: npm run indexer -- <command> [options]
 
@@ -40,8 +40,6 @@ when it stops. (The server itself builds missing indices at startup and follows 
 these commands are rarely needed in embedded mode.)
 `;
 
-class UsageError extends Error {}
-
 interface Options {
   command: string;
   indices: IndexName[];
@@ -53,24 +51,18 @@ interface Options {
 }
 
 function parse(argv: string[]): Options | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        json: { type: 'boolean', default: false },
-        once: { type: 'boolean', default: false },
-        follow: { type: 'boolean', default: false },
-        sample: { type: 'string' },
-        'batch-size': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (err) {
-    throw new UsageError(err instanceof Error ? err.message : String(err));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseCommandLine({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      once: { type: 'boolean', default: false },
+      follow: { type: 'boolean', default: false },
+      sample: { type: 'string' },
+      'batch-size': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   if (values.help) return 'help';
   const [command, ...rest] = positionals;
   if (!command) throw new UsageError('no command given');
@@ -246,11 +238,7 @@ async function main(): Promise<void> {
   try {
     opts = parse(process.argv.slice(2));
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`indexer: ${err.message}\n\n${USAGE}`);
-      process.exit(2);
-    }
-    throw err;
+    process.exit(usageErrorExit(err, USAGE));
   }
   if (opts === 'help') {
     console.log(USAGE);

@@ -2,7 +2,7 @@
  * Operator commands against the configured database: users, roles, API keys, system filters, the
  * featured image, fingerprints and duplicate reports, parked background jobs and bans. `npm run admin -- --help` for usage.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
 import { AdminError } from '../contexts/errors.js';
 import { join } from 'node:path';
@@ -19,6 +19,7 @@ import { loadConfigOrExit } from '../config.js';
 import { parkedJobs, removeParkedJob, retryParkedJobs } from '../jobs/index.js';
 import { openDatabase, type Database } from '../db/client.js';
 import { runAsProgram } from './board.js';
+import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -65,11 +66,6 @@ The database is the one the server uses: DATABASE_URL if set, else the embedded 
 Exit status: 0 on success, 1 when the command is refused, 2 on a usage error.
 `;
 
-/** A mistake in the command line: usage is printed, exit status 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 const options = {
   help: { type: 'boolean', short: 'h' },
   role: { type: 'string' },
@@ -91,15 +87,9 @@ const options = {
   remove: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
-type Values = ReturnType<typeof parseCommandLine>['values'];
+const parseAdminCommandLine = (argv: string[]) => parseCommandLine({ args: argv, options, allowPositionals: true });
 
-export function parseCommandLine(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-}
+type Values = ReturnType<typeof parseAdminCommandLine>['values'];
 
 /** Options a command accepts; anything else given is a usage error. */
 function allow(values: Values, command: string, allowed: readonly (keyof typeof options)[]): void {
@@ -174,7 +164,7 @@ function formatReport(r: DuplicateReportListing): string {
  * command is refused; `withDb` opens the database only once the command line is known to be good.
  */
 export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Promise<void> {
-  const { values, positionals } = parseCommandLine(argv);
+  const { values, positionals } = parseAdminCommandLine(argv);
   if (values.help) {
     io.out(USAGE);
     return;
@@ -391,11 +381,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`error: ${err.message}\n`);
-      console.error(USAGE);
-      return 2;
-    }
+    if (err instanceof UsageError) return usageErrorExit(err, USAGE);
     if (err instanceof AdminError) {
       console.error(`error: ${err.message}`);
       return 1;

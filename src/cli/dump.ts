@@ -2,7 +2,7 @@
  * `npm run dump`: write a dump of the board's public data now, as the nightly schedule does, into
  * DATA_DIR/dumps/<YYYY-MM-DD>/ (or `--dir DIR/<YYYY-MM-DD>/`), keeping the newest DUMP_KEEP.
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 import { loadConfigOrExit } from '../config.js';
 import { dumpsRoot } from '../dumps/layout.js';
 import { DumpBusyError, writeDump } from '../dumps/write.js';
@@ -26,9 +26,8 @@ Exit status: 0 written (or already there), 1 failed or another dump is running, 
 async function main(): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
+    ({ values } = parseCommandLine({
       args: process.argv.slice(2),
-      strict: true,
       options: {
         help: { type: 'boolean', short: 'h' },
         dir: { type: 'string' },
@@ -36,10 +35,9 @@ async function main(): Promise<number> {
         force: { type: 'boolean' },
       },
     }));
-    if (values.keep !== undefined && !/^[1-9]\d{0,2}$/.test(values.keep)) throw new Error('--keep must be a positive whole number');
+    if (values.keep !== undefined && !/^[1-9]\d{0,2}$/.test(values.keep)) throw new UsageError('--keep must be a positive whole number');
   } catch (err) {
-    console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
+    return usageErrorExit(err, USAGE);
   }
   if (values.help) {
     console.log(USAGE);

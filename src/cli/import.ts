@@ -5,7 +5,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 import { loadConfigOrExit } from '../config.js';
 import { readDump } from '../dumps/read.js';
 import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
@@ -58,21 +58,19 @@ async function main(): Promise<number> {
   if (command === 'philomena' || command === 'philomena-dump') return importPhilomena(command, rest);
   let file: string | undefined;
   try {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandLine({
       args: process.argv.slice(2),
       allowPositionals: true,
-      strict: true,
       options: { help: { type: 'boolean', short: 'h' } },
     });
     if (values.help) {
       console.log(USAGE);
       return 0;
     }
-    if (positionals.length !== 1) throw new Error(positionals.length === 0 ? 'no file given' : 'give exactly one file');
+    if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'no file given' : 'give exactly one file');
     file = positionals[0]!;
   } catch (err) {
-    console.error(`error: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
+    return usageErrorExit(err, USAGE);
   }
 
   let data: unknown;

@@ -2,9 +2,9 @@
  * `npm run seed -- …`: fill the configured database with a benchmark-scale board (COPY), or with
  * the demo board. `npm run seed -- --help` for usage.
  */
-import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../config.js';
 import { onBoardDatabase, runAsProgram } from './board.js';
+import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 import { ProgressBar } from './progress-bar.js';
 import { seedBulkBoard, type BulkProgress } from '../seed/bulk.js';
 import { isBoardEmpty, truncateBoard } from '../seed/common.js';
@@ -31,8 +31,6 @@ Without --no-files every image gets real files (generated, processed, with every
 representation) under DATA_DIR/images, as the demo board does: expect minutes per thousand.
 `;
 
-class UsageError extends Error {}
-
 function count(value: string | undefined, name: string, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > 100_000_000) {
@@ -42,25 +40,19 @@ function count(value: string | undefined, name: string, fallback: number, min = 
 }
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: false,
-      strict: true,
-      options: {
-        images: { type: 'string' },
-        tags: { type: 'string' },
-        users: { type: 'string' },
-        seed: { type: 'string' },
-        'no-files': { type: 'boolean' },
-        demo: { type: 'boolean' },
-        force: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }).values;
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+  return parseCommandLine({
+    args: argv,
+    options: {
+      images: { type: 'string' },
+      tags: { type: 'string' },
+      users: { type: 'string' },
+      seed: { type: 'string' },
+      'no-files': { type: 'boolean' },
+      demo: { type: 'boolean' },
+      force: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }).values;
 }
 
 async function main(): Promise<number> {
@@ -77,11 +69,7 @@ async function main(): Promise<number> {
     seed = values.seed === undefined ? undefined : count(values.seed, 'seed', 0);
     if (values.demo && (values.tags !== undefined || values.users !== undefined)) throw new UsageError('--tags and --users do not apply to --demo');
   } catch (err) {
-    if (err instanceof UsageError) {
-      console.error(`error: ${err.message}\n\n${USAGE}`);
-      return 2;
-    }
-    throw err;
+    return usageErrorExit(err, USAGE);
   }
   if (values.help) {
     console.log(USAGE);

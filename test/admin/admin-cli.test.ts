@@ -1,43 +1,20 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, bans, filters, imageFeatures, images, tags, users } from '../../src/db/schema/index.js';
 import { getOrCreateTags } from '../../src/contexts/tags/get-or-create.js';
 import { findUserByApiKey, generateApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { runTool, type ToolRun } from '../support/run-tool.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let tdb: TestDatabase;
 let dataDir: string;
 
-/** The CLI's environment: ours without the variables vitest adds (it sets BASE_URL to "/"). */
-function cliEnv(): NodeJS.ProcessEnv {
-  const { BASE_URL: _b, CDN_URL: _c, ...rest } = process.env;
-  return { ...rest, DATABASE_URL: tdb.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-}
-
-function admin(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/admin.ts', ...args],
-      { cwd: ROOT, env: cliEnv(), timeout: 60_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
+function admin(...args: string[]): Promise<ToolRun> {
+  return runTool('src/cli/admin.ts', args, { DATABASE_URL: tdb.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 }
 
 beforeAll(async () => {

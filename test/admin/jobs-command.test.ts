@@ -5,7 +5,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand, UsageError } from '../../src/cli/admin.js';
+import { runCommand } from '../../src/cli/admin.js';
+import { UsageError } from '../../src/lib/command-line.js';
 import { AdminError } from '../../src/contexts/errors.js';
 import type { Database } from '../../src/db/client.js';
 import { enqueueJob, JobWorker } from '../../src/jobs/index.js';

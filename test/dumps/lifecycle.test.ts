@@ -3,10 +3,9 @@
  * keeping the newest N with `latest.json`, same-day runs, stopping midway, the settings, and the
  * `dump` and `import` commands.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Config } from '../../src/config.js';
@@ -15,9 +14,10 @@ import { readDump } from '../../src/dumps/read.js';
 import { DumpSchedule, nextRunAt, startDumpSchedule } from '../../src/dumps/schedule.js';
 import { DUMP_LOCK, DumpBusyError, writeDump } from '../../src/dumps/write.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { runTool } from '../support/run-tool.js';
+import { waitUntil } from '../support/wait.js';
 import { insertImage, insertTag, insertUser } from '../http/harness.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 
 let t: TestDatabase;
 let dataDir: string;
@@ -122,12 +122,12 @@ describe('the nightly timer', () => {
       log: { info: (_o, msg) => logged.push(msg ?? ''), error: (_o, msg) => logged.push(`error: ${msg}`) },
     })!;
     expect(schedule.nextRun?.toISOString()).toBe('2025-02-01T03:00:00.000Z');
-    const deadline = Date.now() + 20_000;
-    while (!logged.includes('dump written') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => `the dump; logged ${JSON.stringify(logged)}`, () => logged.length > 0, 20_000, 50);
     expect(logged).toEqual(['dump written']);
     expect(await listDumpNames(root)).toContain('2025-02-01');
-    await new Promise((r) => setTimeout(r, 20));
-    expect(schedule.nextRun?.toISOString()).toBe('2025-02-02T03:00:00.000Z');
+    // the next run is scheduled once the dump is written
+    const next = await waitUntil('the next run', () => schedule.nextRun?.toISOString() !== '2025-02-01T03:00:00.000Z' && schedule.nextRun, 5_000, 10);
+    expect(next.toISOString()).toBe('2025-02-02T03:00:00.000Z');
     await schedule.stop();
     expect(schedule.nextRun).toBeUndefined();
     expect(await schedule.runNow()).toEqual({ status: 'stopped' });
@@ -158,16 +158,7 @@ describe('the commands', () => {
     if (cliData) rmSync(cliData, { recursive: true, force: true });
   });
 
-  const run = (script: string, url: string, ...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      const { BASE_URL: _b, CDN_URL: _c, ...env } = process.env;
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', script, ...args],
-        { cwd: ROOT, env: { ...env, DATABASE_URL: url, DATA_DIR: cliData }, timeout: 120_000 },
-        (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      );
-    });
+  const run = (script: string, url: string, ...args: string[]) => runTool(script, args, { DATABASE_URL: url, DATA_DIR: cliData });
 
   it('npm run dump writes a dump that npm run import reads into an empty database', async () => {
     const dumped = await run('src/cli/dump.ts', t.url);

@@ -8,6 +8,15 @@ import { FORUM, POST, TOPIC } from '../support/spec-shapes.js';
 import { insertUser, SALT, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
+
+/** Each path answers 404 with the JSON error body. */
+async function expectNotFound(...paths: string[]): Promise<void> {
+  for (const path of paths) {
+    const r = await h.api(path);
+    expect([r.status, r.body], path).toStrictEqual([404, { error: 'Not found' }]);
+  }
+}
+
 const pony = (objectId: string, who: string) =>
   `Background Pony #${pbkdf2Sync(objectId + who, SALT, 100, 2, 'sha256').toString('hex').toUpperCase()}`;
 
@@ -18,6 +27,19 @@ let staff: Forum;
 let author: typeof s.users.$inferSelect;
 let main: Topic;
 const mainPosts: (typeof s.posts.$inferSelect)[] = [];
+
+/** The first post of the main topic as the API renders it. */
+const firstPost = () => ({
+  id: mainPosts[0]!.id,
+  user_id: author.id,
+  author: 'Forum Regular',
+  avatar: avatarDataUri('Forum Regular'),
+  body: 'post 0',
+  created_at: '2024-01-01T00:00:00Z',
+  updated_at: '2024-01-01T00:00:00Z',
+  edited_at: null,
+  edit_reason: null,
+});
 
 async function insertForum(values: Partial<typeof s.forums.$inferInsert> & { name: string; shortName: string }) {
   const [row] = await h.db.insert(s.forums).values(values).returning();
@@ -105,11 +127,7 @@ describe('GET /forums/:short_name', () => {
     expect(res.body).toStrictEqual({
       forum: { name: 'General Discussion', short_name: 'dis', description: 'Talk about anything', topic_count: 3, post_count: 40 },
     });
-    for (const name of ['staff', 'assist', 'nope', '%00', 'd%C3']) {
-      const r = await h.api(`/forums/${name}`);
-      expect(r.status).toBe(404);
-      expect(r.body).toStrictEqual({ error: 'Not found' });
-    }
+    await expectNotFound(...['staff', 'assist', 'nope', '%00', 'd%C3'].map((name) => `/forums/${name}`));
   });
 });
 
@@ -148,11 +166,7 @@ describe('GET /forums/:short_name/topics', () => {
   });
 
   it('answers 404 for unknown and restricted forums', async () => {
-    for (const name of ['staff', 'nope']) {
-      const r = await h.api(`/forums/${name}/topics`);
-      expect(r.status).toBe(404);
-      expect(r.body).toStrictEqual({ error: 'Not found' });
-    }
+    await expectNotFound('/forums/staff/topics', '/forums/nope/topics');
   });
 });
 
@@ -161,11 +175,7 @@ describe('GET /forums/:short_name/topics/:topic_slug', () => {
     const res = await h.api('/forums/dis/topics/the-main-topic');
     expect(res.body.topic).toMatchObject({ slug: 'the-main-topic', post_count: 30, locked: true });
     assertResource(res.body.topic, TOPIC);
-    for (const path of ['/forums/dis/topics/hidden', '/forums/staff/topics/secret', '/forums/art/topics/the-main-topic', '/forums/dis/topics/none']) {
-      const r = await h.api(path);
-      expect(r.status).toBe(404);
-      expect(r.body).toStrictEqual({ error: 'Not found' });
-    }
+    await expectNotFound('/forums/dis/topics/hidden', '/forums/staff/topics/secret', '/forums/art/topics/the-main-topic', '/forums/dis/topics/none');
   });
 });
 
@@ -178,18 +188,7 @@ describe('GET /forums/:short_name/topics/:topic_slug/posts', () => {
     expect(res.body.posts).toHaveLength(24);
     expect(res.body.posts.map((p: { id: number }) => p.id)).toEqual(mainPosts.slice(0, 25).filter((_, i) => i !== 5).map((p) => p.id));
     for (const p of res.body.posts) assertResource(p, POST);
-    const first = res.body.posts[0];
-    expect(first).toStrictEqual({
-      id: mainPosts[0]!.id,
-      user_id: author.id,
-      author: 'Forum Regular',
-      avatar: avatarDataUri('Forum Regular'),
-      body: 'post 0',
-      created_at: '2024-01-01T00:00:00Z',
-      updated_at: '2024-01-01T00:00:00Z',
-      edited_at: null,
-      edit_reason: null,
-    });
+    expect(res.body.posts[0]).toStrictEqual(firstPost());
     const anon = res.body.posts[1];
     expect(anon.user_id).toBeNull();
     expect(anon.author).toBe(pony(String(main.id), String(author.id)));
@@ -226,29 +225,12 @@ describe('single posts', () => {
   it('GET /posts/:post_id: not destroyed, topic visible, forum normal', async () => {
     const ok = await h.api(`/posts/${mainPosts[0]!.id}`);
     expect(ok.status).toBe(200);
-    expect(ok.body).toStrictEqual({
-      post: {
-        id: mainPosts[0]!.id,
-        user_id: author.id,
-        author: 'Forum Regular',
-        avatar: avatarDataUri('Forum Regular'),
-        body: 'post 0',
-        created_at: '2024-01-01T00:00:00Z',
-        updated_at: '2024-01-01T00:00:00Z',
-        edited_at: null,
-        edit_reason: null,
-      },
-    });
+    expect(ok.body).toStrictEqual({ post: firstPost() });
     const hiddenPost = await h.api(`/posts/${mainPosts[6]!.id}`);
     expect(hiddenPost.body.post).toMatchObject({ body: null, edited_at: null, edit_reason: null, author: 'Forum Regular' });
     const hiddenTopic = await insertTopic({ forumId: general.id, title: 'H', slug: 'h2', hiddenFromUsers: true });
     const inHidden = await insertPost({ topicId: hiddenTopic.id, topicPosition: 0 });
     const [staffPost] = await h.db.select().from(s.posts).innerJoin(s.topics, eq(s.topics.id, s.posts.topicId)).where(eq(s.topics.forumId, staff.id));
-    for (const id of [mainPosts[5]!.id, inHidden.id, staffPost!.posts.id, 999999]) {
-      const r = await h.api(`/posts/${id}`);
-      expect(r.status).toBe(404);
-      expect(r.body).toStrictEqual({ error: 'Not found' });
-    }
-    for (const id of ['x', '4294967296', '1e2']) expect((await h.api(`/posts/${id}`)).status).toBe(404);
+    await expectNotFound(...[mainPosts[5]!.id, inHidden.id, staffPost!.posts.id, 999999, 'x', '4294967296', '1e2'].map((id) => `/posts/${id}`));
   });
 });

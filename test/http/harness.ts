@@ -15,6 +15,7 @@ import { createSocketServer } from '../../src/http/routes/socket.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { generateApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { readAnswer, type Answer } from '../support/answer.js';
 
 /** The read API never searches: any call is a test failure. */
 export const stubEngine: SearchEngine = new Proxy({ kind: 'embedded' } as SearchEngine, {
@@ -38,7 +39,7 @@ export interface Harness {
   /** GET (or another method) relative to the server root. */
   request(path: string, init?: RequestInit): Promise<Response>;
   /** GET a JSON API path (relative to /api/v1/json); returns status, headers and parsed body. */
-  api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  api(path: string, init?: RequestInit): Promise<Answer>;
   /** What the app logged as errors. */
   logged: unknown[];
   close(): Promise<void>;
@@ -60,21 +61,20 @@ export async function serveApp(app: { fetch: (req: Request) => Response | Promis
   };
 }
 
+/**
+ * The configuration of the test apps: the test site's URLs, name and salt, files under `dataDir`,
+ * no demo board, and no request limits, reverse-search bounds included (suites send bursts of
+ * requests from one address; request limits have their own tests); `env` adds settings.
+ */
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({ BASE_URL, CDN_URL, DATA_DIR: dataDir, SITE_NAME, ANONYMOUS_NAME_SALT: SALT, DEMO_DATA: 'false', RATE_LIMITS: 'off',
+    REVERSE_SEARCH_CONCURRENCY: '1000', REVERSE_SEARCH_RATE: '100000/1s', ...env });
+}
+
 export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Harness> {
   const testDb: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-http-'));
-  const config = loadConfig({
-    BASE_URL,
-    CDN_URL,
-    DATA_DIR: dataDir,
-    SITE_NAME,
-    ANONYMOUS_NAME_SALT: SALT,
-    DEMO_DATA: 'false',
-    // Suites here send bursts of requests from one address; request limits have their own tests.
-    RATE_LIMITS: 'off',
-    REVERSE_SEARCH_CONCURRENCY: '1000',
-    REVERSE_SEARCH_RATE: '100000/1s',
-  });
+  const config = testConfig(dataDir);
   const logged: unknown[] = [];
   const app = createApp({
     config,
@@ -92,17 +92,7 @@ export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Ha
     url,
     dataDir,
     request,
-    async api(path, init) {
-      const res = await request(`/api/v1/json${path}`, init);
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = text === '' ? null : JSON.parse(text);
-      } catch {
-        /* keep the text */
-      }
-      return { status: res.status, headers: res.headers, body };
-    },
+    api: async (path, init) => readAnswer(await request(`/api/v1/json${path}`, init)),
     logged,
     async close() {
       await served.close();

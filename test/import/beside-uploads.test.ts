@@ -8,15 +8,14 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
 import { importBoard } from '../../src/import/index.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from '../upload/harness.js';
+import { startUploadHarness, type UploadHarness } from '../upload/harness.js';
 
 let h: UploadHarness;
 let key: string;
 
 beforeAll(async () => {
   h = await startUploadHarness();
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
 });
 
 afterAll(async () => {

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,6 +9,7 @@ import { FileStore } from '../../src/media/storage.js';
 import { boardTables } from '../../src/seed/common.js';
 import { findUserByApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { runTool } from '../support/run-tool.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/import');
@@ -318,16 +318,7 @@ describe('import CLI', () => {
     if (cliData) rmSync(cliData, { recursive: true, force: true });
   });
 
-  const run = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      const { BASE_URL: _b, CDN_URL: _c, ...env } = process.env;
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/import.ts', ...args],
-        { cwd: ROOT, env: { ...env, DATABASE_URL: cli.url, DATA_DIR: cliData }, timeout: 120_000 },
-        (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      );
-    });
+  const run = (...args: string[]) => runTool('src/cli/import.ts', args, { DATABASE_URL: cli.url, DATA_DIR: cliData });
 
   it('exits 1 with the report on a broken file, 0 on the sample, 2 on usage errors', async () => {
     const [broken, usage, missing] = await Promise.all([
@@ -351,5 +342,5 @@ describe('import CLI', () => {
     const again = await run('test/fixtures/import/sample-board.json');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('images: 0 inserted, 0 updated, 5 unchanged');
-  }, 120_000);
+  }, 300_000);
 });

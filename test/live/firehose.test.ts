@@ -5,17 +5,16 @@
  * other topics are refused and any other message closes the connection. Version 1.0.0 framing is
  * spoken by a plain `ws` client.
  */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { Socket, type Channel } from 'phoenix';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { assertResource } from '../support/resources.js';
 import { IMAGE } from '../support/spec-shapes.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from '../upload/harness.js';
+import { runTool } from '../support/run-tool.js';
+import { waitUntil } from '../support/wait.js';
+import { startUploadHarness, type UploadHarness } from '../upload/harness.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 
 let h: UploadHarness;
 let key: string;
@@ -27,23 +26,14 @@ const received: { event: string; payload: any }[] = [];
 const EVENTS = ['image:create', 'image:update', 'image:process', 'image:tag_update', 'image:batch_tag_update', 'image:description_update', 'image:source_update', 'image:merge'];
 
 /** The first received event (from `from` on) that satisfies `test`, waiting up to 20 s. */
-async function nextEvent(test: (e: { event: string; payload: any }) => boolean, from = 0): Promise<{ event: string; payload: any }> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const found = received.slice(from).find(test);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`event not received; got ${JSON.stringify(received.map((e) => e.event))}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+function nextEvent(test: (e: { event: string; payload: any }) => boolean, from = 0): Promise<{ event: string; payload: any }> {
+  return waitUntil(() => `an event; got ${JSON.stringify(received.map((e) => e.event))}`, () => received.slice(from).find(test), 20_000, 20);
 }
 
-function admin(...args: string[]): Promise<string> {
-  const { BASE_URL: _b, CDN_URL: _c, ...env } = process.env;
-  return new Promise((done, fail) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], { cwd: ROOT, env: { ...env, DATABASE_URL: h.dbUrl, DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' }, timeout: 60_000 }, (error, stdout, stderr) =>
-      error ? fail(new Error(`${error.message}\n${stderr}`)) : done(stdout),
-    );
-  });
+async function admin(...args: string[]): Promise<string> {
+  const run = await runTool('src/cli/admin.ts', args, { DATABASE_URL: h.dbUrl, DATA_DIR: h.dataDir, LOG_LEVEL: 'silent' });
+  if (run.code !== 0) throw new Error(`admin ${args.join(' ')} exited ${run.code}\n${run.stderr}`);
+  return run.stdout;
 }
 
 function joined(channel: Channel): Promise<{ status: string; response: any }> {
@@ -65,8 +55,7 @@ async function upload(name: string, tags: string): Promise<number> {
 
 beforeAll(async () => {
   h = await startUploadHarness();
-  await seedBoard(h.db);
-  ({ key } = await userWithKey(h.db, { name: 'Uploader' }));
+  ({ key } = h.uploader);
   socket = new Socket(`${h.url.replace('http:', 'ws:')}/socket`, { transport: WebSocket as never, reconnectAfterMs: () => 60_000 });
   socket.connect();
   firehose = socket.channel('firehose');
@@ -143,14 +132,7 @@ describe('firehose with the 1.0.0 serializer', () => {
     const frames: any[] = [];
     ws.on('message', (data) => frames.push(JSON.parse(String(data))));
     await new Promise((done) => ws.once('open', done));
-    const waitFor = async (test: (f: any) => boolean) => {
-      const deadline = Date.now() + 20_000;
-      while (!frames.some(test)) {
-        if (Date.now() > deadline) throw new Error(`frame not received; got ${JSON.stringify(frames)}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      return frames.find(test);
-    };
+    const waitFor = (test: (f: any) => boolean) => waitUntil(() => `a frame; got ${JSON.stringify(frames)}`, () => frames.find(test), 20_000, 20);
     ws.send(JSON.stringify({ topic: 'phoenix', event: 'heartbeat', payload: {}, ref: '1' }));
     expect(await waitFor((f) => f.ref === '1')).toEqual({ topic: 'phoenix', event: 'phx_reply', payload: { status: 'ok', response: {} }, ref: '1' });
     ws.send(JSON.stringify({ topic: 'firehose', event: 'phx_join', payload: {}, ref: '2' }));

@@ -7,13 +7,14 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import { retagImages } from '../../src/contexts/images/retag.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
 import { LiveService } from '../../src/http/live/service.js';
-import { BASE_URL, CDN_URL, insertFilter, insertImage, insertTag, serveApp, stubEngine } from '../http/harness.js';
+import { insertFilter, insertImage, insertTag, serveApp, stubEngine, testConfig } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { waitUntil } from '../support/wait.js';
 
 interface SseEvent {
   id: string | undefined;
@@ -87,18 +88,22 @@ class SseReader {
 
 /** Wait until `reader` has `count` events (or fail after 20 s). */
 async function eventsOf(reader: SseReader, count: number): Promise<string[]> {
-  const deadline = Date.now() + 20_000;
-  while (reader.events.length < count) {
-    if (Date.now() > deadline) throw new Error(`expected ${count} events, got ${JSON.stringify(reader.summary())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntil(() => `${count} events, got ${JSON.stringify(reader.summary())}`, () => reader.events.length >= count, 20_000, 20);
   return reader.summary();
 }
 
-/** Nothing more arrives for a while (events are pushed within milliseconds here). */
-async function quiet(reader: SseReader, count: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, 1500));
-  expect(reader.summary()).toHaveLength(count);
+/**
+ * Nothing more arrives than the events each reader has: events go out in commit order, so once an
+ * image tagged cat made after them (which every reader here sees) has arrived, nothing before it
+ * is still to come.
+ */
+async function quiet(...readers: SseReader[]): Promise<void> {
+  const before = readers.map((r) => r.summary());
+  const marker = `image:${(await insertImage(t.db, { tags: [tags.safe!, tags.cat!] })).id}`;
+  for (const [i, reader] of readers.entries()) {
+    await waitUntil(() => `${marker}, got ${JSON.stringify(reader.summary())}`, () => reader.summary().includes(marker), 20_000, 20);
+    expect(reader.summary()).toEqual([...before[i]!, marker]);
+  }
 }
 
 let t: TestDatabase;
@@ -123,7 +128,7 @@ const stream = (q: string, extra = '') => `${server.url}/api/v1/json/search/imag
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  config = loadConfig({ BASE_URL, CDN_URL, DATA_DIR: '/nonexistent-tagwise-data', DEMO_DATA: 'false', RATE_LIMITS: 'off' });
+  config = testConfig('/nonexistent-tagwise-data');
   for (const name of ['safe', 'cat', 'dog']) tags[name] = await insertTag(t.db, name, name === 'safe' ? { category: 'rating' } : {});
   await insertFilter(t.db, { name: 'Default', system: true });
   noDogs = (await insertFilter(t.db, { name: 'No dogs', system: true, hiddenTagIds: [tags.dog!.id] })).id;
@@ -168,7 +173,7 @@ describe('live search', () => {
 
     expect(await eventsOf(everyone, 6)).toEqual([`image:${ids.a}`, `image:${ids.b}`, `image:${ids.c}`, `gone:${ids.c}`, `image:${ids.c}`, `gone:${ids.b}`]);
     expect(await eventsOf(dogless, 5)).toEqual([`image:${ids.a}`, `gone:${ids.a}`, `image:${ids.c}`, `gone:${ids.c}`, `image:${ids.c}`]);
-    await quiet(dogless, 5);
+    await quiet(everyone, dogless);
     const image = JSON.parse(everyone.events[0]!.data);
     expect(image).toMatchObject({ id: ids.a, tags: expect.arrayContaining(['cat', 'safe']) });
     expect(Number(everyone.events[5]!.id)).toBeGreaterThan(Number(everyone.events[0]!.id));
@@ -197,7 +202,7 @@ describe('live search', () => {
     ids.f = (await insertImage(t.db, { tags: [tags.cat!] })).id;
     expect(await eventsOf(again, 4)).toEqual([`image:${ids.d}`, `image:${ids.e}`, `gone:${ids.a}`, `image:${ids.f}`]);
     expect(await eventsOf(againDogless, 2)).toEqual([`image:${ids.d}`, `image:${ids.f}`]);
-    await quiet(again, 4);
+    await quiet(again, againDogless);
     again.close();
     againDogless.close();
   });
@@ -212,7 +217,7 @@ describe('live search', () => {
 
 describe('live connections are bounded', () => {
   it('refuses a stream beyond LIVE_MAX_CONNECTIONS with 503, and takes one again once a stream closes', async () => {
-    const bounded = loadConfig({ BASE_URL, CDN_URL, DATA_DIR: '/nonexistent-tagwise-data', DEMO_DATA: 'false', RATE_LIMITS: 'off', LIVE_MAX_CONNECTIONS: '2' });
+    const bounded = testConfig('/nonexistent-tagwise-data', { LIVE_MAX_CONNECTIONS: '2' });
     const deps = { config: bounded, db: t.db, engine: stubEngine, logger: { error: (obj: unknown) => console.error(obj) } };
     const boundedLive = new LiveService(deps);
     const app = await serveApp(createApp({ ...deps, live: boundedLive }));
@@ -226,15 +231,18 @@ describe('live connections are bounded', () => {
       expect(refused.headers.get('retry-after')).toBe('30');
       expect(await refused.json()).toEqual({ error: 'Too many live connections are open; retry later' });
       open.shift()!.close();
-      const deadline = Date.now() + 10_000;
-      let again = new SseReader(url);
-      await again.opened;
-      while (again.status !== 200 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        again = new SseReader(url);
-        await again.opened;
-      }
-      expect(again.status).toBe(200);
+      const again = await waitUntil(
+        'the closed stream to free its place',
+        async () => {
+          const reader = new SseReader(url);
+          await reader.opened;
+          if (reader.status === 200) return reader;
+          reader.close();
+          return undefined;
+        },
+        10_000,
+        100,
+      );
       open.push(again);
     } finally {
       for (const r of open) r.close();

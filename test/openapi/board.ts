@@ -4,24 +4,16 @@
  * an in-memory embedded engine so that the search routes answer too. Request limits are off:
  * these tests exercise the routes, not the limiter.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Indexer } from '../../indexer/index.js';
-import { loadConfig } from '../../src/config.js';
 import * as s from '../../src/db/schema/index.js';
 import type { DepsWithUploads } from '../../src/http/routes/upload.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import {
-  BASE_URL,
-  CDN_URL,
   insertFilter,
   insertImage,
   insertKey,
   insertTag,
   insertUser,
-  SALT,
-  SITE_NAME,
   startHarness,
   type Harness,
 } from '../http/harness.js';
@@ -63,20 +55,8 @@ export interface Board {
 }
 
 export async function startBoard(): Promise<Board> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-openapi-'));
-  const config = loadConfig({
-    BASE_URL,
-    CDN_URL,
-    DATA_DIR: dataDir,
-    SITE_NAME,
-    ANONYMOUS_NAME_SALT: SALT,
-    DEMO_DATA: 'false',
-    RATE_LIMITS: 'off',
-    REVERSE_SEARCH_CONCURRENCY: '1000',
-    REVERSE_SEARCH_RATE: '100000/1s',
-  });
   const engine = new EmbeddedEngine();
-  const overrides: Partial<DepsWithUploads> = { config, engine, upload: { fetchTimeoutMs: 2000 } };
+  const overrides: Partial<DepsWithUploads> = { engine, upload: { fetchTimeoutMs: 2000 } };
   const h = await startHarness(overrides);
   const db = h.db;
 
@@ -207,7 +187,6 @@ export async function startBoard(): Promise<Board> {
     async close() {
       await h.close();
       await engine.close();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

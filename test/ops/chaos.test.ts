@@ -20,7 +20,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/db/embedded-postgres.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
-import { postgresPid, runTool, type Service, startService } from './service-process.js';
+import { runTool } from '../support/run-tool.js';
+import { postgresPid, type Service, startService } from './service-process.js';
 
 const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? '2');
 /**

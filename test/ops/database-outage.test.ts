@@ -6,12 +6,15 @@
  * 500; the service restarts its PostgreSQL by itself (a log line, a metric) and answers 200 again.
  */
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/db/embedded-postgres.js';
+import { readAnswer } from '../support/answer.js';
+import { waitUntil } from '../support/wait.js';
 import { postgresPid, type Service, startService } from './service-process.js';
 
 let dataDir: string;
@@ -26,11 +29,16 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await sleep(300);
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = running.map((child) => once(child, 'exit'));
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all(exited);
+  // a PostgreSQL left behind by a failed test: stop it before removing its files
   const pid = postgresPid(dataDir);
-  if (pid && isAlive(pid)) process.kill(pid, 'SIGQUIT');
-  await sleep(300);
+  if (pid && isAlive(pid)) {
+    process.kill(pid, 'SIGQUIT');
+    await waitUntil('PostgreSQL to stop', () => !isAlive(pid), 10_000, 50).catch(() => {});
+  }
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -50,15 +58,8 @@ function traffic(base: string) {
     while (running) {
       const started = Date.now();
       try {
-        const res = await fetch(base + path);
-        const text = await res.text();
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          /* keep the text */
-        }
-        answers.push({ status: res.status, ms: Date.now() - started, retryAfter: res.headers.get('retry-after'), body });
+        const { status, headers, body } = await readAnswer(await fetch(base + path));
+        answers.push({ status, ms: Date.now() - started, retryAfter: headers.get('retry-after'), body });
       } catch (err) {
         answers.push({ status: 0, ms: Date.now() - started, retryAfter: null, body: String(err) });
       }
@@ -81,22 +82,21 @@ function traffic(base: string) {
  */
 async function outageRound(signal: NodeJS.Signals, restarts: number, mustSee503: boolean) {
   const load = traffic(svc.base);
-  await sleep(500);
+  // every client served before the outage
+  await waitUntil('answers 200 to every client', () => load.answers.filter((a) => a.status === 200).length >= 9, 30_000, 20);
   const pid = postgresPid(dataDir)!;
   process.kill(pid, signal);
   const killedAt = load.answers.length;
   const restarted = () => svc.lines.filter((l) => l.msg === 'embedded PostgreSQL had stopped; restarted it').length;
-  for (const until = Date.now() + 60_000; restarted() < restarts && Date.now() < until; ) await sleep(100);
+  await waitUntil(() => `restart ${restarts} of PostgreSQL (seen ${restarted()})`, () => restarted() >= restarts, 60_000, 100);
   expect(restarted()).toBe(restarts);
   // after the restart every client is served again (on a loaded machine the pool's reconnection
-  // and the indexer's catching up can take a while)
-  const deadline = Date.now() + 90_000;
-  let recovered = false;
-  while (Date.now() < deadline && !recovered) {
+  // and the indexer's catching up can take a while); judged before stopping the clients
+  const lastNineServed = () => {
     const last = load.answers.slice(-9);
-    recovered = last.length === 9 && last.every((a) => a.status === 200);
-    if (!recovered) await sleep(100);
-  }
+    return last.length === 9 && last.every((a) => a.status === 200);
+  };
+  const recovered = await waitUntil('every client served again', lastNineServed, 90_000, 100).catch(() => false);
   // (stopping waits for requests still in flight: one sent during the outage may end in a late 503)
   await load.stop();
   const during = load.answers.slice(killedAt);
@@ -125,9 +125,7 @@ describe('the database goes away under traffic', () => {
     const metrics = await (await fetch(`${svc.base}/metrics`)).text();
     expect(metrics).toMatch(/^embedded_postgres_restarts_total 2$/m);
     // ready again once the indexer has caught up with what queued during the outage
-    let ready = 0;
-    for (const until = Date.now() + 60_000; ready !== 200 && Date.now() < until; await sleep(250)) ready = (await fetch(`${svc.base}/readyz`)).status;
-    expect(ready).toBe(200);
+    await waitUntil('/readyz to answer 200', async () => (await fetch(`${svc.base}/readyz`)).status === 200, 60_000);
     expect(svc.lines.filter((l) => l.level === 50 && l.msg === 'request failed')).toEqual([]);
   }, 240_000);
 

@@ -36,7 +36,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
-import { postgresPid, runTool, type Service, startService } from './service-process.js';
+import { waitUntil } from '../support/wait.js';
+import { runTool } from '../support/run-tool.js';
+import { postgresPid, type Service, startService } from './service-process.js';
 
 // ---------------------------------------------------------------------------------------------
 // The board's files, served by a local https server
@@ -222,16 +224,6 @@ async function pendingOutbox(svc: Service): Promise<number> {
   const text = await (await fetch(`${svc.base}/metrics`)).text();
   const m = /^search_outbox_pending (\d+)/m.exec(text);
   return m ? Number(m[1]) : Number.NaN;
-}
-
-async function waitUntil<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------

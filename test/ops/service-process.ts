@@ -1,12 +1,12 @@
 /**
  * The service as a child process (`node --import tsx src/main.ts` on a free port, its JSON log
- * lines collected and awaited), and the project's command-line tools run to their end, for the
- * tests that kill and restart it.
+ * lines collected and awaited), for the tests that kill and restart it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { postmasterPid } from '../../src/db/embedded-postgres.js';
 import { freePort } from '../../src/lib/free-port.js';
+import { childEnv } from '../support/run-tool.js';
 
 export interface Service {
   child: ChildProcess;
@@ -18,11 +18,6 @@ export interface Service {
   waitFor(msg: string | RegExp, timeoutMs?: number): Promise<Record<string, unknown>>;
 }
 
-/** The environment of a child: none of the test run's own settings (vitest sets BASE_URL=/). */
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
-  return { ...inherited, ...env };
-}
 
 export async function startService(dataDir: string, env: Record<string, string>): Promise<Service> {
   const port = await freePort();
@@ -79,19 +74,3 @@ export async function startService(dataDir: string, env: Record<string, string>)
 /** The pid in the service's embedded cluster's postmaster.pid. */
 export const postgresPid = (dataDir: string) => postmasterPid(join(dataDir, 'postgres'));
 
-/** Run a command-line tool of the project (`node --import tsx FILE ARGS`) to its end. */
-export function runTool(file: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}

@@ -19,6 +19,7 @@ import type { SearchEngine } from '../../src/search/engine.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { readAnswer, type Answer } from '../support/answer.js';
 
 export interface LogLine {
   level: number;
@@ -38,7 +39,7 @@ export interface OpsHarness {
   /** A request to the app; `ip` poses as that client (needs `TRUST_PROXY=true`). */
   request(path: string, init?: RequestInit & { ip?: string }): Promise<Response>;
   /** Like `request`, with the body parsed as JSON when it is JSON. */
-  json(path: string, init?: RequestInit & { ip?: string }): Promise<{ status: number; headers: Headers; body: any }>;
+  json(path: string, init?: RequestInit & { ip?: string }): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -103,17 +104,7 @@ export async function startOps(options: OpsOptions = {}): Promise<OpsHarness> {
     lines,
     raw: () => text,
     request,
-    async json(path, init) {
-      const res = await request(path, init);
-      const body = await res.text();
-      let parsed: unknown = body;
-      try {
-        parsed = body === '' ? null : JSON.parse(body);
-      } catch {
-        /* keep the text */
-      }
-      return { status: res.status, headers: res.headers, body: parsed };
-    },
+    json: async (path, init) => readAnswer(await request(path, init)),
     async close() {
       await served.close();
       await embedded.close();

@@ -8,13 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Indexer } from '../../indexer/index.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import { createReadCaches, type ReadCaches } from '../../src/http/read-caches.js';
 import { EngineThread } from '../../src/search/embedded/index.js';
-import { BASE_URL, CDN_URL, SALT, serveApp, SITE_NAME } from '../http/harness.js';
+import { serveApp, testConfig } from '../http/harness.js';
 import { createTestDatabase } from '../support/db.js';
+import { readAnswer, type Answer } from '../support/answer.js';
 
 export interface SearchHarness {
   db: Database;
@@ -29,7 +30,7 @@ export interface SearchHarness {
   /** Rebuild every index from the database. */
   reindex(): Promise<void>;
   /** GET a JSON API path (relative to /api/v1/json): status, headers and parsed body. */
-  api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  api(path: string, init?: RequestInit): Promise<Answer>;
   /** GET a JSON API path and expect 200; returns the body. */
   ok(path: string): Promise<any>;
   close(): Promise<void>;
@@ -38,15 +39,7 @@ export interface SearchHarness {
 export async function startSearchHarness(): Promise<SearchHarness> {
   const testDb = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-search-api-'));
-  const config = loadConfig({
-    BASE_URL,
-    CDN_URL,
-    DATA_DIR: dataDir,
-    SITE_NAME,
-    ANONYMOUS_NAME_SALT: SALT,
-    DEMO_DATA: 'false',
-    RATE_LIMITS: 'off',
-  });
+  const config = testConfig(dataDir);
   const engine = new EngineThread();
   // as the server builds it (src/main.ts): default polling, LISTEN/NOTIFY for promptness
   const indexer = new Indexer({ db: testDb.db, engine });
@@ -64,17 +57,7 @@ export async function startSearchHarness(): Promise<SearchHarness> {
     },
   });
   const served = await serveApp(app);
-  const api: SearchHarness['api'] = async (path, init) => {
-    const res = await fetch(`${served.url}/api/v1/json${path}`, init);
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text === '' ? null : JSON.parse(text);
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, headers: res.headers, body };
-  };
+  const api: SearchHarness['api'] = async (path, init) => readAnswer(await fetch(`${served.url}/api/v1/json${path}`, init));
   return {
     db: testDb.db,
     config,

@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bans, filters, images, searchOutbox, tags, users } from '../../src/db/schema/index.js';
@@ -10,8 +9,8 @@ import { seedBulkBoard, type BulkSummary } from '../../src/seed/bulk.js';
 import { counterProblems, recomputeCounters } from '../../src/seed/verify.js';
 import { isRatingTag, isValidRatingCombination } from '../../src/contexts/tags/categories.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { runTool } from '../support/run-tool.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const IMAGES = 3000;
 
 let tdb: TestDatabase;
@@ -166,16 +165,7 @@ describe('seed CLI', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const run = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
-      const { BASE_URL: _b, CDN_URL: _c, ...env } = process.env;
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli/seed.ts', ...args],
-        { cwd: ROOT, env: { ...env, DATABASE_URL: cli.url, DATA_DIR: dataDir }, timeout: 120_000 },
-        (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      );
-    });
+  const run = (...args: string[]) => runTool('src/cli/seed.ts', args, { DATABASE_URL: cli.url, DATA_DIR: dataDir });
 
   it('seeds, refuses a non-empty board, and replaces it with --force', async () => {
     const [bad, help] = await Promise.all([run('--images', 'many'), run('--help')]);

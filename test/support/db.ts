@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import postgres from 'postgres';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
@@ -18,17 +21,20 @@ function serverUrl(): string {
   return url;
 }
 
-/** A fresh, migrated database of its own, cloned from the template. */
-export async function createTestDatabase(): Promise<TestDatabase> {
-  const base = serverUrl();
-  const name = `tagwise_test_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
+async function onServer<T>(run: (admin: postgres.Sql) => Promise<T>): Promise<T> {
+  const admin = postgres(serverUrl(), { max: 1, onnotice: () => {} });
   try {
-    await admin.unsafe(`create database ${name} template ${TEMPLATE}`);
+    return await run(admin);
   } finally {
     await admin.end();
   }
-  const url = new URL(base);
+}
+
+/** A database of its own named `tagwise_test_…`, made by `create database <name> <clause>`. */
+async function newDatabase(clause: string): Promise<TestDatabase> {
+  const name = `tagwise_test_${randomBytes(5).toString('hex')}`;
+  await onServer((admin) => admin.unsafe(`create database ${name} ${clause}`));
+  const url = new URL(serverUrl());
   url.pathname = `/${name}`;
   const db = createDatabase(url.toString(), { max: 5 });
   return {
@@ -36,12 +42,33 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     url: url.toString(),
     drop: async () => {
       await db.$client.end({ timeout: 5 });
-      const a = postgres(base, { max: 1, onnotice: () => {} });
-      try {
-        await a.unsafe(`drop database if exists ${name} with (force)`);
-      } finally {
-        await a.end();
-      }
+      await onServer((admin) => admin.unsafe(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+/** A fresh, migrated database of its own, cloned from the template. */
+export function createTestDatabase(): Promise<TestDatabase> {
+  return newDatabase(`template ${TEMPLATE}`);
+}
+
+const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url));
+
+/**
+ * A database with the migrations up to and including `tag` (a migration's file name without
+ * `.sql`) and none after it: the schema as an older release left it, to compare a later
+ * migration's behaviour with what it replaced.
+ */
+export async function createTestDatabaseThrough(tag: string): Promise<TestDatabase> {
+  const journal = JSON.parse(readFileSync(`${migrationsFolder}/meta/_journal.json`, 'utf8')) as { entries: { tag: string; when: number }[] };
+  const last = journal.entries.find((e) => e.tag === tag);
+  if (!last) throw new Error(`no migration ${tag}`);
+  const t = await newDatabase('');
+  const migrations = readMigrationFiles({ migrationsFolder }).filter((m) => m.folderMillis <= last.when);
+  await t.db.$client.begin(async (tx) => {
+    for (const statement of migrations.flatMap((m) => m.sql)) {
+      if (statement.trim()) await tx.unsafe(statement);
+    }
+  });
+  return t;
 }

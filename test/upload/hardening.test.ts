@@ -12,7 +12,7 @@ import * as s from '../../src/db/schema/index.js';
 import { decodeQueue } from '../../src/media/decode-budget.js';
 import { resetSequences } from '../../src/seed/common.js';
 import { bombPng } from '../media/helpers.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 const TAGS = 'safe, solo, pony';
 const EMPTY = { images: [], interactions: [], total: 0 };
@@ -37,8 +37,7 @@ const reverse = (query: string, init: RequestInit = {}) => h.api(`/search/revers
 
 beforeAll(async () => {
   h = await startUploadHarness({ search: true });
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 /**
- * Harness of the submission tests: a real database, the app served over real HTTP, a local https
- * server (trusted by the test setup) that serves whatever files a test registers, the image store
- * under a temporary DATA_DIR, and the job worker with the image handlers.
+ * Harness of the submission tests: a real database with the rating tags and a user who uploads,
+ * the app served over real HTTP, a local https server (trusted by the test setup) that serves
+ * whatever files a test registers, the image store under a temporary DATA_DIR, and the job worker
+ * with the image handlers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,6 +18,7 @@ import { FileStore } from '../../src/media/storage.js';
 import { Indexer } from '../../indexer/index.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { readAnswer, type Answer } from '../support/answer.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
 import { insertKey, insertTag, insertUser, serveApp, stubEngine } from '../http/harness.js';
 
@@ -33,6 +35,8 @@ export interface Served {
 
 export interface UploadHarness {
   db: Database;
+  /** A verified user named Uploader, and an API key of theirs. */
+  uploader: Awaited<ReturnType<typeof userWithKey>>;
   /** Connection URL of the test database (for child processes). */
   dbUrl: string;
   config: Config;
@@ -49,9 +53,9 @@ export interface UploadHarness {
   /** An app path or a CDN URL (`https://cdn.booru.test/img/…`), fetched from the app. */
   get(pathOrCdnUrl: string): Promise<Response>;
   /** A JSON API request (path relative to /api/v1/json). */
-  api(path: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }>;
+  api(path: string, init?: RequestInit): Promise<Answer>;
   /** POST /images with a JSON body. */
-  submit(key: string | null, body: unknown, init?: { headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  submit(key: string | null, body: unknown, init?: { headers?: Record<string, string> }): Promise<Answer>;
   /** Run every due job. */
   drain(): Promise<number>;
   /** Bring the search engine up to date with the database (with `search: true`). */
@@ -72,6 +76,8 @@ export interface HarnessOptions {
 
 export async function startUploadHarness(options: HarnessOptions = {}): Promise<UploadHarness> {
   const testDb: TestDatabase = await createTestDatabase();
+  await seedBoard(testDb.db);
+  const uploader = await userWithKey(testDb.db, { name: 'Uploader' });
   const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-upload-'));
   const routes = new Map<string, Served>();
   const requested: string[] = [];
@@ -125,22 +131,13 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   const served = await serveApp(createApp(deps));
   const url = served.url;
 
-  const api = async (path: string, init?: RequestInit) => {
-    const res = await fetch(`${url}/api/v1/json${path}`, init);
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = text === '' ? null : JSON.parse(text);
-    } catch {
-      /* keep the text */
-    }
-    return { status: res.status, headers: res.headers, body };
-  };
+  const api = async (path: string, init?: RequestInit) => readAnswer(await fetch(`${url}/api/v1/json${path}`, init));
   const makeWorker = () => new JobWorker({ db: testDb.db, handlers: createJobHandlers({ db: testDb.db, fileStore: store, config }), pollMs: 50 });
   const worker = makeWorker();
 
   return {
     db: testDb.db,
+    uploader,
     dbUrl: testDb.url,
     config,
     dataDir,
@@ -182,8 +179,8 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   };
 }
 
-/** The rating tags and a Default filter, as a seeded board has them. */
-export async function seedBoard(db: Database) {
+/** The rating tags, as a seeded board has them. */
+async function seedBoard(db: Database) {
   for (const name of ['safe', 'suggestive', 'questionable', 'explicit', 'semi-grimdark', 'grimdark', 'grotesque']) {
     await insertTag(db, name, { category: 'rating' });
   }

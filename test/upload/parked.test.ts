@@ -10,15 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/admin.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
 let key: string;
 
 beforeAll(async () => {
   h = await startUploadHarness();
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
 });
 
 afterAll(async () => {

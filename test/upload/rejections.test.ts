@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
 import { insertImage, insertTag } from '../http/harness.js';
 import { bombPng } from '../media/helpers.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
 
 const MAX_BYTES = 300_000;
 const TAGS = 'safe, solo, pony';
@@ -67,8 +67,7 @@ const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> end
 
 beforeAll(async () => {
   h = await startUploadHarness({ upload: { maxBytes: MAX_BYTES } });
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
 });
 
 afterAll(async () => {
@@ -347,8 +346,7 @@ describe('abuse limits', () => {
   it('per-key and per-IP submission rate: 429 with Retry-After, then an automatic ban', async () => {
     const limited = await startUploadHarness({ env: { RATE_LIMIT_UPLOAD: '2/1h', BAN_AFTER_VIOLATIONS: '3', BAN_SECONDS: '600' } });
     try {
-      await seedBoard(limited.db);
-      const a = await userWithKey(limited.db);
+      const a = limited.uploader;
       const b = await userWithKey(limited.db);
       const attempt = (k: string) => limited.submit(k, { url: 'http://example.com/a.png', image: { tag_input: TAGS } });
       expect((await attempt(a.key)).status).toBe(400);
@@ -375,8 +373,7 @@ describe('abuse limits', () => {
   it('a daily cap per user, counted from the images of the last 24 hours', async () => {
     const capped = await startUploadHarness({ env: { UPLOAD_DAILY_CAP: '2' } });
     try {
-      await seedBoard(capped.db);
-      const u = await userWithKey(capped.db);
+      const u = capped.uploader;
       await insertImage(capped.db, { values: { userId: u.user.id, createdAt: new Date(Date.now() - 2 * 86_400_000), imageOrigSha512Hash: 'old' } });
       await insertImage(capped.db, { values: { userId: u.user.id, imageOrigSha512Hash: 'recent' } });
       const png = await sharp({ create: { width: 20, height: 20, channels: 3, background: '#010203' } }).png().toBuffer();

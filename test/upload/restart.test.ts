@@ -13,15 +13,14 @@ import * as s from '../../src/db/schema/index.js';
 import { processStoredImage } from '../../src/contexts/images/process-job.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
 let key: string;
 
 beforeAll(async () => {
   h = await startUploadHarness();
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
 });
 
 afterAll(async () => {

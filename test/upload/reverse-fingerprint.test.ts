@@ -18,7 +18,7 @@ import * as s from '../../src/db/schema/index.js';
 import { computeIntensities } from '../../src/media/intensities.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { insertFilter, insertImage, insertTag } from '../http/harness.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
 let key: string;
@@ -43,8 +43,7 @@ function flipped(hash: string, n: number): string {
 
 beforeAll(async () => {
   h = await startUploadHarness({ search: true });
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
   original = (await generateDemoImage(501, 'png')).bytes;
   const res = await h.submit(key, { url: h.serve('/original.png', { body: original }), image: { tag_input: 'safe, solo, pony' } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -12,7 +12,7 @@ import { generateDemoImage } from '../../src/media/demo-images.js';
 import { insertImage } from '../http/harness.js';
 import { assertResource } from '../support/resources.js';
 import { IMAGE } from '../support/spec-shapes.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
 const ids: Record<string, number> = {};
@@ -29,8 +29,7 @@ const sync = () => h.sync();
 
 beforeAll(async () => {
   h = await startUploadHarness({ search: true });
-  await seedBoard(h.db);
-  const { key } = await userWithKey(h.db);
+  const { key } = h.uploader;
   for (const [label, seed, kind] of [['png', 301, 'png'], ['jpeg', 302, 'jpeg'], ['gif', 303, 'gif'], ['svg', 304, 'svg']] as const) {
     const demo = await generateDemoImage(seed, kind);
     originals[label] = demo.bytes;

@@ -21,7 +21,7 @@ import { loadImageDocuments } from '../../src/search/indexes/images/document.js'
 import { insertTag } from '../http/harness.js';
 import { assertResource } from '../support/resources.js';
 import { IMAGE } from '../support/spec-shapes.js';
-import { CDN_URL, seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { CDN_URL, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
 
 const run = promisify(execFile);
 const sha512 = (b: Uint8Array) => createHash('sha512').update(b).digest('hex');
@@ -34,11 +34,7 @@ const hasFfmpeg = await ffmpegAvailable();
 
 beforeAll(async () => {
   h = await startUploadHarness();
-  await seedBoard(h.db);
-  const u = await userWithKey(h.db, { name: 'Uploader' });
-  key = u.key;
-  userId = u.user.id;
-  userName = u.user.name;
+  ({ key, user: { id: userId, name: userName } } = h.uploader);
 });
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import postgres from 'postgres';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 /** The advisory lock class of an upload's duplicate check (images/submit.ts), keyed by the file's SHA-512. */
 const HASH_LOCK_CLASS = 74_623;
@@ -24,8 +24,7 @@ let seq = 0;
 
 beforeAll(async () => {
   h = await startUploadHarness({ requestPool: { statementTimeoutMs: 300, transactionStatementTimeoutMs: 3_000 } });
-  await seedBoard(h.db);
-  key = (await userWithKey(h.db)).key;
+  key = h.uploader.key;
   locker = postgres(h.dbUrl, { max: 1, onnotice: () => {} });
 });
 

@@ -1,0 +1,27 @@
+/**
+ * The command lines of the `npm run …` programs: node:util's `parseArgs`, with every mistake in a
+ * command line a `UsageError`, which a program answers with `error: <message>`, its usage text on
+ * stderr and exit status 2.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** A mistake in the command line: usage is printed, exit status 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** `parseArgs` (strict unless said otherwise); what it refuses is thrown as a `UsageError`. */
+export function parseCommandLine<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** Prints a `UsageError` with `usage` and gives the exit status, 2; anything else is rethrown. */
+export function usageErrorExit(err: unknown, usage: string): number {
+  if (!(err instanceof UsageError)) throw err;
+  console.error(`error: ${err.message}\n\n${usage}`);
+  return 2;
+}
