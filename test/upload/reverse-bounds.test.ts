@@ -22,7 +22,7 @@ afterAll(async () => {
 const EMPTY = { images: [], interactions: [], total: 0 };
 
 /** A multipart reverse search that sends its part's headers and then waits: a search in flight. */
-function heldSearch(): { request: http.ClientRequest; answered: Promise<number> } {
+function heldSearch(): { request: http.ClientRequest; answered: Promise<number>; settled: () => boolean } {
   const url = new URL(h.url);
   const head = '--b\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n';
   const request = http.request({ host: url.hostname, port: url.port, method: 'POST', path: '/api/v1/json/search/reverse', headers: { 'content-type': 'multipart/form-data; boundary=b', 'content-length': '100000' } });
@@ -31,7 +31,11 @@ function heldSearch(): { request: http.ClientRequest; answered: Promise<number> 
     request.on('error', () => resolve(0));
   });
   request.write(head);
-  return { request, answered };
+  let done = false;
+  void answered.then(() => {
+    done = true;
+  });
+  return { request, answered, settled: () => done };
 }
 
 async function searchFile(key?: string) {
@@ -43,11 +47,14 @@ async function searchFile(key?: string) {
 
 describe('reverse searches per client', () => {
   it('refuses a third search while two are running, with Retry-After and the JSON error, and admits one when a place frees', async () => {
-    const held = [heldSearch(), heldSearch()];
-    await Promise.all(held.map(({ request }) => new Promise((r) => request.once('socket', (socket) => socket.once('connect', r)))));
+    const connected = (search: ReturnType<typeof heldSearch>) =>
+      new Promise((r) => search.request.once('socket', (socket) => socket.once('connect', r))).then(() => search);
+    const held = await Promise.all([connected(heldSearch()), connected(heldSearch())]);
     try {
-    // Until both are inside (each holds its place once its headers are read), probes are served.
+    // Until both are inside (each holds its place once its headers are read), probes are served;
+    // a held search that arrived while a probe was running was rightly refused: it is sent again.
     for (let i = 0; i < 15; i++) {
+      for (const [j, search] of held.entries()) if (search.settled()) held[j] = await connected(heldSearch());
       const probe = await searchFile();
       if (probe.status === 429) {
         expect(probe.headers.get('retry-after')).toBe('1');
