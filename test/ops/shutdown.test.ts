@@ -194,7 +194,8 @@ describe('SIGTERM under keep-alive load', () => {
     const resets: string[] = [];
     let signalled = 0;
     const clients = Array.from({ length: 16 }, () => keepAliveClient(svc.port, () => signalled > 0 && Date.now() - signalled > 10_000, log, resets));
-    await sleep(1_500);
+    // every client has been answered at least once before the signal (a loaded machine is slow)
+    for (const until = Date.now() + 60_000; log.length <= 16 && Date.now() < until; ) await sleep(100);
     const before = log.length;
     signalled = Date.now();
     svc.child.kill('SIGTERM');
@@ -217,7 +218,9 @@ describe('a signal during start-up', () => {
   it('stops at the next step and shuts down cleanly', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-shutdown-'));
     dirs.push(dataDir);
-    const svc = await startSmallService(dataDir);
+    // The deadline is not under test here (the keep-alive test has it): on a loaded machine the
+    // demo board alone can take longer than the default 20 s.
+    const svc = await startSmallService(dataDir, { SHUTDOWN_TIMEOUT_SECONDS: '180' });
     children.push(svc.child);
     // the demo board takes a few seconds to create: the signal arrives in the middle
     await svc.waitFor('empty board: creating the demo board');
