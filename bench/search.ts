@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     // `external` includes the array buffers (typed arrays of the engine's columns and postings)
     const offHeapMb = (memAfter.external - memBefore.external) / MB;
     const structuresMb = engine.byteSize('images') / MB;
+    const structures = engine.byteSizes('images');
     const docs = result?.docs ?? 0;
 
     // ------------------------------------------------------------------------------ queries
@@ -235,6 +236,7 @@ async function main(): Promise<void> {
         heapMb,
         offHeapMb,
         structuresMb,
+        structures,
         rssAfterMb: memAfter.rss / MB,
       },
       loads,

@@ -39,6 +39,8 @@ export interface ReindexFigures {
   heapMb: number;
   offHeapMb: number;
   structuresMb: number;
+  /** engine.byteSizes(images): bytes by structure. */
+  structures: Map<string, number>;
   rssAfterMb: number;
 }
 
@@ -62,6 +64,15 @@ export interface SearchBenchReport {
   opensearch: OpenSearchSide | undefined;
   osAll: number[];
   http: HttpFigures | undefined;
+}
+
+/** The `n` largest structures as `name size, …` in MB. */
+function largest(sizes: Map<string, number>, n: number): string {
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, bytes]) => `${name} ${(bytes / 1024 / 1024).toFixed(0)}`)
+    .join(', ');
 }
 
 export function printReport(report: SearchBenchReport): void {
@@ -94,9 +105,11 @@ export function printReport(report: SearchBenchReport): void {
         ['  external (array buffers) growth, MB', offHeapMb.toFixed(0), ''],
         ['  engine.byteSize(images), MB', structuresMb.toFixed(0), ''],
         ['  RSS after, MB', rssAfterMb.toFixed(0), ''],
+        ['  RSS growth not in the structures, MB', (indexRssMb - structuresMb).toFixed(0), ''],
       ],
     ),
   );
+  console.log(`largest structures, MB: ${largest(report.reindex.structures, 12)}`);
   console.log(`load average at reindex start: ${loads.reindex}`);
 
   console.log(`\n== query mix (Default filter hides tag ids ${hiddenTagIds.join(', ')}; first page of ${PER_PAGE} unless noted)`);

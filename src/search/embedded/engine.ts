@@ -166,4 +166,9 @@ export class EmbeddedEngine implements SearchEngine {
   byteSize(index: string): number {
     return this.resolve(index).byteSize();
   }
+
+  /** The same by structure (`rows`, `tags postings`, `created_at column` …). */
+  byteSizes(index: string): Map<string, number> {
+    return this.resolve(index).byteSizes();
+  }
 }

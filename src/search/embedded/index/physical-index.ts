@@ -197,6 +197,15 @@ export class PhysicalIndex {
   }
 
   byteSize(): number {
-    return this.root.byteSize() + this.ids.byteLength + this.idMap.byteSize() + this.live.byteSize();
+    let n = 0;
+    for (const bytes of this.byteSizes().values()) n += bytes;
+    return n;
+  }
+
+  /** Bytes by structure (see `FieldSet.byteSizes`), with the id maps and live set as `ids`. */
+  byteSizes(): Map<string, number> {
+    const out = this.root.byteSizes();
+    out.set('ids', this.ids.byteLength + this.idMap.byteSize() + this.live.byteSize());
+    return out;
   }
 }
