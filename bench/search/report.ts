@@ -41,6 +41,8 @@ export interface ReindexFigures {
   structuresMb: number;
   /** engine.byteSizes(images): bytes by structure. */
   structures: Map<string, number>;
+  /** A full garbage collection after the build, ms. */
+  fullGcMs: number;
   rssAfterMb: number;
 }
 
@@ -106,6 +108,7 @@ export function printReport(report: SearchBenchReport): void {
         ['  engine.byteSize(images), MB', structuresMb.toFixed(0), ''],
         ['  RSS after, MB', rssAfterMb.toFixed(0), ''],
         ['  RSS growth not in the structures, MB', (indexRssMb - structuresMb).toFixed(0), ''],
+        ['  a full garbage collection after it, ms', report.reindex.fullGcMs.toFixed(0), ''],
       ],
     ),
   );
@@ -242,6 +245,8 @@ export function printReport(report: SearchBenchReport): void {
       baseline_p99_ms: round(bp99),
       speedup_p50: round(bp50 / p50, 1),
       index_rss_mb: round(indexRssMb, 0),
+      index_structures_mb: round(structuresMb, 0),
+      full_gc_ms: round(report.reindex.fullGcMs, 0),
       reindex_s: round(reindexS, 1),
       reindex_thread_s: http ? round(http.reindexS, 1) : null,
       http_connections: headline ? headline.connections : null,
