@@ -138,7 +138,7 @@ export class EmbeddedEngine implements SearchEngine {
     const index = this.indices.get(version);
     if (index === undefined) throw new Error(`no such index [${version}]`);
     // a freshly built version holds the room its arrays grew ahead of appends: give it back
-    index.root.trim();
+    index.trim();
     const old = this.aliases.get(name);
     this.aliases.set(name, version);
     this.aliasesDirty = true;

@@ -508,8 +508,14 @@ export class FieldSet {
     for (const f of this.fields) {
       if (!f) continue;
       if (f.kind === 'keyword' || f.kind === 'boolean' || f.kind === 'ip') f.dict.trim();
+      else if (f.kind === 'numeric') f.col.trim();
       else if (f.kind === 'text') f.text.trim();
-      else if (f.kind === 'nested') f.child.trim();
+      else if (f.kind === 'nested') {
+        f.child.trim();
+        f.first = f.first.slice(0, Math.max(1, this.length));
+        f.count = f.count.slice(0, Math.max(1, this.length));
+        f.parentOf = f.parentOf.slice(0, Math.max(1, f.child.length));
+      }
     }
   }
 

@@ -192,7 +192,7 @@ export class PhysicalIndex {
       }
     }
     next.write(batch);
-    next.root.trim();
+    next.trim();
     return next;
   }
 
@@ -200,6 +200,13 @@ export class PhysicalIndex {
     let n = 0;
     for (const bytes of this.byteSizes().values()) n += bytes;
     return n;
+  }
+
+  /** Give back the room its arrays grew ahead of appends (a freshly built version). */
+  trim(): void {
+    this.root.trim();
+    if (this.ids.length > this.docCount) this.ids = this.ids.slice(0, Math.max(1, this.docCount));
+    this.live.trim();
   }
 
   /** Bytes by structure (see `FieldSet.byteSizes`), with the id maps and live set as `ids`. */

@@ -39,6 +39,18 @@ function sortedHas(a: Uint32Array, x: number): boolean {
   return false;
 }
 
+/**
+ * The counting sort of a flush: three arrays shared by every dictionary (flushes run one at a
+ * time), grown as needed and dropped by `trim`. A bulk load flushes each large dictionary a dozen
+ * times; arrays of megabytes allocated afresh every time left the process's memory fragmented.
+ */
+const scratch: Uint32Array[] = [new Uint32Array(0), new Uint32Array(0), new Uint32Array(0)];
+
+function flushScratch(i: number, length: number): Uint32Array {
+  if (scratch[i]!.length < length) scratch[i] = new Uint32Array(Math.max(length, scratch[i]!.length * 2));
+  return scratch[i]!.subarray(0, length);
+}
+
 /** The numbers ascending, each once. */
 function sortedDistinct(xs: number[]): Uint32Array {
   const a = Uint32Array.from(xs).sort();
@@ -277,11 +289,13 @@ export class TermDictionary {
       return;
     }
     const terms = this.store.size;
-    const starts = new Uint32Array(terms + 1);
+    const starts = flushScratch(0, terms + 1);
+    starts.fill(0);
     for (let i = 0; i < n; i++) starts[lo[i]! + 1]!++;
     for (let o = 0; o < terms; o++) starts[o + 1]! += starts[o]!;
-    const at = starts.slice(0, terms);
-    const sorted = new Uint32Array(n);
+    const at = flushScratch(1, terms);
+    at.set(starts.subarray(0, terms));
+    const sorted = flushScratch(2, n);
     for (let i = 0; i < n; i++) sorted[at[lo[i]!]!++] = ld[i]!;
     for (let o = 0; o < terms; o++) {
       const a = starts[o]!;
@@ -627,6 +641,7 @@ export class TermDictionary {
     if (this.pending.length > this.pendingCount + 64) this.pending = this.pending.slice(0, this.pendingCount + 64);
     this.logOrd = new Uint32Array(1024);
     this.logDoc = new Uint32Array(1024);
+    scratch.fill(new Uint32Array(0));
     this.docs.trim();
     this.store.trim();
   }
