@@ -26,6 +26,10 @@ for (const bench of chosen) {
   console.log(`# bench ${bench}`);
   // --expose-gc: benchmarks that report memory collect garbage before measuring it;
   // --max-semi-space-size: the same young generation as `npm start` gives the server
-  const result = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=64', '--import', 'tsx', file, ...rest], { stdio: 'inherit' });
+  // MALLOC_MMAP_THRESHOLD_: the allocator setting `npm start` gives the server (see README)
+  const result = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=64', '--import', 'tsx', file, ...rest], {
+    stdio: 'inherit',
+    env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env },
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

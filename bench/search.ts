@@ -143,6 +143,12 @@ async function main(): Promise<void> {
     // `external` includes the array buffers (typed arrays of the engine's columns and postings)
     const offHeapMb = (memAfter.external - memBefore.external) / MB;
     const structuresMb = engine.byteSize('images') / MB;
+    const structures = engine.byteSizes('images');
+    // one more full collection, timed: the pause a search can land in once the index is built
+    // (it grows with the heap objects the index holds)
+    const gc0 = performance.now();
+    gc?.();
+    const fullGcMs = performance.now() - gc0;
     const docs = result?.docs ?? 0;
 
     // ------------------------------------------------------------------------------ queries
@@ -235,6 +241,8 @@ async function main(): Promise<void> {
         heapMb,
         offHeapMb,
         structuresMb,
+        structures,
+        fullGcMs,
         rssAfterMb: memAfter.rss / MB,
       },
       loads,

@@ -39,6 +39,10 @@ export interface ReindexFigures {
   heapMb: number;
   offHeapMb: number;
   structuresMb: number;
+  /** engine.byteSizes(images): bytes by structure. */
+  structures: Map<string, number>;
+  /** A full garbage collection after the build, ms. */
+  fullGcMs: number;
   rssAfterMb: number;
 }
 
@@ -62,6 +66,15 @@ export interface SearchBenchReport {
   opensearch: OpenSearchSide | undefined;
   osAll: number[];
   http: HttpFigures | undefined;
+}
+
+/** The `n` largest structures as `name size, …` in MB. */
+function largest(sizes: Map<string, number>, n: number): string {
+  return [...sizes]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([name, bytes]) => `${name} ${(bytes / 1024 / 1024).toFixed(0)}`)
+    .join(', ');
 }
 
 export function printReport(report: SearchBenchReport): void {
@@ -94,9 +107,12 @@ export function printReport(report: SearchBenchReport): void {
         ['  external (array buffers) growth, MB', offHeapMb.toFixed(0), ''],
         ['  engine.byteSize(images), MB', structuresMb.toFixed(0), ''],
         ['  RSS after, MB', rssAfterMb.toFixed(0), ''],
+        ['  RSS growth not in the structures, MB', (indexRssMb - structuresMb).toFixed(0), ''],
+        ['  a full garbage collection after it, ms', report.reindex.fullGcMs.toFixed(0), ''],
       ],
     ),
   );
+  console.log(`largest structures, MB: ${largest(report.reindex.structures, 12)}`);
   console.log(`load average at reindex start: ${loads.reindex}`);
 
   console.log(`\n== query mix (Default filter hides tag ids ${hiddenTagIds.join(', ')}; first page of ${PER_PAGE} unless noted)`);
@@ -229,6 +245,8 @@ export function printReport(report: SearchBenchReport): void {
       baseline_p99_ms: round(bp99),
       speedup_p50: round(bp50 / p50, 1),
       index_rss_mb: round(indexRssMb, 0),
+      index_structures_mb: round(structuresMb, 0),
+      full_gc_ms: round(report.reindex.fullGcMs, 0),
       reindex_s: round(reindexS, 1),
       reindex_thread_s: http ? round(http.reindexS, 1) : null,
       http_connections: headline ? headline.connections : null,

@@ -86,3 +86,24 @@ describe.each([false, true])('NumericColumn.range (float32 %s)', (float32) => {
     check();
   });
 });
+
+describe('NumericColumn.trim', () => {
+  it('gives back the room grown ahead, keeps every value and takes appends after it', () => {
+    const b = board(70_000, false, 5);
+    const grown = b.col.byteSize();
+    b.col.trim();
+    // 70,000 int32 values and their presence bits, where doubling had room for 131,072
+    expect(b.col.byteSize()).toBe(70_000 * 4 + Math.ceil(70_000 / 32) * 4);
+    expect(b.col.byteSize()).toBeLessThan(grown);
+    for (const [d, vals] of b.values) expect(b.col.min(d)).toBe(Math.min(...vals));
+    b.col.setOne(70_000, 12);
+    b.col.setOne(70_100, -3);
+    expect(b.col.min(70_000)).toBe(12);
+    expect(b.col.min(70_100)).toBe(-3);
+    expect(b.col.has(70_050)).toBe(false);
+    const r: NumericRange = { lo: 12, loInclusive: true, hi: 12, hiInclusive: true };
+    b.values.set(70_000, [12]);
+    b.values.set(70_100, [-3]);
+    expect(firstDifference(b.col.range(r).toArray(), expected(b, r, false))).toBe('');
+  });
+});

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../src/lib/random.js';
 import { compileWildcard } from '../../grammar/index.js';
 import { TermDictionary } from '../../src/search/embedded/terms/keyword-index.js';
 import { SortedTermText } from '../../src/search/embedded/terms/term-text.js';
@@ -114,6 +115,66 @@ describe('TermDictionary postings', () => {
     );
   });
 });
+
+describe('TermDictionary postings past the flat lists', () => {
+  it('two dictionaries filled side by side keep every term, short, long (bitmaps) and single, through flushes, a trim and a restore', () => {
+    const random = mulberry32(17);
+    const dicts = [new TermDictionary(), new TermDictionary()];
+    const expected = dicts.map(() => new Map<string, number[]>());
+    const docs = 12_000;
+    for (let doc = 0; doc < docs; doc++) {
+      dicts.forEach((dict, k) => {
+        // a common term (a bitmap past 2,048 documents), one near the switch, a tail, a term of its own
+        const terms = [`common${k}`, `tail${Math.floor(random() * 3000)}`, `own${doc}`];
+        if (random() < 0.2) terms.push(`edge${k}`);
+        if (doc % 7 === 0) terms.push(`tail${Math.floor(random() * 3000)}`);
+        dict.addDoc(doc, terms.map((t) => dict.intern(t)));
+        for (const t of terms) {
+          const list = expected[k]!.get(t) ?? [];
+          if (list[list.length - 1] !== doc) list.push(doc);
+          expected[k]!.set(t, list);
+        }
+      });
+      // reads flush what is pending: now and then midway, one dictionary then the other
+      if (doc % 2500 === 1234) dicts[doc % 2]!.docCount(0);
+      if (doc === 8000) dicts[1]!.trim();
+    }
+    dicts.forEach((dict, k) => {
+      const check = (d: TermDictionary) => {
+        for (const [term, want] of expected[k]!) {
+          const ord = d.ordOf(term)!;
+          expect(d.docCount(ord), term).toBe(want.length);
+          expect(firstDiff(d.docsOf(ord), want), term).toBe('');
+          expect(firstDiff(d.lookup(term).toArray(), want), term).toBe('');
+        }
+        const some = [`common${k}`, `edge${k}`, 'tail5', 'own77'].map((t) => d.ordOf(t)!);
+        const union = [...new Set(some.flatMap((o) => [...d.docsOf(o)]))].sort((a, b) => a - b);
+        expect(firstDiff(d.union(some, docs).toArray(), union)).toBe('');
+      };
+      expect(dict.docCount(dict.ordOf(`common${k}`)!)).toBe(docs);
+      check(dict);
+      const restored = new TermDictionary();
+      const lists = Array.from({ length: dict.size }, (_, o) => dict.docsOf(o));
+      const offsets = new Uint32Array(lists.length + 1);
+      lists.forEach((l, i) => (offsets[i + 1] = offsets[i]! + l.length));
+      const flat = new Uint32Array(offsets[lists.length]!);
+      lists.forEach((l, i) => flat.set(l, offsets[i]!));
+      restored.restore(Array.from({ length: dict.size }, (_, o) => dict.termAt(o)), offsets, flat, dict.docs, dict.sortedOrds());
+      check(restored);
+      // appends after the trim of a restore: the short lists were packed with no room left
+      restored.addDoc(docs, [restored.ordOf('tail5')!, restored.ordOf(`common${k}`)!]);
+      expect(restored.docsOf(restored.ordOf('tail5')!).at(-1)).toBe(docs);
+      expect(restored.docCount(restored.ordOf(`common${k}`)!)).toBe(docs + 1);
+    });
+  });
+});
+
+/** Where two ascending lists first differ ('' when equal). */
+function firstDiff(got: ArrayLike<number>, want: readonly number[]): string {
+  const n = Math.max(got.length, want.length);
+  for (let i = 0; i < n; i++) if (got[i] !== want[i]) return `at ${i}: got ${got[i]}, want ${want[i]}`;
+  return '';
+}
 
 describe('SortedTermText', () => {
   it('finds each term holding a literal once, in sorted position order', () => {

@@ -138,7 +138,7 @@ export class EmbeddedEngine implements SearchEngine {
     const index = this.indices.get(version);
     if (index === undefined) throw new Error(`no such index [${version}]`);
     // a freshly built version holds the room its arrays grew ahead of appends: give it back
-    index.root.trim();
+    index.trim();
     const old = this.aliases.get(name);
     this.aliases.set(name, version);
     this.aliasesDirty = true;
@@ -165,5 +165,10 @@ export class EmbeddedEngine implements SearchEngine {
   /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */
   byteSize(index: string): number {
     return this.resolve(index).byteSize();
+  }
+
+  /** The same by structure (`rows`, `tags postings`, `created_at column` …). */
+  byteSizes(index: string): Map<string, number> {
+    return this.resolve(index).byteSizes();
   }
 }

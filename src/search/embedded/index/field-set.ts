@@ -508,21 +508,46 @@ export class FieldSet {
     for (const f of this.fields) {
       if (!f) continue;
       if (f.kind === 'keyword' || f.kind === 'boolean' || f.kind === 'ip') f.dict.trim();
+      else if (f.kind === 'numeric') f.col.trim();
       else if (f.kind === 'text') f.text.trim();
-      else if (f.kind === 'nested') f.child.trim();
+      else if (f.kind === 'nested') {
+        f.child.trim();
+        f.first = f.first.slice(0, Math.max(1, this.length));
+        f.count = f.count.slice(0, Math.max(1, this.length));
+        f.parentOf = f.parentOf.slice(0, Math.max(1, f.child.length));
+      }
     }
   }
 
   byteSize(): number {
-    let n = this.rows.byteSize();
+    let n = 0;
+    for (const bytes of this.byteSizes().values()) n += bytes;
+    return n;
+  }
+
+  /**
+   * Bytes by structure: `rows` (stored records), `<path> column`, `<path> terms`,
+   * `<path> postings`, `<path> other` (a dictionary's orders and caches), `<path> text`
+   * (analyzed text with positions), nested paths' links and their children's structures.
+   */
+  byteSizes(into = new Map<string, number>()): Map<string, number> {
+    const add = (key: string, bytes: number) => into.set(key, (into.get(key) ?? 0) + bytes);
+    add(this.base === '' ? 'rows' : `${this.base}rows`, this.rows.byteSize());
     for (const f of this.fields) {
       if (!f) continue;
-      if (f.kind === 'numeric') n += f.col.byteSize();
-      else if (f.kind === 'keyword' || f.kind === 'boolean' || f.kind === 'ip') n += f.dict.byteSize();
-      else if (f.kind === 'text') n += f.text.byteSize();
-      else if (f.kind === 'nested') n += f.child.byteSize() + f.first.byteLength * 3;
+      if (f.kind === 'numeric') add(`${f.path} column`, f.col.byteSize());
+      else if (f.kind === 'keyword' || f.kind === 'boolean' || f.kind === 'ip') {
+        const b = f.dict.byteSizes();
+        add(`${f.path} terms`, b.terms);
+        add(`${f.path} postings`, b.postings);
+        add(`${f.path} other`, b.other);
+      } else if (f.kind === 'text') add(`${f.path} text`, f.text.byteSize());
+      else if (f.kind === 'nested') {
+        add(`${f.path} links`, f.first.byteLength + f.count.byteLength + f.parentOf.byteLength + f.parents.byteSize());
+        f.child.byteSizes(into);
+      }
     }
-    return n;
+    return into;
   }
 }
 

@@ -192,11 +192,27 @@ export class PhysicalIndex {
       }
     }
     next.write(batch);
-    next.root.trim();
+    next.trim();
     return next;
   }
 
   byteSize(): number {
-    return this.root.byteSize() + this.ids.byteLength + this.idMap.byteSize() + this.live.byteSize();
+    let n = 0;
+    for (const bytes of this.byteSizes().values()) n += bytes;
+    return n;
+  }
+
+  /** Give back the room its arrays grew ahead of appends (a freshly built version). */
+  trim(): void {
+    this.root.trim();
+    if (this.ids.length > this.docCount) this.ids = this.ids.slice(0, Math.max(1, this.docCount));
+    this.live.trim();
+  }
+
+  /** Bytes by structure (see `FieldSet.byteSizes`), with the id maps and live set as `ids`. */
+  byteSizes(): Map<string, number> {
+    const out = this.root.byteSizes();
+    out.set('ids', this.ids.byteLength + this.idMap.byteSize() + this.live.byteSize());
+    return out;
   }
 }

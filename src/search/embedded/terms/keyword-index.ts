@@ -9,7 +9,8 @@ import {
 } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
-import { PostingList, unionPostings } from '../postings/postings.js';
+import { FlatPostings } from '../postings/flat-postings.js';
+import { FLAT_MAX, PostingList, unionPostings } from '../postings/postings.js';
 import { outsideSearchMemory } from '../search-memory.js';
 import { SortedTermText } from './term-text.js';
 import { StringTerms, type TermStore } from './term-store.js';
@@ -38,6 +39,18 @@ function sortedHas(a: Uint32Array, x: number): boolean {
   return false;
 }
 
+/**
+ * The counting sort of a flush: three arrays shared by every dictionary (flushes run one at a
+ * time), grown as needed and dropped by `trim`. A bulk load flushes each large dictionary a dozen
+ * times; arrays of megabytes allocated afresh every time left the process's memory fragmented.
+ */
+const scratch: Uint32Array[] = [new Uint32Array(0), new Uint32Array(0), new Uint32Array(0)];
+
+function flushScratch(i: number, length: number): Uint32Array {
+  if (scratch[i]!.length < length) scratch[i] = new Uint32Array(Math.max(length, scratch[i]!.length * 2));
+  return scratch[i]!.subarray(0, length);
+}
+
 /** The numbers ascending, each once. */
 function sortedDistinct(xs: number[]): Uint32Array {
   const a = Uint32Array.from(xs).sort();
@@ -59,14 +72,18 @@ export class TermDictionary {
   private store: TermStore = new StringTerms();
   /**
    * What each term holds, by ordinal: its one document (≥ 0), none (-1), or, for a term held by
-   * two documents or more, `-2 - i` for its posting list `lists[i]`. A term held by one document
-   * (hashes, file names, source URLs: several per image) has neither a list nor a slot in
-   * `lists`: a list object costs heap objects of its own, and a million images hold millions of
-   * such terms, which made every full garbage collection slow.
+   * two documents or more, `-2 - s` for its list `s`. A term held by one document (hashes, file
+   * names, source URLs: several per image) has no list at all.
    */
   private held: Int32Array = new Int32Array(0);
-  /** Posting lists of the terms held by two documents or more, in order of their second document. */
-  private lists: PostingList[] = [];
+  /**
+   * The lists of terms held by two documents or more: short ones in `flat`, those longer than
+   * `FLAT_MAX` as bitmaps in `big` (their `flat` list is left empty). No object per term: a
+   * million images hold millions of terms, and objects of their own made every full garbage
+   * collection slow.
+   */
+  private flat = new FlatPostings();
+  private big = new Map<number, Bitmap>();
   /** Ordinals added since the last sort, in `pending[0, pendingCount)`. */
   private pending = new Uint32Array(64);
   private pendingCount = 0;
@@ -124,19 +141,21 @@ export class TermDictionary {
     const size = store.size;
     this.numOrds = new Map();
     this.smallNumOrds = new Int32Array(0);
-    this.lists = [];
+    this.flat = new FlatPostings();
+    this.big = new Map();
     this.held = new Int32Array(size).fill(-1);
     for (let i = 0; i < size; i++) {
       const a = offsets[i]!;
       const b = offsets[i + 1]!;
       if (b - a === 1) this.held[i] = postings[a]!;
       else if (b - a > 1) {
-        this.held[i] = -2 - this.lists.length;
-        this.lists.push(PostingList.fromSorted(postings.subarray(a, b)));
+        const s = this.flat.add();
+        this.held[i] = -2 - s;
+        if (b - a > FLAT_MAX) this.big.set(s, Bitmap.fromSorted(postings.subarray(a, b)));
+        else this.flat.appendMany(s, postings, a, b);
       }
     }
-    // the lists are views of the snapshot's array until they get one of their own
-    PostingList.compact(this.lists);
+    this.flat.trim();
     this.logLen = 0;
     this.docs = docs;
     this.sorted = sorted;
@@ -177,55 +196,82 @@ export class TermDictionary {
     return ord;
   }
 
-  /** The posting list of term `ord`, undefined when it is held by one document or none. */
-  private listOf(ord: number): PostingList | undefined {
-    const h = this.held[ord]!;
-    return h <= -2 ? this.lists[-2 - h] : undefined;
-  }
-
-  /** The documents of term `ord` as a list (built for the call when the term has one or none). */
+  /**
+   * The documents of term `ord` as a list: a view of the dictionary's storage (read-only), or
+   * built for the call when the term has one document or none.
+   */
   postingAt(ord: number): PostingList {
     if (this.logLen > 0) this.flush();
-    const list = this.listOf(ord);
-    if (list !== undefined) return list;
-    const doc = this.held[ord]!;
-    return PostingList.fromSorted(doc === -1 ? new Uint32Array(0) : Uint32Array.of(doc));
+    const h = this.held[ord]!;
+    if (h <= -2) {
+      const bits = this.big.get(-2 - h);
+      return bits !== undefined ? PostingList.ofBitmap(bits) : PostingList.fromSorted(this.flat.view(-2 - h));
+    }
+    return PostingList.fromSorted(h === -1 ? new Uint32Array(0) : Uint32Array.of(h));
   }
 
   /** How many documents hold term `ord`. */
   docCount(ord: number): number {
     if (this.logLen > 0) this.flush();
-    return this.listOf(ord)?.size ?? (this.held[ord] === -1 ? 0 : 1);
+    const h = this.held[ord]!;
+    if (h >= -1) return h === -1 ? 0 : 1;
+    return this.big.get(-2 - h)?.size ?? this.flat.length(-2 - h);
   }
 
   /** Calls `fn` with each document holding term `ord`, ascending. */
   forEachDoc(ord: number, fn: (doc: number) => void): void {
     if (this.logLen > 0) this.flush();
-    const list = this.listOf(ord);
-    if (list !== undefined) list.forEach(fn);
-    else if (this.held[ord] !== -1) fn(this.held[ord]!);
+    const h = this.held[ord]!;
+    if (h >= 0) fn(h);
+    else if (h <= -2) {
+      const bits = this.big.get(-2 - h);
+      if (bits !== undefined) bits.forEach(fn);
+      else this.flat.forEach(-2 - h, fn);
+    }
   }
 
   /** The documents holding term `ord`, ascending (a copy). */
   docsOf(ord: number): Uint32Array {
     if (this.logLen > 0) this.flush();
-    const list = this.listOf(ord);
-    if (list !== undefined) return list.docs();
-    return this.held[ord] === -1 ? new Uint32Array(0) : Uint32Array.of(this.held[ord]!);
+    const h = this.held[ord]!;
+    if (h >= -1) return h === -1 ? new Uint32Array(0) : Uint32Array.of(h);
+    return this.big.get(-2 - h)?.toArray() ?? this.flat.view(-2 - h).slice();
   }
 
   /** Add `doc` to the postings of `ord` (after every document it holds; a repeat is dropped). */
   private appendTo(ord: number, doc: number): void {
     const h = this.held[ord]!;
-    if (h <= -2) this.lists[-2 - h]!.append(doc);
-    else if (h === -1) this.held[ord] = doc;
-    else if (h !== doc) {
-      const grown = new PostingList();
-      grown.append(h);
-      grown.append(doc);
-      this.held[ord] = -2 - this.lists.length;
-      this.lists.push(grown);
+    if (h === -1) this.held[ord] = doc;
+    else if (h >= 0) {
+      if (h === doc) return;
+      if (doc < h) throw new Error(`postings must be appended in order (${doc} after ${h})`);
+      const s = this.flat.add();
+      this.flat.append(s, h);
+      this.flat.append(s, doc);
+      this.held[ord] = -2 - s;
+    } else {
+      const s = -2 - h;
+      const bits = this.big.get(s);
+      if (bits !== undefined) {
+        bits.append(doc);
+        return;
+      }
+      const last = this.flat.last(s);
+      if (doc <= last) {
+        if (doc === last) return;
+        throw new Error(`postings must be appended in order (${doc} after ${last})`);
+      }
+      if (this.flat.length(s) < FLAT_MAX) this.flat.append(s, doc);
+      else this.toBig(s).append(doc);
     }
+  }
+
+  /** List `s` as a bitmap from now on (it outgrew the flat lists). */
+  private toBig(s: number): Bitmap {
+    const bits = Bitmap.fromSorted(this.flat.view(s));
+    this.flat.clear(s);
+    this.big.set(s, bits);
+    return bits;
   }
 
   /** Move pending postings into their lists (the index's own memory, even inside a search). */
@@ -243,19 +289,24 @@ export class TermDictionary {
       return;
     }
     const terms = this.store.size;
-    const starts = new Uint32Array(terms + 1);
+    const starts = flushScratch(0, terms + 1);
+    starts.fill(0);
     for (let i = 0; i < n; i++) starts[lo[i]! + 1]!++;
     for (let o = 0; o < terms; o++) starts[o + 1]! += starts[o]!;
-    const at = starts.slice(0, terms);
-    const sorted = new Uint32Array(n);
+    const at = flushScratch(1, terms);
+    at.set(starts.subarray(0, terms));
+    const sorted = flushScratch(2, n);
     for (let i = 0; i < n; i++) sorted[at[lo[i]!]!++] = ld[i]!;
     for (let o = 0; o < terms; o++) {
       const a = starts[o]!;
       const b = starts[o + 1]!;
       if (a === b) continue;
-      const list = this.listOf(o);
-      if (list !== undefined) list.appendMany(sorted, a, b);
-      else for (let i = a; i < b; i++) this.appendTo(o, sorted[i]!);
+      const h = this.held[o]!;
+      const s = -2 - h;
+      // a whole run at once into a flat list with room for it below FLAT_MAX, else one by one
+      if (h <= -2 && this.flat.length(s) + (b - a) <= FLAT_MAX && this.flat.last(s) < sorted[a]! && !this.big.has(s)) {
+        this.flat.appendMany(s, sorted, a, b);
+      } else for (let i = a; i < b; i++) this.appendTo(o, sorted[i]!);
     }
     if (lo.length > 1 << 16) {
       // a bulk load grows them again; between bulk loads they should not hold megabytes
@@ -365,7 +416,7 @@ export class TermDictionary {
     const solos: number[] = [];
     for (const o of ords) {
       const h = this.held[o]!;
-      if (h <= -2) lists.push(this.lists[-2 - h]!);
+      if (h <= -2) lists.push(this.postingAt(o));
       else if (h !== -1) solos.push(h);
     }
     if (solos.length > 0) lists.push(PostingList.fromSorted(sortedDistinct(solos)));
@@ -583,22 +634,30 @@ export class TermDictionary {
 
   trim(): void {
     if (this.logLen > 0) this.flush();
-    PostingList.compact(this.lists);
+    this.flat.trim();
+    for (const bits of this.big.values()) bits.trim();
     const size = this.store.size;
     if (this.held.length > size) this.held = this.held.slice(0, size);
     if (this.pending.length > this.pendingCount + 64) this.pending = this.pending.slice(0, this.pendingCount + 64);
     this.logOrd = new Uint32Array(1024);
     this.logDoc = new Uint32Array(1024);
+    scratch.fill(new Uint32Array(0));
     this.docs.trim();
     this.store.trim();
   }
 
   byteSize(): number {
-    let n = this.docs.byteSize() + this.sorted.byteLength + this.logOrd.byteLength * 2 + (this.text?.byteSize() ?? 0);
-    for (const u of this.unions.values()) n += u.bits.byteSize();
-    n += this.held.byteLength + this.pending.byteLength;
+    const b = this.byteSizes();
+    return b.terms + b.postings + b.other;
+  }
+
+  /** Bytes by part: term text and lookup, posting lists, the rest (orders, caches, buffers). */
+  byteSizes(): { terms: number; postings: number; other: number } {
     if (this.logLen > 0) this.flush();
-    for (const p of this.lists) n += p.byteSize() + 48;
-    return n + this.store.byteSize();
+    let postings = this.held.byteLength + this.docs.byteSize() + this.flat.byteSize();
+    for (const bits of this.big.values()) postings += bits.byteSize() + 48;
+    let other = this.sorted.byteLength + this.logOrd.byteLength * 2 + this.pending.byteLength + (this.text?.byteSize() ?? 0);
+    for (const u of this.unions.values()) other += u.bits.byteSize();
+    return { terms: this.store.byteSize(), postings, other };
   }
 }
