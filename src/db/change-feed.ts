@@ -142,7 +142,10 @@ export class ChangeFeed {
   }
 
   private hear(change: RecordChange): void {
-    if (change.kind !== SYNC_KIND || !('id' in change)) return this.emit(change);
+    if (change.kind !== SYNC_KIND || !('id' in change)) {
+      this.emit(change);
+      return;
+    }
     const wake = this.barriers.get(change.id);
     if (wake === undefined) return;
     this.barriers.delete(change.id);
