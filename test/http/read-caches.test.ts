@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 
 import { FilterCache } from '../../src/http/render/filter-cache.js';
+import { RecordJsonCache } from '../../src/http/render/record-json-cache.js';
 import { cachedImageBytes, cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
 
@@ -204,5 +205,39 @@ describe('FilterCache', () => {
     now += 60_001;
     await cache.defaultFilter(async () => (reads++, row(1)));
     expect(reads).toBe(3);
+  });
+});
+
+describe('RecordJsonCache', () => {
+  const record = (id: number, ...watches: string[]) => ({ id, json: `{"id":${id}}`, watches: [`tags:${id}`, ...watches] });
+
+  it('drops exactly the entries that watch a change', () => {
+    const cache = new RecordJsonCache(1_000_000);
+    cache.keep(cache.mark(), [record(1, 'tags:9'), record(2, 'tag_dnp:2'), record(3, 'tags:9')]);
+    cache.onChange({ kind: 'tags', id: 9 });
+    expect([...cache.lookup([1, 2, 3]).found.keys()]).toEqual([2]);
+    cache.onChange({ kind: 'images', id: 2 });
+    cache.onChange({ kind: 'tag_dnp', id: 2 });
+    expect(cache.lookup([2]).missing).toEqual([2]);
+  });
+
+  it('keeps no load that overlapped a change, and empties on `*`', () => {
+    const cache = new RecordJsonCache(1_000_000);
+    const mark = cache.mark();
+    cache.onChange({ kind: 'comments', id: 77 });
+    cache.keep(mark, [record(1)]);
+    expect(cache.size).toBe(0);
+    cache.keep(cache.mark(), [record(1), record(2)]);
+    cache.onChange({ kind: '*' });
+    expect(cache.size).toBe(0);
+  });
+
+  it('stays within its bytes, dropping the least recently used', () => {
+    const cache = new RecordJsonCache(1_200);
+    cache.keep(cache.mark(), [record(1), record(2), record(3)]);
+    cache.lookup([1]);
+    cache.keep(cache.mark(), [record(4)]);
+    expect(cache.size).toBeLessThan(4);
+    expect(cache.lookup([1, 4]).missing).toEqual([]);
   });
 });
