@@ -79,6 +79,8 @@ const schema = z.object({
   DUMP_KEEP: z.coerce.number().int().min(1).max(366).default(7),
   /** Days the change log keeps (live search resume, `/changes`); at least a day, so a dump covers the rest. */
   CHANGE_LOG_RETENTION_DAYS: z.coerce.number().min(1).max(366).default(7),
+  /** Memory for the rendered image JSON kept between requests (`src/http/render/image-json-cache.ts`), in MiB. */
+  IMAGE_CACHE_MB: z.coerce.number().int().min(0).max(1_000_000).default(256),
   LIVE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
@@ -129,6 +131,8 @@ export interface Config {
   /** Nightly public data dumps: the UTC time of day (null: off) and how many are kept. */
   dumps: { at: { hour: number; minute: number } | null; keep: number };
   changeLogRetentionDays: number;
+  /** Bytes of rendered image JSON kept in memory (`IMAGE_CACHE_MB`). */
+  imageCacheBytes: number;
   /** Live searches and firehose sockets open at once; more are refused (503, or close code 1013). */
   liveMaxConnections: number;
   /** BASE_URL or CDN_URL is an http URL of a development host (allowed, with a warning). */
@@ -236,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keep: v.DUMP_KEEP,
     },
     changeLogRetentionDays: v.CHANGE_LOG_RETENTION_DAYS,
+    imageCacheBytes: v.IMAGE_CACHE_MB * 1024 * 1024,
     liveMaxConnections: v.LIVE_MAX_CONNECTIONS,
     developmentHttpUrls: [baseUrl, cdnUrl].some((u) => u.startsWith('http:')),
     limits: {

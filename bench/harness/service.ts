@@ -81,7 +81,9 @@ export async function startService(o: ServiceOptions): Promise<Target> {
   const origin = `http://127.0.0.1:${port}`;
   log(`starting the service on ${origin} (DATA_DIR ${dataDir}${fresh ? `, first start: creating a ${images}-image demo board` : ''}; log in ${logFile})`);
   const started = Date.now();
-  const deadline = started + (fresh ? 30 : 5) * 60_000;
+  // a first start creates a demo board; a premade bulk board's engine index may be built at start
+  // (some 10 minutes for a million images on a busy machine)
+  const deadline = started + (fresh || o.premade ? 30 : 5) * 60_000;
   const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
   for (;;) {
     if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);

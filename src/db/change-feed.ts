@@ -44,12 +44,28 @@ export function parseChange(payload: string): RecordChange {
   return { kind: '*' };
 }
 
+/**
+ * The kind of the feed's own barrier announcements (`sync:<token>`, see `ChangeFeed.sync`); never
+ * passed to subscribers.
+ */
+const SYNC_KIND = 'sync';
+
+/** A barrier whose announcement is not heard within this long empties every cache instead. */
+const SYNC_TIMEOUT_MS = 2_000;
+
 export class ChangeFeed {
   private readonly sql: Sql;
   private readonly listeners = new Set<ChangeListener>();
   private listening = false;
   private starting = false;
   private retryAt = 0;
+  /** Barriers waiting for their own announcement, by token. */
+  private readonly barriers = new Map<number, () => void>();
+  /**
+   * Tokens are unique to this process (a random base, then a count): every process listening on
+   * the channel hears every barrier, and must wake only its own.
+   */
+  private nextToken = Math.floor(Math.random() * 2 ** 40) * 1024;
 
   constructor(sql: Sql) {
     this.sql = sql;
@@ -68,11 +84,14 @@ export class ChangeFeed {
     this.sql
       .listen(
         RECORD_CHANGES_CHANNEL,
-        (payload) => this.emit(parseChange(payload)),
+        (payload) => this.hear(parseChange(payload)),
         // First LISTEN and every reconnect: what changed in between was not heard.
         () => {
           this.emit({ kind: '*' });
           this.listening = true;
+          // everything was dropped: barriers sent before this have nothing left to wait for
+          for (const wake of this.barriers.values()) wake();
+          this.barriers.clear();
         },
       )
       .catch(() => {
@@ -84,9 +103,53 @@ export class ChangeFeed {
       });
   }
 
+  /**
+   * Resolves once every change committed before this call has been heard and passed to the
+   * subscribers, so that a write this process answers is never followed by a stale read here.
+   *
+   * How: a `sync:<token>` announcement is sent in a transaction of its own, after the caller's
+   * writes committed; PostgreSQL delivers notifications in commit order, so when it comes back
+   * every earlier announcement has come before it. While the feed is not live the caches are
+   * bypassed, so there is nothing to wait for. A barrier not heard in time (the listening
+   * connection dropped) tells the subscribers that anything may have changed.
+   */
+  async sync(): Promise<void> {
+    if (!this.listening) return;
+    const token = ++this.nextToken;
+    const heard = new Promise<void>((resolve) => this.barriers.set(token, resolve));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        if (this.barriers.delete(token)) this.emit({ kind: '*' });
+        resolve();
+      }, SYNC_TIMEOUT_MS);
+    });
+    try {
+      await this.sql`select pg_notify(${RECORD_CHANGES_CHANNEL}, ${`${SYNC_KIND}:${token}`})`;
+      await Promise.race([heard, late]);
+    } catch {
+      // the announcement could not be sent: nothing tells when the changes will be heard
+      this.barriers.delete(token);
+      this.emit({ kind: '*' });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private hear(change: RecordChange): void {
+    if (change.kind !== SYNC_KIND || !('id' in change)) {
+      this.emit(change);
+      return;
+    }
+    const wake = this.barriers.get(change.id);
+    if (wake === undefined) return;
+    this.barriers.delete(change.id);
+    wake();
   }
 
   private emit(change: RecordChange): void {

@@ -29,6 +29,7 @@ import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
+import { readYourWrites } from './middleware/read-your-writes.js';
 import { LiveService } from './live/service.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
@@ -68,7 +69,7 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
-  const caches = deps.caches ?? createReadCaches(deps.db);
+  const caches = deps.caches ?? createReadCaches(deps.db, { images: { maxBytes: deps.config.imageCacheBytes } });
   const appDeps: AppDeps = { ...deps, metrics, caches };
   appDeps.live ??= new LiveService(appDeps);
   const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits), caches.bans) : null;
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set('deps', appDeps);
     await next();
   });
+  app.use('*', readYourWrites(caches.feed));
   app.use('*', corsPreflight());
   app.use('*', cacheHeaders());
   app.use('*', requestLimits({ ...limits, scope: 'files' }));

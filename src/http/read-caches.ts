@@ -9,10 +9,20 @@ import { BanCache } from '../limits/index.js';
 import { KeyCache } from './key-cache.js';
 import { FilterCache } from './render/filter-cache.js';
 import { ImageJsonCache, type ImageJsonCacheOptions } from './render/image-json-cache.js';
+import { RecordJsonCache } from './render/record-json-cache.js';
+import { FeaturedImageCache } from './render/featured-cache.js';
+
+/** Bytes of rendered tags, and of rendered comments (a search page of either is a few kilobytes). */
+const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface ReadCaches {
   feed: ChangeFeed;
   images: ImageJsonCache;
+  /** Rendered tags and comments, for search/tags and search/comments. */
+  tags: RecordJsonCache;
+  comments: RecordJsonCache;
+  /** Which image is featured. */
+  featured: FeaturedImageCache;
   filters: FilterCache;
   /** The caller's state: what a key stands for, and the ban in force for an identity. */
   keys: KeyCache;
@@ -24,12 +34,18 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
   const caches: ReadCaches = {
     feed,
     images: new ImageJsonCache(options.images),
+    tags: new RecordJsonCache(RECORD_CACHE_BYTES),
+    comments: new RecordJsonCache(RECORD_CACHE_BYTES),
+    featured: new FeaturedImageCache(),
     filters: new FilterCache(),
     keys: new KeyCache(),
     bans: new BanCache(db, undefined, feed),
   };
   feed.subscribe((change) => {
     caches.images.onChange(change);
+    caches.tags.onChange(change);
+    caches.comments.onChange(change);
+    caches.featured.onChange(change);
     caches.filters.onChange(change);
     caches.keys.onChange(change);
   });

@@ -17,9 +17,21 @@ import { setRole } from '../../src/contexts/users/accounts.js';
 import { announceChanges, changeFeedOf, type RecordChange } from '../../src/db/change-feed.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
+import type { SearchEngine } from '../../src/search/engine.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
+/**
+ * What the search engine answers, by index: these tests are about what the app keeps of the hits'
+ * JSON, so the hits are chosen here (the engine's own answers have their suites).
+ */
+const hits: Record<string, number[]> = {};
+const scriptedEngine = new Proxy({ kind: 'embedded' } as SearchEngine, {
+  get(target, prop) {
+    if (prop === 'search') return async (index: string) => ({ ids: hits[index] ?? [], total: (hits[index] ?? []).length });
+    return Reflect.get(target, prop);
+  },
+});
 let safe: typeof s.tags.$inferSelect;
 let pony: typeof s.tags.$inferSelect;
 let defaultFilter: typeof s.filters.$inferSelect;
@@ -67,7 +79,7 @@ async function twoCachedImages(tags: (typeof s.tags.$inferSelect)[] = [safe]) {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ engine: scriptedEngine });
   safe = await insertTag(h.db, 'safe', { category: 'rating' });
   pony = await insertTag(h.db, 'pony', { category: 'species' });
   defaultFilter = await insertFilter(h.db, { name: 'Default', system: true });
@@ -155,12 +167,110 @@ describe('featured image', () => {
     await featureImage(h.db, first.id);
     await settled();
     expect((await h.api('/images/featured')).body.image?.id).toBe(first.id);
+    const featured = heard(h.db, 'image_features', second.id);
     await featureImage(h.db, second.id);
+    await featured;
     expect((await h.api('/images/featured')).body.image.id).toBe(second.id);
     const change = heard(h.db, 'images', second.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'x' }).where(eq(s.images.id, second.id));
     await change;
     expect((await h.api('/images/featured')).body.image.id).toBe(first.id);
+  });
+});
+
+/** The tags search/tags answers when the engine finds `ids`. */
+async function searchTags(...ids: number[]) {
+  hits.tags = ids;
+  const res = await h.api('/search/tags?q=*');
+  expect(res.status).toBe(200);
+  return res.body.tags as { id: number; description: string; implied_tags: string[]; dnp_entries: { conditions: string }[] }[];
+}
+
+describe('rendered tags (search/tags)', () => {
+  /** Two tags read once (so both are cached), the second marked by a silent change of its description. */
+  async function twoCachedTags() {
+    const a = await insertTag(h.db, `tag a ${Math.random()}`, { description: 'a' });
+    const b = await insertTag(h.db, `tag b ${Math.random()}`, { description: 'b' });
+    await settled();
+    expect((await searchTags(a.id, b.id)).map((t) => t.description)).toEqual(['a', 'b']);
+    await silently(h.db, sql`update tags set description = 'b, changed silently' where id = ${b.id}`);
+    return { a, b };
+  }
+
+  it('a tag edit refreshes it, and no other', async () => {
+    const { a, b } = await twoCachedTags();
+    const change = heard(h.db, 'tags', a.id);
+    await h.db.update(s.tags).set({ description: 'a, edited' }).where(eq(s.tags.id, a.id));
+    await change;
+    expect((await searchTags(a.id, b.id)).map((t) => t.description)).toEqual(['a, edited', 'b']);
+  });
+
+  it('a DNP change refreshes its tag, and no other', async () => {
+    const { a, b } = await twoCachedTags();
+    const change = heard(h.db, 'tag_dnp', a.id);
+    await h.db.insert(s.dnpEntries).values({ tagId: a.id, dnpType: 'No Edits', conditions: 'none at all' });
+    await change;
+    const [tagA, tagB] = await searchTags(a.id, b.id);
+    expect(tagA!.dnp_entries.map((e) => e.conditions)).toEqual(['none at all']);
+    expect(tagB!.description).toBe('b');
+  });
+
+  it('renaming an implied tag refreshes the tags that show its slug, and no other', async () => {
+    const implied = await insertTag(h.db, `implied ${Math.random()}`);
+    const { a, b } = await twoCachedTags();
+    const implication = heard(h.db, 'tags', implied.id);
+    await h.db.insert(s.tagImplications).values({ tagId: a.id, impliedTagId: implied.id });
+    await implication;
+    expect((await searchTags(a.id))[0]!.implied_tags).toEqual([implied.slug]);
+    const rename = heard(h.db, 'tags', implied.id);
+    await h.db.update(s.tags).set({ name: 'implied renamed', slug: 'implied+renamed' }).where(eq(s.tags.id, implied.id));
+    await rename;
+    const [tagA, tagB] = await searchTags(a.id, b.id);
+    expect(tagA!.implied_tags).toEqual(['implied+renamed']);
+    expect(tagB!.description).toBe('b');
+  });
+});
+
+/** The comments search/comments answers when the engine finds `ids`. */
+async function searchComments(...ids: number[]) {
+  hits.comments = ids;
+  const res = await h.api('/search/comments?q=*');
+  expect(res.status).toBe(200);
+  return res.body.comments as { id: number; body: string | null; author: string }[];
+}
+
+describe('rendered comments (search/comments)', () => {
+  /** Two comments read once, the second marked by a silent change of its body. */
+  async function twoCachedComments() {
+    const author = await insertUser(h.db, { name: `author ${Math.random()}` });
+    const image = await insertImage(h.db, { tags: [safe] });
+    const other = await insertImage(h.db, { tags: [safe] });
+    const [x] = await h.db.insert(s.comments).values({ imageId: image.id, userId: author.id, body: 'x' }).returning();
+    const [y] = await h.db.insert(s.comments).values({ imageId: other.id, body: 'y' }).returning();
+    await settled();
+    expect((await searchComments(x!.id, y!.id)).map((c) => c.body)).toEqual(['x', 'y']);
+    await silently(h.db, sql`update comments set body = 'y, changed silently' where id = ${y!.id}`);
+    return { x: x!, y: y!, author, image };
+  }
+
+  it('a comment edit refreshes it, and no other', async () => {
+    const { x, y } = await twoCachedComments();
+    const change = heard(h.db, 'comments', x.id);
+    await h.db.update(s.comments).set({ body: 'x, edited', editedAt: new Date() }).where(eq(s.comments.id, x.id));
+    await change;
+    expect((await searchComments(x.id, y.id)).map((c) => c.body)).toEqual(['x, edited', 'y']);
+  });
+
+  it('hiding its image withholds the comment; its author’s rename shows; no other comment is read again', async () => {
+    const { x, y, author, image } = await twoCachedComments();
+    const rename = heard(h.db, 'user', author.id);
+    await h.db.update(s.users).set({ name: 'renamed author' }).where(eq(s.users.id, author.id));
+    await rename;
+    expect((await searchComments(x.id))[0]!.author).toBe('renamed author');
+    const hide = heard(h.db, 'images', image.id);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'x' }).where(eq(s.images.id, image.id));
+    await hide;
+    expect((await searchComments(x.id, y.id)).map((c) => c.body)).toEqual([null, 'y']);
   });
 });
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 
 import { FilterCache } from '../../src/http/render/filter-cache.js';
-import { cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
+import { RecordJsonCache } from '../../src/http/render/record-json-cache.js';
+import { cachedImageBytes, cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
 
 /** One cached image's JSON for a caller whose filter does or does not spoiler it. */
@@ -124,18 +125,37 @@ describe('ImageJsonCache', () => {
     expect(cache.lookup(all).found.size).toBe(0);
   });
 
-  it('keeps at most maxEntries, dropping the least recently used', () => {
-    const cache = new ImageJsonCache({ maxEntries: 4 });
+  it('keeps at most maxBytes, dropping the least recently used', () => {
+    const four = 4 * cachedImageBytes(image(1));
+    const cache = new ImageJsonCache({ maxBytes: four });
     cache.keep(cache.mark(), [image(1), image(2), image(3), image(4)]);
+    expect(cache.heldBytes).toBe(four);
     cache.lookup([1]);
     cache.keep(cache.mark(), [image(5)]);
     expect(ids(cache.lookup([1, 2, 3, 4, 5]).found)).toEqual([1, 3, 4, 5]);
     // an entry used while among the younger half stays in its place, and is dropped in turn
-    const approximate = new ImageJsonCache({ maxEntries: 4 });
+    const approximate = new ImageJsonCache({ maxBytes: four });
     approximate.keep(approximate.mark(), [image(1), image(2), image(3), image(4)]);
     approximate.lookup([3]);
     approximate.keep(approximate.mark(), [image(5), image(6), image(7)]);
     expect(ids(approximate.lookup([1, 2, 3, 4, 5, 6, 7]).found)).toEqual([4, 5, 6, 7]);
+  });
+
+  it('counts bytes, not entries: one large image takes the room of several small ones', () => {
+    const small = image(1);
+    const large = cachedImageJson(9, JSON.stringify({ id: 9, description: 'x'.repeat(20_000), spoilered: false }), [], null);
+    const cache = new ImageJsonCache({ maxBytes: cachedImageBytes(large) + 2 * cachedImageBytes(small) });
+    cache.keep(cache.mark(), [image(1), image(2), image(3), image(4)]);
+    expect(cache.size).toBe(4);
+    cache.keep(cache.mark(), [large]);
+    expect(ids(cache.lookup([1, 2, 3, 4, 9]).found)).toEqual([3, 4, 9]);
+    // a replaced entry is counted once, and whatever is dropped gives its bytes back
+    cache.keep(cache.mark(), [large]);
+    expect(cache.heldBytes).toBe(cachedImageBytes(large) + 2 * cachedImageBytes(small));
+    cache.onChange({ kind: 'images', id: 9 });
+    expect(cache.heldBytes).toBe(2 * cachedImageBytes(small));
+    cache.clear();
+    expect(cache.heldBytes).toBe(0);
   });
 });
 
@@ -185,5 +205,39 @@ describe('FilterCache', () => {
     now += 60_001;
     await cache.defaultFilter(async () => (reads++, row(1)));
     expect(reads).toBe(3);
+  });
+});
+
+describe('RecordJsonCache', () => {
+  const record = (id: number, ...watches: string[]) => ({ id, json: `{"id":${id}}`, watches: [`tags:${id}`, ...watches] });
+
+  it('drops exactly the entries that watch a change', () => {
+    const cache = new RecordJsonCache(1_000_000);
+    cache.keep(cache.mark(), [record(1, 'tags:9'), record(2, 'tag_dnp:2'), record(3, 'tags:9')]);
+    cache.onChange({ kind: 'tags', id: 9 });
+    expect([...cache.lookup([1, 2, 3]).found.keys()]).toEqual([2]);
+    cache.onChange({ kind: 'images', id: 2 });
+    cache.onChange({ kind: 'tag_dnp', id: 2 });
+    expect(cache.lookup([2]).missing).toEqual([2]);
+  });
+
+  it('keeps no load that overlapped a change, and empties on `*`', () => {
+    const cache = new RecordJsonCache(1_000_000);
+    const mark = cache.mark();
+    cache.onChange({ kind: 'comments', id: 77 });
+    cache.keep(mark, [record(1)]);
+    expect(cache.size).toBe(0);
+    cache.keep(cache.mark(), [record(1), record(2)]);
+    cache.onChange({ kind: '*' });
+    expect(cache.size).toBe(0);
+  });
+
+  it('stays within its bytes, dropping the least recently used', () => {
+    const cache = new RecordJsonCache(1_200);
+    cache.keep(cache.mark(), [record(1), record(2), record(3)]);
+    cache.lookup([1]);
+    cache.keep(cache.mark(), [record(4)]);
+    expect(cache.size).toBeLessThan(4);
+    expect(cache.lookup([1, 4]).missing).toEqual([]);
   });
 });

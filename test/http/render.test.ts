@@ -4,11 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { renderComments } from '../../src/http/render/comments.js';
+import { renderCommentJson, renderComments } from '../../src/http/render/comments.js';
 import { renderGalleries } from '../../src/http/render/galleries.js';
 import { renderImageListJson, renderImages } from '../../src/http/render/images.js';
 import { renderPosts } from '../../src/http/render/posts.js';
-import { renderTags } from '../../src/http/render/tags.js';
+import { renderTagJson, renderTagRows } from '../../src/http/render/tags.js';
+import { createReadCaches } from '../../src/http/read-caches.js';
+import { loadTags } from '../../src/contexts/tags/load.js';
 import type { AppDeps } from '../../src/http/context.js';
 import { assertResource } from '../support/resources.js';
 import { COMMENT, GALLERY, IMAGE, POST, TAG } from '../support/spec-shapes.js';
@@ -100,8 +102,49 @@ describe('batch renderers', () => {
     for (const p of posts) assertResource(p, POST);
     const x = await insertTag(h.db, 'x');
     const y = await insertTag(h.db, 'y');
-    const tags = await renderTags(deps, [y.id, x.id, 12345]);
+    const tags = (await renderTagJson(deps, [y.id, x.id, 12345])).map((text) => JSON.parse(text));
     expect(tags.map((t) => t.name)).toEqual(['y', 'x']);
-    for (const t of tags) assertResource(t, TAG);
+    for (const t of tags as unknown[]) assertResource(t, TAG);
+  });
+
+  it('answers tags and comments byte for byte alike with the caches on (cold and warm) and off', async () => {
+    const caches = createReadCaches(h.db);
+    for (let i = 0; i < 200 && !caches.feed.live; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(caches.feed.live).toBe(true);
+    const cached = { ...deps, caches };
+    const target = await insertTag(h.db, 'target');
+    const aliased = await insertTag(h.db, 'aliased', { aliasedTagId: target.id });
+    const implied = await insertTag(h.db, 'implied');
+    await h.db.insert(s.tagImplications).values({ tagId: target.id, impliedTagId: implied.id });
+    await h.db.insert(s.dnpEntries).values({ tagId: target.id, dnpType: 'No Edits', conditions: 'ask first', reason: 'because' });
+    const tagIds = [implied.id, target.id, 99999, aliased.id];
+    const off = (await renderTagRows(deps, await loadTagRowsOf(tagIds))).map((t) => JSON.stringify(t));
+    expect(await renderTagJson(cached, tagIds)).toEqual(off);
+    expect(await renderTagJson(cached, tagIds)).toEqual(off);
+    expect(caches.tags.size).toBe(3);
+
+    const author = await insertUser(h.db, { name: 'Writer' });
+    const image = await insertImage(h.db);
+    const hiddenImage = await insertImage(h.db, { values: { hiddenFromUsers: true } });
+    const comments = await h.db
+      .insert(s.comments)
+      .values([
+        { imageId: image.id, userId: author.id, body: 'signed', editedAt: new Date(), editReason: 'typo' },
+        { imageId: image.id, body: 'gone', destroyedContent: true },
+        { imageId: hiddenImage.id, body: 'secret' },
+        { imageId: image.id, userId: author.id, body: 'hidden', hiddenFromUsers: true, deletionReason: 'spam' },
+      ])
+      .returning();
+    const commentIds = [...comments.map((c) => c.id).reverse(), 99999];
+    const commentsOff = (await renderComments(deps, commentIds)).map((c) => JSON.stringify(c));
+    expect(await renderCommentJson(cached, commentIds)).toEqual(commentsOff);
+    expect(await renderCommentJson(cached, commentIds)).toEqual(commentsOff);
+    expect(caches.comments.size).toBe(4);
   });
 });
+
+/** Tag rows as stored now, in the order of `ids`. */
+async function loadTagRowsOf(ids: number[]) {
+  const rows = await loadTags(h.db, ids);
+  return ids.flatMap((id) => rows.get(id) ?? []);
+}

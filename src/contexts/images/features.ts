@@ -1,5 +1,5 @@
 /** The featured image: making an image the featured one, and reading which one is. */
-import { desc, eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { imageFeatures, images } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';
@@ -17,14 +17,22 @@ export async function featureImage(db: Database, imageId: number, userId: number
   return row!;
 }
 
-/** The image of the newest feature whose image is not hidden, if any. */
-export async function featuredImageId(db: Database): Promise<number | undefined> {
-  const rows = await db
-    .select({ imageId: imageFeatures.imageId })
-    .from(imageFeatures)
-    .innerJoin(images, eq(images.id, imageFeatures.imageId))
-    .where(eq(images.hiddenFromUsers, false))
-    .orderBy(desc(imageFeatures.createdAt), desc(imageFeatures.id))
-    .limit(1);
-  return rows[0]?.imageId;
+/**
+ * The image of the newest feature whose image is not hidden, if any, and the images whose change
+ * could change which one it is: it and every image featured after it (hidden now; shown again,
+ * one would be featured).
+ */
+export async function featuredImageAndWatched(db: Database): Promise<{ imageId: number | undefined; watched: number[] }> {
+  const rows = await db.execute<{ image_id: number; hidden: boolean }>(sql`
+    with newest_shown as (
+      select f.created_at, f.id from image_features f join images i on i.id = f.image_id
+      where not i.hidden_from_users
+      order by f.created_at desc, f.id desc limit 1
+    )
+    select f.image_id, i.hidden_from_users as hidden
+    from image_features f join images i on i.id = f.image_id
+    where not exists (select 1 from newest_shown) or (f.created_at, f.id) >= (select created_at, id from newest_shown)
+    order by f.created_at desc, f.id desc`);
+  const list = [...rows];
+  return { imageId: list.find((r) => !r.hidden)?.image_id, watched: list.map((r) => r.image_id) };
 }

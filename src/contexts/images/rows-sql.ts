@@ -1,12 +1,13 @@
 /**
- * The raw SQL behind `loadImageData`: image rows with everything their views need, in two round
- * trips per batch.
+ * The raw SQL behind `loadImageData`: image rows with everything their views need, in one round
+ * trip per batch.
  *
  * Why raw SQL here: every image list (search, dumps, oEmbed, single images) hydrates its ids
  * through this, so it is the hot path of the API. Through drizzle the same data took five
  * queries, and a CPU profile of image search showed drizzle's result mapping (about 15 % of the
- * process) plus the parsing of one row per tagging. Here the taggings and sources come back as
- * one array per image, and the tags of a batch once each. The image columns are still derived
+ * process) plus the parsing of one row per tagging. Here the taggings, their tags' fields and the
+ * sources come back as arrays per image, in the same statement: a search page's images that are
+ * not cached cost one query, and a tag met again in the batch is decoded once. The image columns are still derived
  * from the drizzle table and decoded with each column's own `mapFromDriverValue`, so the rows are
  * exactly `typeof images.$inferSelect` and a new column cannot be forgotten.
  */
@@ -32,15 +33,22 @@ const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * Per image: its columns (in `imageColumns` order), then the uploader's name, the intensities,
- * the tag ids in tagging order and the sources in stored order. Read as value arrays, so the
- * extras sit at fixed positions after the columns.
+ * the sources in stored order, and its tags in tagging order as JSON (`[id, name, slug, category,
+ * namespace, name in namespace]` each: JSON keeps a null namespace null, where the driver reads
+ * the NULL of a text array of these column types as the string "NULL"). Read as value arrays,
+ * so the extras sit at fixed positions after the columns. A tagging whose tag is deleted by a
+ * concurrent transaction is left out by the join.
  */
 const IMAGE_ROWS = `
 select ${imageColumns.map((c) => `i.${quoted(casing.getColumnCasing(c.column))}`).join(', ')},
   u.name,
   ii.nw, ii.ne, ii.sw, ii.se,
-  array(select t.tag_id from image_taggings t where t.image_id = i.id order by t.position, t.tag_id),
-  array(select s.source from image_sources s where s.image_id = i.id order by s.position, s.source)
+  array(select s.source from image_sources s where s.image_id = i.id order by s.position, s.source),
+  (
+    select json_agg(json_build_array(g.id, g.name, g.slug, g.category, g.namespace, g.name_in_namespace) order by t.position, t.tag_id)
+    from image_taggings t join tags g on g.id = t.tag_id
+    where t.image_id = i.id
+  )
 from images i
   left join users u on u.id = i.user_id
   left join image_intensities ii on ii.image_id = i.id
@@ -50,13 +58,8 @@ order by i.id`;
 const EXTRAS = imageColumns.length;
 const UPLOADER_NAME = EXTRAS;
 const INTENSITIES = EXTRAS + 1;
-const TAG_IDS = EXTRAS + 5;
-const SOURCES = EXTRAS + 6;
-
-const TAGS = `
-select id, name, slug, category, namespace, name_in_namespace
-from tags
-where id = any($1::int[])`;
+const SOURCES = EXTRAS + 5;
+const TAGS = EXTRAS + 6;
 
 /**
  * Integer ids as an array literal for a `$n::int[]` parameter. postgres.js passes a string through
@@ -65,10 +68,10 @@ where id = any($1::int[])`;
  */
 const intArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
 
-/** An image row with its relations, tags still as ids in tagging order. */
+/** An image row with its relations, tags in tagging order. */
 export interface RawImageData {
   image: ImageRow;
-  tagIds: number[];
+  tags: ImageTag[];
   sources: string[];
   intensities: Intensities | null;
   uploaderName: string | null;
@@ -91,28 +94,29 @@ function decodeIntensities(values: unknown[]): Intensities | null {
   return { nw: nw!, ne: ne!, sw: sw!, se: se! };
 }
 
+/** A tag of a row, as `IMAGE_ROWS` builds it. */
+type TagValues = [id: number, name: string, slug: string, category: ImageTag['category'], namespace: string | null, nameInNamespace: string];
+
+/** A row's tags, each tag of the batch made once (`known`). */
+function decodeTags(values: unknown[], known: Map<number, ImageTag>): ImageTag[] {
+  const list = values[TAGS] as TagValues[] | null;
+  if (list === null) return [];
+  return list.map(([id, name, slug, category, namespace, nameInNamespace]) => {
+    let tag = known.get(id);
+    if (tag === undefined) known.set(id, (tag = { id, name, slug, category, namespace, nameInNamespace }));
+    return tag;
+  });
+}
+
 /** The images of `ids` that exist (ids must be unique), by id ascending. */
 export async function selectImageRows(db: Database, ids: readonly number[]): Promise<RawImageData[]> {
   const rows = await sqlClientOf(db).unsafe<unknown[][]>(IMAGE_ROWS, [intArray(ids)], { prepare: true }).values();
+  const known = new Map<number, ImageTag>();
   return rows.map((values) => ({
     image: decodeImage(values),
-    tagIds: values[TAG_IDS] as number[],
+    tags: decodeTags(values, known),
     sources: values[SOURCES] as string[],
     intensities: decodeIntensities(values),
     uploaderName: values[UPLOADER_NAME] as string | null,
   }));
-}
-
-/** A row of `TAGS`, read as values. */
-type TagValues = [id: number, name: string, slug: string, category: ImageTag['category'], namespace: string | null, nameInNamespace: string];
-
-/** The tags of `ids` that exist, by id. */
-export async function selectTags(db: Database, ids: readonly number[]): Promise<Map<number, ImageTag>> {
-  const tags = new Map<number, ImageTag>();
-  if (ids.length === 0) return tags;
-  const rows = await sqlClientOf(db).unsafe(TAGS, [intArray(ids)], { prepare: true }).values();
-  for (const [id, name, slug, category, namespace, nameInNamespace] of rows as unknown as TagValues[]) {
-    tags.set(id, { id, name, slug, category, namespace, nameInNamespace });
-  }
-  return tags;
 }

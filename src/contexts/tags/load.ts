@@ -15,6 +15,8 @@ export interface TagRelations {
   impliedTagSlugs: string[];
   impliedByTagSlugs: string[];
   dnpEntries: DnpEntryRow[];
+  /** The ids of the tags named above (whose slugs the tag's answer shows). */
+  relatedTagIds: number[];
 }
 
 /** The relations of each of the given tags, in their order. */
@@ -24,15 +26,15 @@ export async function loadTagRelations(db: Database, rows: readonly TagRow[]): P
   const targetIds = [...new Set(rows.flatMap((t) => (t.aliasedTagId === null ? [] : [t.aliasedTagId])))];
   const [targets, aliases, implied, impliedBy, dnps] = await Promise.all([
     targetIds.length === 0 ? Promise.resolve([]) : db.select({ id: tags.id, slug: tags.slug }).from(tags).where(inArray(tags.id, targetIds)),
-    db.select({ of: tags.aliasedTagId, slug: tags.slug }).from(tags).where(inArray(tags.aliasedTagId, ids)).orderBy(asc(tags.slug)),
+    db.select({ of: tags.aliasedTagId, id: tags.id, slug: tags.slug }).from(tags).where(inArray(tags.aliasedTagId, ids)).orderBy(asc(tags.slug)),
     db
-      .select({ of: tagImplications.tagId, slug: target.slug })
+      .select({ of: tagImplications.tagId, id: target.id, slug: target.slug })
       .from(tagImplications)
       .innerJoin(target, eq(target.id, tagImplications.impliedTagId))
       .where(inArray(tagImplications.tagId, ids))
       .orderBy(asc(target.slug)),
     db
-      .select({ of: tagImplications.impliedTagId, slug: related.slug })
+      .select({ of: tagImplications.impliedTagId, id: related.id, slug: related.slug })
       .from(tagImplications)
       .innerJoin(related, eq(related.id, tagImplications.tagId))
       .where(inArray(tagImplications.impliedTagId, ids))
@@ -49,13 +51,19 @@ export async function loadTagRelations(db: Database, rows: readonly TagRow[]): P
   const impliedMap = group(implied);
   const impliedByMap = group(impliedBy);
   const dnpMap = group(dnps.map((d) => ({ ...d, of: d.tagId })));
-  return rows.map((tag) => ({
-    aliasedTagSlug: tag.aliasedTagId === null ? null : (targetSlugs.get(tag.aliasedTagId) ?? null),
-    aliasSlugs: (aliasMap.get(tag.id) ?? []).map((a) => a.slug),
-    impliedTagSlugs: (impliedMap.get(tag.id) ?? []).map((a) => a.slug),
-    impliedByTagSlugs: (impliedByMap.get(tag.id) ?? []).map((a) => a.slug),
-    dnpEntries: dnpMap.get(tag.id) ?? [],
-  }));
+  return rows.map((tag) => {
+    const aliases = aliasMap.get(tag.id) ?? [];
+    const implied = impliedMap.get(tag.id) ?? [];
+    const impliedBy = impliedByMap.get(tag.id) ?? [];
+    return {
+      aliasedTagSlug: tag.aliasedTagId === null ? null : (targetSlugs.get(tag.aliasedTagId) ?? null),
+      aliasSlugs: aliases.map((a) => a.slug),
+      impliedTagSlugs: implied.map((a) => a.slug),
+      impliedByTagSlugs: impliedBy.map((a) => a.slug),
+      dnpEntries: dnpMap.get(tag.id) ?? [],
+      relatedTagIds: [...(tag.aliasedTagId === null ? [] : [tag.aliasedTagId]), ...[...aliases, ...implied, ...impliedBy].map((a) => a.id)],
+    };
+  });
 }
 
 /** The tags of `ids` that exist, by id. */

@@ -49,6 +49,8 @@ export interface CachedImage {
 
 interface Entry {
   image: CachedImage;
+  /** `cachedImageBytes(image)`, counted once. */
+  bytes: number;
   expires: number;
   /** The cache's count of insertions when this entry was (re)inserted: its place in the order. */
   inserted: number;
@@ -56,13 +58,29 @@ interface Entry {
 
 export interface ImageJsonCacheOptions {
   /**
-   * Entries kept, least recently used dropped first (default 20,000: some 30 MB). Use moves an
-   * entry only once it is in the older half, so this order is that of last use to within half.
+   * Bytes kept (`IMAGE_CACHE_MB`, default 256 MiB: some 200,000 images of 1.3 KB), least
+   * recently used dropped first. Counted by size, not entries: a board's working set is a number
+   * of bytes, and an image's JSON runs from under a kilobyte to tens of them (long descriptions,
+   * many tags). Use moves an entry only once it is in the older half of the insertions, so this
+   * order is that of last use to within half.
    */
-  maxEntries?: number;
+  maxBytes?: number;
   /** Longest an entry is served, in ms (default 60 s; each entry from half of it, by id). */
   maxAgeMs?: number;
   now?: () => number;
+}
+
+/**
+ * What an entry costs besides its JSON and oEmbed text: the entry and image objects, the digest,
+ * the tag id array, the buffer view and the map's slot (measured with `process.memoryUsage` over
+ * 100,000 entries: some 600 bytes, and 8 per tag id).
+ */
+const ENTRY_OVERHEAD_BYTES = 600;
+
+/** The memory an image's entry holds, as counted against `maxBytes`. */
+export function cachedImageBytes(image: CachedImage): number {
+  // oEmbed text is a JavaScript string: two bytes a character at most
+  return ENTRY_OVERHEAD_BYTES + image.json.byteLength + 8 * image.tagIds.length + 2 * (image.oembed?.length ?? 0);
 }
 
 const SPOILERED = '"spoilered":false';
@@ -99,7 +117,8 @@ export function imageJsonParts(images: readonly CachedImage[], spoilered: Readon
 
 export class ImageJsonCache {
   private readonly entries = new Map<number, Entry>();
-  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
   /** Bumped by every change heard: a load that overlapped one must not be kept (it may be older). */
@@ -110,13 +129,18 @@ export class ImageJsonCache {
   private readonly changedUsers = new Set<number>();
 
   constructor(options: ImageJsonCacheOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 20_000;
+    this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.maxAgeMs = options.maxAgeMs ?? 60_000;
     this.now = options.now ?? Date.now;
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Bytes held, as counted against `maxBytes`. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   /** A mark to hand back to `keep`: taken before loading from PostgreSQL. */
@@ -133,14 +157,14 @@ export class ImageJsonCache {
     for (const id of ids) {
       const entry = this.entries.get(id);
       if (entry === undefined || entry.expires < now) {
-        if (entry !== undefined) this.entries.delete(id);
+        if (entry !== undefined) this.drop(id);
         missing.push(id);
         continue;
       }
       // Re-inserting moves the entry to the young end of the map's order; an entry still in the
       // younger half is far from eviction and stays where it is (a page's fifty moves cost more
       // than the rest of the lookup).
-      if (this.insertions - entry.inserted > this.maxEntries / 2) this.insert(id, entry);
+      if (this.insertions - entry.inserted > this.entries.size / 2) this.insert(id, entry);
       found.set(id, entry.image);
     }
     return { found, missing };
@@ -150,14 +174,27 @@ export class ImageJsonCache {
   keep(mark: number, images: readonly CachedImage[]): void {
     if (mark !== this.changeCount) return;
     const now = this.now();
-    for (const image of images) this.insert(image.id, { image, expires: now + this.lifetime(image.id), inserted: 0 });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    for (const image of images) {
+      this.drop(image.id);
+      const entry = { image, bytes: cachedImageBytes(image), expires: now + this.lifetime(image.id), inserted: 0 };
+      this.bytes += entry.bytes;
+      this.insert(image.id, entry);
+    }
+    while (this.bytes > this.maxBytes) this.drop(this.entries.keys().next().value!);
   }
 
+  /** (Re)insert `entry` at the young end of the order; its bytes are counted already. */
   private insert(id: number, entry: Entry): void {
     entry.inserted = ++this.insertions;
     this.entries.delete(id);
     this.entries.set(id, entry);
+  }
+
+  private drop(id: number): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    this.bytes -= entry.bytes;
+    this.entries.delete(id);
   }
 
   /** How long an image's entry lives: from half of `maxAgeMs` to all of it, spread by id. */
@@ -171,9 +208,10 @@ export class ImageJsonCache {
     this.changeCount++;
     if (change.kind === '*') {
       this.entries.clear();
+      this.bytes = 0;
       this.changedTags.clear();
       this.changedUsers.clear();
-    } else if (change.kind === 'images') this.entries.delete(change.id);
+    } else if (change.kind === 'images') this.drop(change.id);
     else if (change.kind === 'tags') this.changedTags.add(change.id);
     else if (change.kind === 'user') this.changedUsers.add(change.id);
   }
@@ -188,7 +226,7 @@ export class ImageJsonCache {
     const tags = this.changedTags;
     const users = this.changedUsers;
     for (const [id, { image }] of this.entries) {
-      if ((image.uploaderId !== null && users.has(image.uploaderId)) || image.tagIds.some((t) => tags.has(t))) this.entries.delete(id);
+      if ((image.uploaderId !== null && users.has(image.uploaderId)) || image.tagIds.some((t) => tags.has(t))) this.drop(id);
     }
     tags.clear();
     users.clear();

@@ -2,7 +2,8 @@
 import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { featuredImageId } from '../../contexts/images/features.js';
+import { featuredImageAndWatched } from '../../contexts/images/features.js';
+import { liveCaches } from '../read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { validPath } from '../validate.js';
@@ -34,7 +35,9 @@ export function imageRoutes(): Hono<AppEnv> {
 
   /** The newest feature whose image is not hidden. */
   app.get('/images/featured', async (c) => {
-    const imageId = await featuredImageId(c.get('deps').db);
+    const { db, caches } = c.get('deps');
+    const cache = liveCaches(caches)?.featured;
+    const imageId = cache ? await cache.imageId(() => featuredImageAndWatched(db)) : (await featuredImageAndWatched(db)).imageId;
     if (imageId === undefined) return notFound(c);
     return respondWithImage(c, imageId);
   });

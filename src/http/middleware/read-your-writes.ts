@@ -1,0 +1,22 @@
+/**
+ * A write answered by this process is never followed by a stale read here: before the answer of
+ * any request that may write (every method but GET, HEAD and OPTIONS) leaves, the caches of
+ * `src/http/read-caches.ts` have heard every change committed so far (`ChangeFeed.sync`).
+ *
+ * Why: the caches learn of changes from PostgreSQL's announcements, which arrive a moment after
+ * the commit. Without this, a client that changed an image and read it at once could get the copy
+ * from before its change. Writes made by other processes are heard when their announcements
+ * arrive; the writer there waits for its own.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { ChangeFeed } from '../../db/change-feed.js';
+import type { AppEnv } from '../context.js';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function readYourWrites(feed: ChangeFeed): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (!READS.has(c.req.method)) await feed.sync();
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * Rendered JSON of records other than images (tags for search/tags, comments for
+ * search/comments) kept between requests, each entry dropped exactly by the announced changes
+ * (`src/db/change-feed.ts`) of what it was built from.
+ *
+ * Each entry names what it watches as `kind:id` keys (a tag: itself, its alias target, aliases,
+ * implications and DNP entries; a comment: itself, its image, its author), and a change drops the
+ * entries watching its key, found through an index of watchers: one change costs what it drops,
+ * not a pass over the cache. A load that overlapped any change is not kept (it may predate it);
+ * `*` empties the cache. Bounded by bytes, least recently used dropped first.
+ */
+import type { RecordChange } from '../../db/change-feed.js';
+
+export interface RecordJson {
+  id: number;
+  /** The record's JSON text (`null` for a destroyed comment). */
+  json: string;
+  /** The `kind:id` changes that drop it. */
+  watches: readonly string[];
+}
+
+interface Entry {
+  record: RecordJson;
+  bytes: number;
+}
+
+/** What an entry costs besides its text (objects, watch keys, map slots), roughly. */
+const ENTRY_OVERHEAD_BYTES = 300;
+
+const bytesOf = (record: RecordJson) => ENTRY_OVERHEAD_BYTES + 2 * record.json.length + record.watches.reduce((n, w) => n + 40 + 2 * w.length, 0);
+
+export class RecordJsonCache {
+  private readonly entries = new Map<number, Entry>();
+  /** Who watches each key. */
+  private readonly watchers = new Map<string, Set<number>>();
+  private bytes = 0;
+  private changeCount = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** A mark to hand back to `keep`: taken before loading from PostgreSQL. */
+  mark(): number {
+    return this.changeCount;
+  }
+
+  /** The JSON of the cached records among `ids`, and the ids to load. */
+  lookup(ids: readonly number[]): { found: Map<number, string>; missing: number[] } {
+    const found = new Map<number, string>();
+    const missing: number[] = [];
+    for (const id of ids) {
+      const entry = this.entries.get(id);
+      if (entry === undefined) {
+        missing.push(id);
+        continue;
+      }
+      // to the young end of the order
+      this.entries.delete(id);
+      this.entries.set(id, entry);
+      found.set(id, entry.record.json);
+    }
+    return { found, missing };
+  }
+
+  /** Keep records loaded since `mark`, unless a change was heard meanwhile. */
+  keep(mark: number, records: readonly RecordJson[]): void {
+    if (mark !== this.changeCount) return;
+    for (const record of records) {
+      this.drop(record.id);
+      const entry = { record, bytes: bytesOf(record) };
+      this.entries.set(record.id, entry);
+      this.bytes += entry.bytes;
+      for (const key of record.watches) {
+        let set = this.watchers.get(key);
+        if (set === undefined) this.watchers.set(key, (set = new Set()));
+        set.add(record.id);
+      }
+    }
+    while (this.bytes > this.maxBytes) this.drop(this.entries.keys().next().value!);
+  }
+
+  onChange(change: RecordChange): void {
+    this.changeCount++;
+    if (!('id' in change)) {
+      this.entries.clear();
+      this.watchers.clear();
+      this.bytes = 0;
+      return;
+    }
+    const watching = this.watchers.get(`${change.kind}:${change.id}`);
+    if (watching !== undefined) for (const id of [...watching]) this.drop(id);
+  }
+
+  private drop(id: number): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined) return;
+    this.entries.delete(id);
+    this.bytes -= entry.bytes;
+    for (const key of entry.record.watches) {
+      const set = this.watchers.get(key);
+      set?.delete(id);
+      if (set?.size === 0) this.watchers.delete(key);
+    }
+  }
+}
+
+/**
+ * The JSON of each id that exists, in the order of `ids`: cached records from `cache` (null: no
+ * cache, while changes cannot be heard), the others through `load` (and kept).
+ */
+export async function cachedRecordJson(cache: RecordJsonCache | null, ids: readonly number[], load: (ids: number[]) => Promise<RecordJson[]>): Promise<string[]> {
+  const { found, missing } = cache ? cache.lookup(ids) : { found: new Map<number, string>(), missing: [...ids] };
+  if (missing.length > 0) {
+    const mark = cache?.mark() ?? 0;
+    const loaded = await load(missing);
+    cache?.keep(mark, loaded);
+    for (const record of loaded) found.set(record.id, record.json);
+  }
+  return ids.flatMap((id) => found.get(id) ?? []);
+}
