@@ -9,16 +9,15 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { changeFeedOf } from '../../src/db/change-feed.js';
 import { insertTag } from '../http/harness.js';
-import { seedBoard, startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
+import { startUploadHarness, type UploadHarness } from './harness.js';
 
 let h: UploadHarness;
 let key: string;
 
 beforeAll(async () => {
   h = await startUploadHarness({ search: true });
-  await seedBoard(h.db);
   await insertTag(h.db, 'counted');
-  ({ key } = await userWithKey(h.db));
+  key = h.uploader.key;
   await h.sync();
   // the caches keep answers only while the change feed listens (from the first request on)
   await h.api('/search/tags?q=counted');
