@@ -107,11 +107,26 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
   it('a renamed tag refreshes the images that carry it, and no other', async () => {
     const rare = await insertTag(h.db, 'rare one');
     const { a, b } = await twoCachedImages([rare]);
-    const change = heard(h.db, 'tags', rare.id);
+    const change = heard(h.db, 'tag_display', rare.id);
     await h.db.update(s.tags).set({ name: 'rare two', slug: 'rare+two' }).where(eq(s.tags.id, rare.id));
     await change;
     expect((await h.api(`/images/${a.id}`)).body.image.tags).toEqual(['rare two']);
     expect(await description(b.id)).toBe('b');
+  });
+
+  it("a tag's image count changing (every upload tagged with it) drops nothing; its category changing drops its images", async () => {
+    const { b } = await twoCachedImages();
+    const counted = heard(h.db, 'tags', safe.id);
+    await h.db.update(s.tags).set({ imagesCount: sql`${s.tags.imagesCount} + 1` }).where(eq(s.tags.id, safe.id));
+    await counted;
+    expect(await description(b.id)).toBe('b');
+    const shown = heard(h.db, 'tag_display', safe.id);
+    await h.db.update(s.tags).set({ category: 'character' }).where(eq(s.tags.id, safe.id));
+    await shown;
+    expect(await description(b.id)).toBe('b, changed silently');
+    const restored = heard(h.db, 'tag_display', safe.id);
+    await h.db.update(s.tags).set({ category: 'rating' }).where(eq(s.tags.id, safe.id));
+    await restored;
   });
 
   it('an upload drops nothing, and the new image is read fresh', async () => {

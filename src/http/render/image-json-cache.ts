@@ -8,8 +8,9 @@
  *
  * Freshness: an entry is dropped when PostgreSQL announces a change to anything it was built
  * from (see `src/db/change-feed.ts`): the image row and its taggings, sources, counts and
- * intensities (`images:id`), a tag it carries (`tags:id`: name, category and slug decide the
- * tag list and its order), its uploader's name (`user:id`). Announcements arrive a moment after
+ * intensities (`images:id`), what an image shows of a tag it carries (`tag_display:id`, migration
+ * 0010: name, category and slug decide the tag list and its order; a change of the tag's image
+ * count does not drop it), its uploader's name (`user:id`). Announcements arrive a moment after
  * the commit (well under a millisecond on one host), so lists, single images and oEmbed answers
  * are all served from here; a write through this process's own pool is heard before its next
  * request is answered only as fast as that. Entries also expire, after `maxAgeMs` at most, which
@@ -212,7 +213,8 @@ export class ImageJsonCache {
       this.changedTags.clear();
       this.changedUsers.clear();
     } else if (change.kind === 'images') this.drop(change.id);
-    else if (change.kind === 'tags') this.changedTags.add(change.id);
+    // not `tags`: that is announced by every change of a tag's image count, which no image shows
+    else if (change.kind === 'tag_display') this.changedTags.add(change.id);
     else if (change.kind === 'user') this.changedUsers.add(change.id);
   }
 
