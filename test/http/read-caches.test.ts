@@ -73,10 +73,11 @@ describe('ImageJsonCache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('drops the images carrying a changed tag, or uploaded by a renamed user', () => {
+  it('drops the images carrying a tag whose display changed, or uploaded by a renamed user', () => {
     const cache = new ImageJsonCache();
     cache.keep(cache.mark(), [image(1, [10, 11]), image(2, [11]), image(3, [12], 5), image(4, [], 6)]);
-    cache.onChange({ kind: 'tags', id: 10 });
+    cache.onChange({ kind: 'tags', id: 11 }); // an image count, which no image shows
+    cache.onChange({ kind: 'tag_display', id: 10 });
     cache.onChange({ kind: 'user', id: 5 });
     cache.onChange({ kind: 'comments', id: 1 });
     expect(cache.lookup([1, 2, 3, 4]).missing).toEqual([1, 3]);
