@@ -220,7 +220,7 @@ export async function applyStaged(
       reporter.note(`${plan.spec.target} was not written: ${(err as Error).message}`);
     }
     const ms = Date.now() - started;
-    if (ms >= 1000) reporter.note(`  ${bulk.has(plan.spec.target) ? 'loaded' : 'merged'} ${plan.spec.target}: ${(ms / 1000).toFixed(1)}s (checks ${((checked - started) / 1000).toFixed(1)}s)`);
+    if (ms >= 1000) reporter.note(`  ${bulk.has(plan.spec.target) ? 'loaded' : 'merged'} ${plan.spec.target}: ${(ms / 1000).toFixed(1)}s (checks before it ${((checked - started) / 1000).toFixed(1)}s)`);
   }
   if (restore.length > 0) {
     await options.onLoaded?.();
