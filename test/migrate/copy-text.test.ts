@@ -22,7 +22,7 @@ describe('COPY text format', () => {
     const bytes = Buffer.from('1\tünï\n2\tb\n3\tlast', 'utf8');
     const chunks = [bytes.subarray(0, 4), bytes.subarray(4, 9), bytes.subarray(9)];
     const lines: string[] = [];
-    for await (const line of streamLines(Readable.from(chunks))) lines.push(line);
+    for await (const batch of streamLines(Readable.from(chunks))) lines.push(...batch);
     expect(lines).toEqual(['1\tünï', '2\tb', '3\tlast']);
   });
 });

@@ -14,7 +14,7 @@ import type { TransactionSql } from 'postgres';
 import { restoreConstraints, setAsideConstraints } from '../../db/set-aside.js';
 import { keysTable, stagingTable } from './stage.js';
 import type { Reporter, TableTally } from './report.js';
-import type { TableSpec } from './tables.js';
+import type { Reference, TableSpec } from './tables.js';
 
 /** How rows removed at the source are found: the whole table was staged, its ids were, or the changed images' children were. */
 export type RemovalMode = 'full' | 'keys' | 'scoped' | 'none';
@@ -40,37 +40,69 @@ async function removeGone(tx: TransactionSql, plan: Plan): Promise<number> {
   return result.count;
 }
 
-/** Skip staged rows that cannot be written; clear optional references that point nowhere. */
-async function prune(tx: TransactionSql, spec: TableSpec, tally: TableTally, reporter: Reporter): Promise<void> {
-  const stage = stagingTable(spec.target);
+/** The test that a staged row's reference names a row; with `ref.table` the target, a staged row does too. */
+function referenceExists(spec: TableSpec, ref: Reference): string {
+  return `exists (select 1 from public.${q(ref.table)} r where r.id = s.${q(ref.column)})` +
+    (ref.table === spec.target ? ` or exists (select 1 from ${stagingTable(ref.table)} r2 where r2.id = s.${q(ref.column)})` : '');
+}
+
+const danglingReason = (ref: Reference) => `${ref.column} names no ${ref.table} row`;
+
+/** Delete staged rows matching `where`, counting them under `reason` and reporting a few; returns how many went. */
+async function skipStaged(tx: TransactionSql, spec: TableSpec, tally: TableTally, reporter: Reporter, where: string, reason: string): Promise<number> {
   const describeSql = `concat_ws(' ', ${spec.key.map((k) => `'${k}', s.${q(k)}`).join(', ')})`;
-  const skip = async (where: string, reason: string) => {
-    const [row] = await tx.unsafe<Array<{ n: number; sample: string[] | null }>>(
-      `with d as (delete from ${stage} s where ${where} returning ${describeSql} as id) select count(*)::int as n, (array_agg(id))[1:5] as sample from d`,
-    );
-    if (row!.n === 0) return;
-    tally.skipped[reason] = (tally.skipped[reason] ?? 0) + row!.n;
-    for (const id of row!.sample ?? []) reporter.skipped(spec.target, id, reason);
-  };
+  const [row] = await tx.unsafe<Array<{ n: number; sample: string[] | null }>>(
+    `with d as (delete from ${stagingTable(spec.target)} s where ${where} returning ${describeSql} as id) select count(*)::int as n, (array_agg(id))[1:5] as sample from d`,
+  );
+  if (row!.n === 0) return 0;
+  tally.skipped[reason] = (tally.skipped[reason] ?? 0) + row!.n;
+  for (const id of row!.sample ?? []) reporter.skipped(spec.target, id, reason);
+  return row!.n;
+}
+
+/**
+ * Skip staged rows that cannot be written; clear optional references that point nowhere. The
+ * references in `checkedOnInsert` are left to the insert. Returns the rows skipped.
+ */
+async function prune(tx: TransactionSql, spec: TableSpec, tally: TableTally, reporter: Reporter, checkedOnInsert: readonly Reference[] = []): Promise<number> {
+  const stage = stagingTable(spec.target);
+  let skipped = 0;
   for (const ref of spec.references ?? []) {
-    const exists = `exists (select 1 from public.${q(ref.table)} r where r.id = s.${q(ref.column)})` +
-      (ref.table === spec.target ? ` or exists (select 1 from ${stagingTable(ref.table)} r2 where r2.id = s.${q(ref.column)})` : '');
-    const dangling = `s.${q(ref.column)} is not null and not (${exists})`;
+    if (checkedOnInsert.includes(ref)) continue;
+    const dangling = `s.${q(ref.column)} is not null and not (${referenceExists(spec, ref)})`;
     if (ref.optional) {
       const result = await tx.unsafe(`update ${stage} s set ${q(ref.column)} = null where ${dangling}`);
       if (result.count > 0) {
         const reason = `${ref.column} (no such ${ref.table} row)`;
         tally.adjusted[reason] = (tally.adjusted[reason] ?? 0) + result.count;
       }
-    } else await skip(dangling, `${ref.column} names no ${ref.table} row`);
+    } else skipped += await skipStaged(tx, spec, tally, reporter, dangling, danglingReason(ref));
   }
   for (const cols of spec.unique ?? []) {
     const same = cols.map((c) => `t.${q(c)} = s.${q(c)}`).join(' and ');
     const reason = `${cols.join(', ')} already taken by another row`;
-    await skip(`exists (select 1 from public.${q(spec.target)} t where ${same} and not (${keyMatch(spec, 't', 's')}))`, reason);
+    skipped += await skipStaged(tx, spec, tally, reporter, `exists (select 1 from public.${q(spec.target)} t where ${same} and not (${keyMatch(spec, 't', 's')}))`, reason);
     // Two staged rows with the same value: the first one read stays.
-    await skip(`exists (select 1 from ${stage} t where ${same} and t.ctid < s.ctid)`, reason);
+    skipped += await skipStaged(tx, spec, tally, reporter, `exists (select 1 from ${stage} t where ${same} and t.ctid < s.ctid)`, reason);
   }
+  return skipped;
+}
+
+/**
+ * The required references of a bulk-loaded table that the insert itself can check: those of
+ * another table on a NOT NULL column (a staged null there fails the insert either way). One
+ * pass that inserts the rows whose references exist costs a join less than deleting the others
+ * first; the others are looked for only when rows were left out.
+ */
+async function checkedOnInsert(tx: TransactionSql, spec: TableSpec): Promise<Reference[]> {
+  const refs = (spec.references ?? []).filter((r) => !r.optional && r.table !== spec.target);
+  if (refs.length === 0) return [];
+  const rows = await tx.unsafe<Array<{ name: string }>>(
+    `select attname as name from pg_attribute where attrelid = $1::regclass and attnotnull and attname = any($2::text[])`,
+    [`public.${q(spec.target)}`, refs.map((r) => r.column)],
+  );
+  const notNull = new Set(rows.map((r) => r.name));
+  return refs.filter((r) => notNull.has(r.column));
 }
 
 async function upsert(tx: TransactionSql, spec: TableSpec, tally: TableTally): Promise<void> {
@@ -94,13 +126,23 @@ async function upsert(tx: TransactionSql, spec: TableSpec, tally: TableTally): P
   tally.unchanged += row!.staged - row!.inserted - row!.updated;
 }
 
-/** Fill an empty table with every staged row; its keys are rebuilt afterwards. */
-async function insertAll(tx: TransactionSql, spec: TableSpec, tally: TableTally): Promise<void> {
+/**
+ * Fill an empty table with every staged row whose references in `checked` exist (`remaining`
+ * rows are staged); its keys are rebuilt afterwards. Rows left out are then skipped and reported
+ * as `prune` would have.
+ */
+async function insertAll(tx: TransactionSql, spec: TableSpec, tally: TableTally, reporter: Reporter, checked: readonly Reference[], remaining: number): Promise<void> {
   const computed = spec.computed ?? {};
   const columns = [...spec.columns, ...Object.keys(computed)];
   const select = [...spec.columns.map(q), ...Object.values(computed)].join(', ');
-  const result = await tx.unsafe(`insert into public.${q(spec.target)} (${columns.map(q).join(', ')}) select ${select} from ${stagingTable(spec.target)}`);
+  const where = checked.map((ref) => referenceExists(spec, ref)).join(' and ');
+  // Computed columns (window functions) see every staged row: filter before computing.
+  const from = where === '' ? stagingTable(spec.target) : `(select * from ${stagingTable(spec.target)} s where ${where}) s`;
+  const result = await tx.unsafe(`insert into public.${q(spec.target)} (${columns.map(q).join(', ')}) select ${select} from ${from}`);
   tally.inserted += result.count;
+  if (result.count < remaining) {
+    for (const ref of checked) await skipStaged(tx, spec, tally, reporter, `not (${referenceExists(spec, ref)})`, danglingReason(ref));
+  }
   // Planning the next tables' reference checks and the foreign keys' validation needs statistics.
   await tx.unsafe(`analyze public.${q(spec.target)}`);
 }
@@ -136,6 +178,9 @@ export async function applyStaged(
   reporter: Reporter,
   options: ApplyOptions = {},
 ): Promise<void> {
+  // The reference checks join staged tables of millions of rows against whole tables (with their
+  // keys set aside in a first import): hash joins that fit in memory instead of spilling to disk.
+  await tx.unsafe(`select set_config('work_mem', '256MB', true)`);
   const byTarget = new Map(plans.map((p) => [p.spec.target, p]));
   // The public dump keeps aliases apart; fold them into the staged tags.
   if (byTarget.has('tag_aliases') && byTarget.has('tags')) {
@@ -155,10 +200,19 @@ export async function applyStaged(
   for (const plan of writable) {
     const tally = tallies.get(plan.spec.target)!;
     const started = Date.now();
+    let checked = started;
     try {
       await tx.savepoint(async (sp) => {
-        await prune(sp, plan.spec, tally, reporter);
-        await (bulk.has(plan.spec.target) ? insertAll : upsert)(sp, plan.spec, tally);
+        if (bulk.has(plan.spec.target)) {
+          const onInsert = await checkedOnInsert(sp, plan.spec);
+          const skipped = await prune(sp, plan.spec, tally, reporter, onInsert);
+          checked = Date.now();
+          await insertAll(sp, plan.spec, tally, reporter, onInsert, tally.staged - skipped);
+        } else {
+          await prune(sp, plan.spec, tally, reporter);
+          checked = Date.now();
+          await upsert(sp, plan.spec, tally);
+        }
       });
     } catch (err) {
       const reason = `table failed: ${(err as Error).message}`;
@@ -166,7 +220,7 @@ export async function applyStaged(
       reporter.note(`${plan.spec.target} was not written: ${(err as Error).message}`);
     }
     const ms = Date.now() - started;
-    if (ms >= 1000) reporter.note(`  ${bulk.has(plan.spec.target) ? 'loaded' : 'merged'} ${plan.spec.target}: ${(ms / 1000).toFixed(1)}s`);
+    if (ms >= 1000) reporter.note(`  ${bulk.has(plan.spec.target) ? 'loaded' : 'merged'} ${plan.spec.target}: ${(ms / 1000).toFixed(1)}s (checks before it ${((checked - started) / 1000).toFixed(1)}s)`);
   }
   if (restore.length > 0) {
     await options.onLoaded?.();

@@ -63,18 +63,19 @@ function unquoteIdentifier(name: string): string {
 export const COPY_END = '\\.';
 
 /**
- * The lines of a byte stream (COPY output), without their newlines. Reads the stream to its end,
- * chunk by chunk, so the producer is never left half-read.
+ * The lines of a byte stream (COPY output), without their newlines, in batches (those each chunk
+ * completes: a consumer handles millions of lines, and one await per line would cost more than
+ * the line). Reads the stream to its end, chunk by chunk, so the producer is never left half-read.
  */
-export async function* streamLines(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+export async function* streamLines(stream: AsyncIterable<Buffer | string>): AsyncGenerator<string[]> {
   const decoder = new StringDecoder('utf8');
   let rest = '';
   for await (const chunk of stream) {
     const text = rest + (typeof chunk === 'string' ? chunk : decoder.write(chunk));
     const lines = text.split('\n');
     rest = lines.pop()!;
-    for (const line of lines) yield line;
+    if (lines.length > 0) yield lines;
   }
   rest += decoder.end();
-  if (rest !== '') yield rest;
+  if (rest !== '') yield [rest];
 }

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { COPY_END, decodeCopyField, parseCopyHeader, streamLines } from './copy-text.js';
-import type { PhilomenaSource, TableRows } from './source.js';
+import type { PhilomenaSource, TableLines } from './source.js';
 
 export const PG_RESTORE_PACKAGE = 'postgresql-client';
 
@@ -68,8 +68,8 @@ function describeArchive(info: ArchiveInfo): string {
   return parts.join(', ');
 }
 
-/** Run pg_restore with arguments, yielding its stdout lines; fails with its stderr. */
-async function* pgRestoreLines(pgRestore: string, args: string[], info: ArchiveInfo): AsyncGenerator<string> {
+/** Run pg_restore with arguments, yielding its stdout lines in batches; fails with its stderr. */
+async function* pgRestoreLines(pgRestore: string, args: string[], info: ArchiveInfo): AsyncGenerator<string[]> {
   const child = spawn(pgRestore, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
@@ -88,7 +88,7 @@ async function* pgRestoreLines(pgRestore: string, args: string[], info: ArchiveI
     return err as Error;
   };
   try {
-    for await (const line of streamLines(child.stdout)) yield line;
+    yield* streamLines(child.stdout);
     const code = await exited;
     if (code instanceof Error) throw code;
     if (code !== 0) {
@@ -111,7 +111,7 @@ export async function openDumpSource(file: string, options: { pgRestore?: string
   async function readTables(): Promise<Map<string, string[]>> {
     const tables = new Map<string, string[]>();
     let current: string[] | undefined;
-    for await (const line of pgRestoreLines(pgRestore, ['--schema-only', '--no-owner', '--no-privileges', '-f', '-', file], info)) {
+    for await (const batch of pgRestoreLines(pgRestore, ['--schema-only', '--no-owner', '--no-privileges', '-f', '-', file], info)) for (const line of batch) {
       const start = /^CREATE (?:UNLOGGED )?TABLE (?:[^\s.]+\.)?("(?:[^"]|"")+"|[^\s(]+) \($/.exec(line);
       if (start) {
         current = [];
@@ -138,9 +138,14 @@ export async function openDumpSource(file: string, options: { pgRestore?: string
     },
     async migrations() {
       if (!(await source.tables()).has('schema_migrations')) return [];
-      const { rows } = await source.read('schema_migrations', (cols) => cols.filter((c) => c === 'version'));
+      const { lines } = await source.read('schema_migrations', (cols) => cols.filter((c) => c === 'version'));
       const versions: string[] = [];
-      for await (const row of rows) if (row[0]) versions.push(row[0]);
+      for await (const batch of lines) {
+        for (const line of batch) {
+          const version = decodeCopyField(line);
+          if (version) versions.push(version);
+        }
+      }
       return versions;
     },
     async estimate() {
@@ -149,29 +154,40 @@ export async function openDumpSource(file: string, options: { pgRestore?: string
     async snapshotTime() {
       return null;
     },
-    async read(table, pick): Promise<TableRows> {
+    async read(table, pick): Promise<TableLines> {
       const available = (await source.tables()).get(table);
       if (!available) throw new Error(`the archive has no table ${table}`);
       const columns = pick(available);
-      const lines = pgRestoreLines(pgRestore, ['--data-only', `--table=${table}`, '-f', '-', file], info);
-      async function* rows() {
+      const all = pgRestoreLines(pgRestore, ['--data-only', `--table=${table}`, '-f', '-', file], info);
+      async function* lines() {
         let indexes: number[] | undefined;
-        for await (const line of lines) {
-          if (indexes === undefined) {
-            const header = parseCopyHeader(line);
-            if (header && header.table === table) indexes = columns.map((c) => header.columns.indexOf(c));
-            continue;
+        let whole = false;
+        for await (const batch of all) {
+          const out: string[] = [];
+          for (const line of batch) {
+            if (indexes === undefined) {
+              const header = parseCopyHeader(line);
+              if (header && header.table === table) {
+                indexes = columns.map((c) => header.columns.indexOf(c));
+                whole = indexes.length === header.columns.length && indexes.every((at, i) => at === i);
+              }
+              continue;
+            }
+            if (line === COPY_END) {
+              indexes = undefined;
+              continue;
+            }
+            if (whole) out.push(line);
+            else {
+              // Only the kept fields go on; the others are dropped here, never decoded.
+              const fields = line.split('\t');
+              out.push(indexes.map((i) => (i < 0 ? '\\N' : fields[i]!)).join('\t'));
+            }
           }
-          if (line === COPY_END) {
-            indexes = undefined;
-            continue;
-          }
-          // Split the line and decode only the kept fields; the others are never looked at.
-          const fields = line.split('\t');
-          yield indexes.map((i) => (i < 0 ? null : decodeCopyField(fields[i]!)));
+          if (out.length > 0) yield out;
         }
       }
-      return { columns, rows: rows() };
+      return { columns, lines: lines() };
     },
     async close() {},
   };

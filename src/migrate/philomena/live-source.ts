@@ -1,16 +1,13 @@
 /**
  * Reading a live Philomena database: one REPEATABLE READ READ ONLY transaction for the whole run,
- * each table streamed through a cursor of `SELECT <named columns>::text …`, so memory stays flat
- * and every table is read from the same snapshot. Nothing but the named columns is ever selected.
- * Values arrive as PostgreSQL's text output, as a dump's COPY lines give them, so one mapper
- * serves both. (A COPY TO STDOUT stream would be faster, but postgres.js can leave its socket
- * paused when such a stream ends while its reader is behind, hanging the connection.)
+ * each table streamed with `COPY (SELECT <named columns> …) TO STDOUT`, so memory stays flat and
+ * every table is read from the same snapshot. Nothing but the named columns is ever selected.
+ * The lines are the ones a dump's COPY block holds, so one mapper serves both.
  */
+import type { Readable } from 'node:stream';
 import postgres, { type ReservedSql } from 'postgres';
-import type { PhilomenaSource, RowFilter, TableRows } from './source.js';
-
-/** Rows fetched per round trip. */
-const BATCH = 5000;
+import { streamLines } from './copy-text.js';
+import type { PhilomenaSource, RowFilter, TableLines } from './source.js';
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -19,6 +16,39 @@ const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
 export function sourceLabel(url: string): string {
   const u = new URL(url);
   return `postgres://${u.host}${u.pathname}`;
+}
+
+/**
+ * The lines of a `COPY … TO STDOUT`, read to the end before the connection is used again.
+ * postgres.js pauses its socket when the stream's buffer is full and resumes it only when the
+ * stream asks for more; when the COPY's last chunk filled the buffer, the stream ends without
+ * asking, and the rest of the answer would never be read: the socket is resumed at the end.
+ */
+async function* copyOut(reserved: ReservedSql, query: string): AsyncGenerator<string[]> {
+  const pending = reserved.unsafe(query);
+  const stream = (await pending.readable()) as Readable & { _read(size: number): void };
+  // A failure once the COPY has begun rejects the query, not the stream: end the stream with it.
+  const settled = pending.then(
+    () => null,
+    (err: Error) => {
+      stream.destroy(err);
+      return err;
+    },
+  );
+  let complete = false;
+  try {
+    // Not destroyed when the reader stops early: a destroyed stream would pause the socket again.
+    yield* streamLines(stream.iterator({ destroyOnReturn: false }));
+    complete = true;
+  } finally {
+    // A reader that stops early (a failed staging COPY) cancels the rest of the read.
+    if (!complete) pending.cancel();
+    stream.resume();
+    stream._read(0);
+    await settled;
+  }
+  const err = await settled;
+  if (err) throw err;
 }
 
 export async function openLiveSource(url: string): Promise<PhilomenaSource> {
@@ -62,7 +92,7 @@ export async function openLiveSource(url: string): Promise<PhilomenaSource> {
       const [row] = await reserved.unsafe<Array<{ now: string }>>(`select (now() at time zone 'UTC')::text as now`);
       return row!.now;
     },
-    async read(table: string, pick, filter: RowFilter = {}): Promise<TableRows> {
+    async read(table: string, pick, filter: RowFilter = {}): Promise<TableLines> {
       const available = (await source.tables()).get(table);
       if (!available) throw new Error(`the source has no table ${table}`);
       const columns = pick(available);
@@ -71,13 +101,8 @@ export async function openLiveSource(url: string): Promise<PhilomenaSource> {
       if (filter.imagesChangedSince !== undefined) {
         where.push(`image_id in (select id from images where updated_at >= ${literal(filter.imagesChangedSince)})`);
       }
-      const query = `select ${columns.map((c) => `${ident(c)}::text`).join(', ')} from ${ident(table)}${where.length ? ` where ${where.join(' and ')}` : ''}`;
-      async function* rows() {
-        for await (const batch of reserved.unsafe(query).values().cursor(BATCH)) {
-          for (const row of batch) yield row as Array<string | null>;
-        }
-      }
-      return { columns, rows: rows() };
+      const query = `copy (select ${columns.map(ident).join(', ')} from ${ident(table)}${where.length ? ` where ${where.join(' and ')}` : ''}) to stdout`;
+      return { columns, lines: copyOut(reserved, query) };
     },
     async close() {
       try {

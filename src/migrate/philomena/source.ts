@@ -1,6 +1,7 @@
 /**
  * Where Philomena rows come from: a live database or a pg_dump archive. Both hand over the same
- * thing, the chosen columns of one table as decoded COPY rows, so one mapper serves both.
+ * thing, the chosen columns of one table as COPY text lines, so one mapper serves both (and a
+ * line whose values need no mapping can be staged as it is).
  */
 
 /** Which rows of a table to read; only a live database can narrow a read. */
@@ -11,10 +12,14 @@ export interface RowFilter {
   imagesChangedSince?: string;
 }
 
-export interface TableRows {
-  /** The columns chosen, in row order. */
+export interface TableLines {
+  /** The columns chosen, in field order. */
   columns: string[];
-  rows: AsyncIterable<Array<string | null>>;
+  /**
+   * The rows as COPY text lines without their newline, in batches: exactly the chosen columns, in
+   * order, tab-separated, `\N` for null, backslash escapes inside values (`decodeCopyLine`).
+   */
+  lines: AsyncIterable<string[]>;
 }
 
 export interface PhilomenaSource {
@@ -34,6 +39,6 @@ export interface PhilomenaSource {
    * Stream a table: `pick` receives the columns the table has and returns those to read (never a
    * column it did not name).
    */
-  read(table: string, pick: (available: readonly string[]) => string[], filter?: RowFilter): Promise<TableRows>;
+  read(table: string, pick: (available: readonly string[]) => string[], filter?: RowFilter): Promise<TableLines>;
   close(): Promise<void>;
 }

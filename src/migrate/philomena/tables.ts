@@ -51,7 +51,33 @@ export interface TableSpec {
   unique?: string[][];
   /** Column types of the staging table when the target is not a Tagwise table. */
   stagingColumns?: string;
+  /**
+   * Target column → the COPY text its same-named field may have for `map` to stage that value
+   * unchanged, or that and the constant `map` gives a null (`orNull`). When every column has one
+   * and a line matches them all, the line is staged as it came, unparsed, its nulls replaced
+   * (stage.ts); any other line goes through `map`. So each pattern must accept only text `map`
+   * would keep as it is (times aside: staged without their `Z` in a UTC session).
+   */
+  direct?: Record<string, DirectColumn>;
 }
+
+export type DirectColumn = string | { pattern: string; ifNull: string };
+
+/** A `direct` column whose null `map` turns into `constant` (a COPY text without escapes). */
+const orNull = (pattern: string, constant: string): DirectColumn => ({ pattern, ifNull: constant });
+
+/** COPY text patterns for `direct`: what `map` keeps as it is. */
+const INT = '-?\\d{1,9}'; // within ±2^31 by its length; longer ones go through `map`'s check
+const OPT_INT = `(?:\\\\N|${INT})`;
+const BOOL = '[tf]';
+const TIME = '\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01]) (?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d{1,6})?';
+const OPT_TIME = `(?:\\\\N|${TIME})`;
+/** Any value but null (`text()` would make null empty). */
+const PRESENT = '(?!\\\\N(?:\\t|$))[^\\t]*';
+/** Any value, null too. */
+const ANY = '[^\\t]*';
+const EPOCH = '1970-01-01 00:00:00';
+const ONE_OF = (list: readonly string[]) => `(?:${list.map((v) => v.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})`;
 
 const MAX_INT = 2_147_483_647;
 
@@ -266,6 +292,17 @@ export const TABLES: TableSpec[] = [
     describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'user_id', table: 'users', optional: true }],
+    direct: {
+      id: INT, user_id: OPT_INT, anonymous: orNull(BOOL, 'f'), image_name: orNull(PRESENT, ''), image_width: orNull(INT, '0'),
+      image_height: orNull(INT, '0'), image_size: orNull(INT, '0'), image_orig_size: INT, image_format: ONE_OF(imageFormats),
+      image_mime_type: ONE_OF(imageMimeTypes), image_aspect_ratio: PRESENT, image_duration: orNull(PRESENT, '0'),
+      is_animated: orNull(BOOL, 'f'), image_sha512_hash: orNull(PRESENT, ''), image_orig_sha512_hash: orNull(PRESENT, ''),
+      description: orNull(PRESENT, ''), score: INT, upvotes_count: orNull(INT, '0'), downvotes_count: orNull(INT, '0'),
+      faves_count: orNull(INT, '0'), hides_count: orNull(INT, '0'), comments_count: orNull(INT, '0'), approved: orNull(BOOL, 't'),
+      hidden_from_users: orNull(BOOL, 'f'), deletion_reason: ANY, duplicate_id: OPT_INT, destroyed_content: orNull(BOOL, 'f'),
+      processed: BOOL, thumbnails_generated: BOOL, duplication_checked: orNull(BOOL, 'f'), first_seen_at: TIME, created_at: TIME,
+      updated_at: TIME,
+    },
     map: guard((r) => {
       const format = oneOf(imageFormats, r.image_format?.toLowerCase(), 'image_format');
       const mime = oneOf(imageMimeTypes, r.image_mime_type ?? MIME_OF_FORMAT[format], 'image_mime_type');
@@ -301,6 +338,7 @@ export const TABLES: TableSpec[] = [
     describe: (r) => `image_id ${r.image_id} tag_id ${r.tag_id}`,
     imageChild: true,
     references: [{ column: 'image_id', table: 'images' }, { column: 'tag_id', table: 'tags' }],
+    direct: { image_id: INT, tag_id: INT },
     map: guard((r) => [int(r.image_id, 'image_id'), int(r.tag_id, 'tag_id')]),
   },
   {
@@ -315,6 +353,7 @@ export const TABLES: TableSpec[] = [
     describe: (r) => `image_id ${r.image_id}`,
     imageChild: true,
     references: [{ column: 'image_id', table: 'images' }],
+    direct: { image_id: INT, source: `(?!\\\\N(?:\\t|$))[^\\t]+` },
     map: guard((r) => {
       if (!r.source) throw new BadValue('source is empty');
       return [int(r.image_id, 'image_id'), r.source];
@@ -330,6 +369,7 @@ export const TABLES: TableSpec[] = [
     describe: (r) => `image_id ${r.image_id}`,
     imageChild: true,
     references: [{ column: 'image_id', table: 'images' }],
+    direct: { image_id: INT, nw: ANY, ne: ANY, sw: ANY, se: ANY },
     map: guard((r) => [int(r.image_id, 'image_id'), r.nw!, r.ne!, r.sw!, r.se!]),
   },
   ...(['image_faves', 'image_hides'] as const).map((target): TableSpec => ({
@@ -341,6 +381,7 @@ export const TABLES: TableSpec[] = [
     key: ['image_id', 'user_id'],
     describe: (r) => `image_id ${r.image_id} user_id ${r.user_id}`,
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users' }],
+    direct: { image_id: INT, user_id: INT, created_at: orNull(TIME, EPOCH) },
     map: guard((r) => [int(r.image_id, 'image_id'), int(r.user_id, 'user_id'), time(r.created_at ?? '1970-01-01 00:00:00', 'created_at')]),
   })),
   {
@@ -353,6 +394,7 @@ export const TABLES: TableSpec[] = [
     key: ['image_id', 'user_id'],
     describe: (r) => `image_id ${r.image_id} user_id ${r.user_id}`,
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users' }],
+    direct: { image_id: INT, user_id: INT, up: BOOL, created_at: orNull(TIME, EPOCH) },
     map: guard((r) => {
       if (r.up == null) throw new BadValue('up is missing');
       return [int(r.image_id, 'image_id'), int(r.user_id, 'user_id'), r.up, time(r.created_at ?? '1970-01-01 00:00:00', 'created_at')];
@@ -384,6 +426,11 @@ export const TABLES: TableSpec[] = [
     describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users', optional: true }],
+    direct: {
+      id: INT, image_id: INT, user_id: OPT_INT, anonymous: orNull(BOOL, 'f'), body: orNull(PRESENT, ''), approved: orNull(BOOL, 't'),
+      hidden_from_users: orNull(BOOL, 'f'), destroyed_content: orNull(BOOL, 'f'), deletion_reason: orNull(PRESENT, ''),
+      edited_at: OPT_TIME, edit_reason: ANY, created_at: TIME, updated_at: TIME,
+    },
     map: guard((r) => {
       const created = time(r.created_at, 'created_at');
       return [
@@ -492,6 +539,7 @@ export const TABLES: TableSpec[] = [
     key: ['gallery_id', 'image_id'],
     describe: (r) => `gallery_id ${r.gallery_id} image_id ${r.image_id}`,
     references: [{ column: 'gallery_id', table: 'galleries' }, { column: 'image_id', table: 'images' }],
+    direct: { gallery_id: INT, image_id: INT, position: orNull(INT, '0') },
     map: guard((r) => [int(r.gallery_id, 'gallery_id'), int(r.image_id, 'image_id'), intOr(r.position, '0', 'position')]),
   },
   {
