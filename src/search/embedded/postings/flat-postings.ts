@@ -1,4 +1,5 @@
 import type { DenseAccumulator } from './bitmap.js';
+import { sortedHas } from './postings.js';
 
 /**
  * Many short posting lists (ascending document numbers) in one array: list `s` is
@@ -86,17 +87,8 @@ export class FlatPostings {
   }
 
   has(s: number, doc: number): boolean {
-    const a = this.pool;
-    let lo = this.at[s]!;
-    let hi = lo + this.len[s]! - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = a[mid]!;
-      if (v < doc) lo = mid + 1;
-      else if (v > doc) hi = mid - 1;
-      else return true;
-    }
-    return false;
+    const from = this.at[s]!;
+    return sortedHas(this.pool, from, from + this.len[s]!, doc);
   }
 
   forEach(s: number, fn: (doc: number) => void): void {

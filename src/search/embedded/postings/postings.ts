@@ -3,6 +3,20 @@ import { Bitmap, DenseAccumulator } from './bitmap.js';
 /** Lists up to this length stay a flat Uint32Array; longer ones become roaring bitmaps. */
 export const FLAT_MAX = 2048;
 
+/** Whether `a[from, to)`, sorted ascending, holds `doc` (a binary search). */
+export function sortedHas(a: Uint32Array, from: number, to: number, doc: number): boolean {
+  let lo = from;
+  let hi = to - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = a[mid]!;
+    if (v < doc) lo = mid + 1;
+    else if (v > doc) hi = mid - 1;
+    else return true;
+  }
+  return false;
+}
+
 /**
  * The documents holding one term. Documents are appended in increasing order. Short lists are
  * a flat sorted array, which costs far less than a set of roaring containers; long ones are a
@@ -85,17 +99,7 @@ export class PostingList {
 
   has(doc: number): boolean {
     if (this.bits) return this.bits.has(doc);
-    const a = this.flat!;
-    let lo = 0;
-    let hi = this.n - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = a[mid]!;
-      if (v < doc) lo = mid + 1;
-      else if (v > doc) hi = mid - 1;
-      else return true;
-    }
-    return false;
+    return sortedHas(this.flat!, 0, this.n, doc);
   }
 
   /** The list as a bitmap. It may be the list's own storage: treat it as read-only. */
