@@ -1,7 +1,7 @@
 /** Starting the whole service for a benchmark, and stopping it. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
@@ -54,6 +54,7 @@ export async function startService(o: ServiceOptions): Promise<Target> {
   mkdirSync(dataDir, { recursive: true });
   const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
   const port = await freePort();
+  mkdirSync(dirname(logFile), { recursive: true });
   const out = openSync(logFile, 'a');
   // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
   const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
