@@ -59,6 +59,8 @@ const running: {
 } = { workers: [] };
 
 const readiness: ReadinessState = { stopping: false, indexer: 'starting' };
+/** Aborted at shutdown: the app answers at once what it holds on purpose (refusals in its tarpit). */
+const stopping = new AbortController();
 
 class StartInterrupted extends Error {}
 
@@ -118,6 +120,7 @@ async function main(): Promise<void> {
     metrics,
     logger: log,
     readiness: () => readiness,
+    shutdownSignal: stopping.signal,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
   const sockets = (running.sockets = createSocketServer());
@@ -191,6 +194,7 @@ async function shutdown(signal: string): Promise<void> {
   }
   shuttingDown = true;
   readiness.stopping = true;
+  stopping.abort();
   log.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
   const deadline = setTimeout(() => {
     log.error('shutdown deadline passed; stopping the database and exiting');

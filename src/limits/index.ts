@@ -3,3 +3,4 @@ export { ClientGate, type ClientGateOptions, type GateDecision } from './client-
 export { limitPolicyFrom, parseRate, RequestLimiter, searchCost, type Budget, type Caller, type LimitDecision, type LimitPolicy } from './limiter.js';
 export { TokenBuckets, type BucketPolicy, type TakeResult } from './token-buckets.js';
 export { ViolationCounter } from './violations.js';
+export { RefusalMemory } from './refusal-memory.js';

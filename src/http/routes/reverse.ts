@@ -15,7 +15,9 @@
  * empty result, as a file too large to fetch does), a full decode queue is 503 with
  * `Retry-After`, and a client past its bound of reverse searches (REVERSE_SEARCH_CONCURRENCY at
  * once, REVERSE_SEARCH_RATE; checked before the body is read, whatever RATE_LIMITS says) is 429
- * with `Retry-After`. An uploaded file is read as it streams: one whose first bytes declare more
+ * with `Retry-After`; a client refused again before its Retry-After is over gets that 429 only
+ * after a pause of about a second, with `Connection: close` and its body left unread (the tarpit,
+ * src/http/tarpit.ts). An uploaded file is read as it streams: one whose first bytes declare more
  * pixels than the limit is answered at once, the rest of the body dropped unread. So that a client can tell
  * "nothing similar" from "nothing searched", the empty answers given because the URL was not
  * fetched or the image not read carry a header:
@@ -37,9 +39,10 @@ import { visibleImages } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { ClientGate, parseRate } from '../../limits/index.js';
 import { errorResponse } from '../errors.js';
-import { clientAddress, tooManyResponse } from '../middleware/limits.js';
+import { clientAddress } from '../middleware/limits.js';
 import { readMultipartImage } from '../multipart-image.js';
 import { renderImages } from '../render/images.js';
+import { Tarpit } from '../tarpit.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
@@ -79,17 +82,28 @@ function str(value: unknown): string | undefined {
   return undefined;
 }
 
-const gates = new WeakMap<object, ClientGate>();
+/**
+ * How a client that comes back before its Retry-After is answered (see src/http/tarpit.ts): after
+ * about a second, closing the connection, at most 256 such answers held at once.
+ */
+export const REVERSE_TARPIT = { pauseMs: 1_000, maxHeld: 256 };
 
-/** The per-client bound of these deps' app (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`). */
-function gateOf(deps: DepsWithUploads): ClientGate {
-  let gate = gates.get(deps);
-  if (!gate) {
+interface Bounds {
+  gate: ClientGate;
+  tarpit: Tarpit;
+}
+
+const bounds = new WeakMap<object, Bounds>();
+
+/** The per-client bound of these deps' app (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`) and its tarpit. */
+function boundsOf(deps: DepsWithUploads): Bounds {
+  let found = bounds.get(deps);
+  if (!found) {
     const { concurrency, rate } = deps.config.limits.reverseSearch;
-    gate = new ClientGate({ concurrency, rate: parseRate(rate) });
-    gates.set(deps, gate);
+    found = { gate: new ClientGate({ concurrency, rate: parseRate(rate) }), tarpit: new Tarpit({ ...REVERSE_TARPIT, signal: deps.shutdownSignal }) };
+    bounds.set(deps, found);
   }
-  return gate;
+  return found;
 }
 
 export function reverseRoutes(): Hono<AppEnv> {
@@ -102,8 +116,9 @@ export function reverseRoutes(): Hono<AppEnv> {
       const deps = c.get('deps') as DepsWithUploads;
       const user = c.get('user');
       const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
-      const entered = gateOf(deps).enter(identity);
-      if (!entered.ok) return tooManyResponse(c, entered.retryAfterSeconds);
+      const { gate, tarpit } = boundsOf(deps);
+      const entered = gate.enter(identity);
+      if (!entered.ok) return tarpit.refuse(c, identity, entered.retryAfterSeconds);
       try {
         await next();
       } finally {
