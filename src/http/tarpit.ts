@@ -23,8 +23,27 @@
  * answered at once and none is held after, so a graceful stop is not delayed.
  */
 import { RefusalMemory } from '../limits/index.js';
-import type { AppContext } from './context.js';
-import { tooManyResponse } from './middleware/limits.js';
+import type { AppContext, AppDeps } from './context.js';
+
+/** The app's tarpit: a pause of about a second, at most 256 refusals held at once. */
+export const APP_TARPIT = { pauseMs: 1_000, maxHeld: 256 };
+
+/** Whether a request sends a body (one that a refusal would otherwise leave to be read and dropped). */
+export function carriesBody(c: AppContext): boolean {
+  return Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
+}
+
+const tarpits = new WeakMap<AppDeps, Tarpit>();
+
+/** The one tarpit of these deps' app, shared by every refusal it holds, released by `shutdownSignal`. */
+export function tarpitOf(deps: AppDeps): Tarpit {
+  let tarpit = tarpits.get(deps);
+  if (!tarpit) {
+    tarpit = new Tarpit({ ...APP_TARPIT, signal: deps.shutdownSignal });
+    tarpits.set(deps, tarpit);
+  }
+  return tarpit;
+}
 
 export interface TarpitOptions {
   /** Longest pause before a repeat refusal is answered; it is never longer than the Retry-After. */
@@ -51,14 +70,18 @@ export class Tarpit {
     return this.#held.size;
   }
 
-  /** The 429 telling the client of `identity` to retry after `retryAfterSeconds`, held if it came back too soon. */
-  async refuse(c: AppContext, identity: string, retryAfterSeconds: number): Promise<Response> {
+  /**
+   * `answer`, a refusal telling the client of `identity` to wait `waitSeconds` (a 429's
+   * Retry-After, or what is left of a ban), held and closing the connection if the client came
+   * back before an earlier wait was over.
+   */
+  async hold(c: AppContext, identity: string, waitSeconds: number, answer: () => Response): Promise<Response> {
     if (this.#memory.cameBackEarly(identity)) {
-      await this.#pause(Math.min(this.options.pauseMs, retryAfterSeconds * 1000));
+      await this.#pause(Math.min(this.options.pauseMs, waitSeconds * 1000));
       c.header('Connection', 'close');
     }
-    this.#memory.told(identity, retryAfterSeconds);
-    return tooManyResponse(c, retryAfterSeconds);
+    this.#memory.told(identity, waitSeconds);
+    return answer();
   }
 
   /**

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../src/http/context.js';
+import { tooManyResponse } from '../../src/http/middleware/limits.js';
 import { startHttpServer, type HttpServer } from '../../src/http/server.js';
 import { Tarpit } from '../../src/http/tarpit.js';
 import { readAnswer } from '../support/answer.js';
@@ -40,7 +41,10 @@ async function serveTarpit(maxHeld: number): Promise<Served> {
   const stopping = new AbortController();
   const tarpit = new Tarpit({ pauseMs: FOREVER_MS, maxHeld, signal: stopping.signal });
   const app = new Hono<AppEnv>();
-  app.post('/refused', (c) => tarpit.refuse(c, `client:${c.req.query('client') ?? 'a'}`, Number(c.req.query('retry') ?? '300')));
+  app.post('/refused', (c) => {
+    const wait = Number(c.req.query('retry') ?? '300');
+    return tarpit.hold(c, `client:${c.req.query('client') ?? 'a'}`, wait, () => tooManyResponse(c, wait));
+  });
   const http = startHttpServer(app.fetch, {
     port: 0,
     hostname: '127.0.0.1',

@@ -39,10 +39,10 @@ import { visibleImages } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { ClientGate, parseRate } from '../../limits/index.js';
 import { errorResponse } from '../errors.js';
-import { clientAddress } from '../middleware/limits.js';
+import { clientAddress, tooManyResponse } from '../middleware/limits.js';
 import { readMultipartImage } from '../multipart-image.js';
 import { renderImages } from '../render/images.js';
-import { Tarpit } from '../tarpit.js';
+import { tarpitOf } from '../tarpit.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
@@ -82,28 +82,17 @@ function str(value: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * How a client that comes back before its Retry-After is answered (see src/http/tarpit.ts): after
- * about a second, closing the connection, at most 256 such answers held at once.
- */
-export const REVERSE_TARPIT = { pauseMs: 1_000, maxHeld: 256 };
+const gates = new WeakMap<object, ClientGate>();
 
-interface Bounds {
-  gate: ClientGate;
-  tarpit: Tarpit;
-}
-
-const bounds = new WeakMap<object, Bounds>();
-
-/** The per-client bound of these deps' app (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`) and its tarpit. */
-function boundsOf(deps: DepsWithUploads): Bounds {
-  let found = bounds.get(deps);
-  if (!found) {
+/** The per-client bound of these deps' app (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`). */
+function gateOf(deps: DepsWithUploads): ClientGate {
+  let gate = gates.get(deps);
+  if (!gate) {
     const { concurrency, rate } = deps.config.limits.reverseSearch;
-    found = { gate: new ClientGate({ concurrency, rate: parseRate(rate) }), tarpit: new Tarpit({ ...REVERSE_TARPIT, signal: deps.shutdownSignal }) };
-    bounds.set(deps, found);
+    gate = new ClientGate({ concurrency, rate: parseRate(rate) });
+    gates.set(deps, gate);
   }
-  return found;
+  return gate;
 }
 
 export function reverseRoutes(): Hono<AppEnv> {
@@ -116,9 +105,11 @@ export function reverseRoutes(): Hono<AppEnv> {
       const deps = c.get('deps') as DepsWithUploads;
       const user = c.get('user');
       const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
-      const { gate, tarpit } = boundsOf(deps);
-      const entered = gate.enter(identity);
-      if (!entered.ok) return tarpit.refuse(c, identity, entered.retryAfterSeconds);
+      const entered = gateOf(deps).enter(identity);
+      if (!entered.ok) {
+        const wait = entered.retryAfterSeconds;
+        return tarpitOf(deps).hold(c, identity, wait, () => tooManyResponse(c, wait));
+      }
       try {
         await next();
       } finally {
