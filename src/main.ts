@@ -5,7 +5,8 @@
  * fails fast (503) while the database is unreachable; an embedded PostgreSQL that dies is
  * restarted (`src/db/supervise.ts`).
  *
- * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; the server stops accepting, lets
+ * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; refusals held in the tarpit are
+ * answered at once (`shutdownSignal`); the server stops accepting, lets
  * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
  * connections as they go idle (`src/http/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
