@@ -7,20 +7,20 @@
  * arrives makes the server read at full speed and answer hundreds of times a second.
  *
  * So: a client's first refusal is answered at once, as before. A client refused again after that
- * answer and before its Retry-After is over (RefusalMemory) is answered only after a pause
- * (`pauseMs`, never longer than its Retry-After), with the same 429 JSON error and Retry-After and
- * `Connection: close`. Meanwhile nothing reads its body: Node reads one chunk from the socket
+ * answer and before its wait is over (RefusalMemory; the wait is a 429's Retry-After or what is
+ * left of a ban) is answered only after a pause (`pauseMs`, never longer than the wait), with the
+ * same refusal (the 429 JSON error with its Retry-After, or the ban's 403) and `Connection: close`. Meanwhile nothing reads its body: Node reads one chunk from the socket
  * (64 KiB) and stops once the request stream's buffer is full, and TCP flow control holds the
  * client. After the answer, `Connection: close` makes Node close the socket as soon as the answer
  * is written, so the rest of the body is never read; the client reads the 429 before the close
- * (undici's fetch does, and a 429 of a few hundred bytes arrives before the close on loopback).
+ * (undici's fetch does: the answer of a few hundred bytes is sent before the close).
  * A client that waits as it is told never meets the pause; a looping client sends about one
  * request a second per loop instead of as fast as the server answers.
  *
  * Bounds: at most `maxHeld` refusals are held at once in all (beyond, a repeat refusal is answered
- * at once, still with `Connection: close`), so holding cannot itself be turned into an attack, and
- * each for the pause at most; at shutdown (`signal` aborted) every held refusal is
- * answered at once and none is held after, so a graceful stop is not delayed.
+ * at once, still with `Connection: close`), each for one pause at most, so holding cannot itself be
+ * turned into an attack; at shutdown (`signal` aborted) every held refusal is answered at once and
+ * none is held after, so a graceful stop is not delayed.
  */
 import { RefusalMemory } from '../limits/index.js';
 import type { AppContext, AppDeps } from './context.js';
@@ -60,9 +60,10 @@ export class Tarpit {
   readonly #held = new Set<() => void>();
 
   constructor(readonly options: TarpitOptions) {
-    options.signal?.addEventListener('abort', () => {
+    const releaseAll = () => {
       for (const wake of [...this.#held]) wake();
-    }, { once: true });
+    };
+    options.signal?.addEventListener('abort', releaseAll, { once: true });
   }
 
   /** Refusals held right now. */

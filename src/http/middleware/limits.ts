@@ -12,12 +12,13 @@
  *   count every submission twice).
  *
  * Over budget: `429 {"error":"Too many requests: slow down and retry after N seconds"}` with
- * `Retry-After: N`; a request with a body sent again before that wait is over (or while banned)
- * gets its refusal after a pause of about a second, with `Connection: close` (see `refuse`). Repeated within `BAN_WINDOW_SECONDS`, a temporary ban (`BAN_SECONDS`) is
+ * `Retry-After: N`. Repeated within `BAN_WINDOW_SECONDS`, a temporary ban (`BAN_SECONDS`) is
  * stored. A banned caller — automatically or by an operator (`npm run admin -- ban …`, by user
  * or by IP range) — gets `403 {"error":"Banned: <reason>","reason":…,"expires_at":<RFC 3339 or
  * null>}` on every limited route. `RATE_LIMITS=off` turns the budgets off, not the bans.
- * `/healthz`, `/readyz` and `/metrics` are never limited.
+ * `/healthz`, `/readyz` and `/metrics` are never limited. A request with a body refused again
+ * before its wait is over (or while banned) gets its refusal after a pause of about a second,
+ * with `Connection: close` (see `refuse`).
  *
  * Client address: the socket's peer address; with `TRUST_PROXY=true` the last entry of
  * `X-Forwarded-For`, the address our own reverse proxy saw (earlier entries are the client's
