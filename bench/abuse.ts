@@ -13,7 +13,9 @@
  *
  * Per phase: normal traffic's p50/p99/max and errors, the share of its requests answered within
  * the measured window (the driver's latencies cover only answered requests, so a service that
- * stalls shows a small share, not a large p99), the service's largest RSS, and what the abuse got.
+ * stalls shows a small share, not a large p99), the service's largest RSS, the service process's
+ * CPU time over the phase's wall time (what the abuse costs the service, a figure that other work
+ * on a shared machine does not inflate as it does the p99), and what the abuse got.
  * `--cpu-prof DIR` has the service write a V8 CPU profile there; each phase's start is printed in
  * seconds since the service started, for `bench/harness/profile.ts --from S --last S`. Targets: normal p99 under abuse within 2× of the baseline's, RSS within 1.5 GB. The
  * last line is one JSON object of the figures.
@@ -26,7 +28,7 @@ import { pixelBomb, pixelBombs, rssMb, sampleRss, slowloris } from './abuse/atta
 import type { DriverResult } from './harness/driver.js';
 import { drive } from './harness/http.js';
 import { startService } from './harness/service.js';
-import { loadAverage } from './harness/stats.js';
+import { loadAverage, processCpuMs } from './harness/stats.js';
 
 const CACHE = join(import.meta.dirname, '.cache', 'abuse');
 const API = '/api/v1/json';
@@ -78,6 +80,8 @@ interface Phase {
   /** Undefined when the normal traffic could not complete at all (the driver gave up). */
   normal: DriverResult | undefined;
   rssMaxMb: number;
+  /** The service process's CPU time over the phase's wall time (PostgreSQL apart): what the abuse costs it, whatever else the machine runs. */
+  cpuShare: number;
   abuse: string;
 }
 
@@ -104,6 +108,8 @@ async function main(): Promise<void> {
     const job = { origin: target.origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: 2, rate: o.rate };
     const measure = async (name: string, abuse: () => { stop(): Promise<string> }) => {
       const rss = sampleRss(pid);
+      const cpuStart = processCpuMs(pid) ?? Number.NaN;
+      const wallStart = Date.now();
       if (o.cpuProf) console.log(`${name}: begins ${((Date.now() - started) / 1000).toFixed(0)} s after the service was started`);
       const running = abuse();
       await sleep(2_000); // let the abuse take hold before the traffic is measured
@@ -112,8 +118,9 @@ async function main(): Promise<void> {
         return undefined;
       });
       const report = await running.stop();
-      phases.push({ name, normal, rssMaxMb: rss.stop(), abuse: report });
-      console.log(`${name}: p99 ${ms(normal?.p99)} ms, errors ${normal?.errors ?? '-'}, max RSS ${phases.at(-1)!.rssMaxMb.toFixed(0)} MB; ${report} (load ${loadAverage()})`);
+      const cpuShare = ((processCpuMs(pid) ?? Number.NaN) - cpuStart) / (Date.now() - wallStart);
+      phases.push({ name, normal, rssMaxMb: rss.stop(), cpuShare, abuse: report });
+      console.log(`${name}: p99 ${ms(normal?.p99)} ms, errors ${normal?.errors ?? '-'}, max RSS ${phases.at(-1)!.rssMaxMb.toFixed(0)} MB, service CPU ${(cpuShare * 100).toFixed(0)}%; ${report} (load ${loadAverage()})`);
       await sleep(3_000);
     };
 
@@ -139,8 +146,8 @@ async function main(): Promise<void> {
     console.log('');
     console.log(
       table(
-        ['phase', 'requests', 'answered', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'p99 / baseline', 'max RSS MB'],
-        phases.map((p) => [p.name, String(p.normal?.requests ?? '-'), `${(answeredShare(p, o) * 100).toFixed(0)}%`, ms(p.normal?.p50), ms(p.normal?.p99), ms(p.normal?.max), String(p.normal?.errors ?? '-'), ratio(p, base), p.rssMaxMb.toFixed(0)]),
+        ['phase', 'requests', 'answered', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'p99 / baseline', 'max RSS MB', 'service CPU'],
+        phases.map((p) => [p.name, String(p.normal?.requests ?? '-'), `${(answeredShare(p, o) * 100).toFixed(0)}%`, ms(p.normal?.p50), ms(p.normal?.p99), ms(p.normal?.max), String(p.normal?.errors ?? '-'), ratio(p, base), p.rssMaxMb.toFixed(0), `${(p.cpuShare * 100).toFixed(0)}%`]),
         [0],
       ),
     );
@@ -163,6 +170,9 @@ async function main(): Promise<void> {
         rss_max_bombs_mb: Math.round(bombs.rssMaxMb),
         rss_after_bombs_mb: Math.round(rssAfterBombs),
         rss_max_slowloris_mb: Math.round(lorises.rssMaxMb),
+        baseline_cpu_share: r(base.cpuShare),
+        bombs_cpu_share: r(bombs.cpuShare),
+        slowloris_cpu_share: r(lorises.cpuShare),
       }),
     );
   } finally {

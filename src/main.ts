@@ -5,7 +5,8 @@
  * fails fast (503) while the database is unreachable; an embedded PostgreSQL that dies is
  * restarted (`src/db/supervise.ts`).
  *
- * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; the server stops accepting, lets
+ * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; refusals held in the tarpit are
+ * answered at once (`shutdownSignal`); the server stops accepting, lets
  * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
  * connections as they go idle (`src/http/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
@@ -59,6 +60,8 @@ const running: {
 } = { workers: [] };
 
 const readiness: ReadinessState = { stopping: false, indexer: 'starting' };
+/** Aborted at shutdown: the app answers at once what it holds on purpose (refusals in its tarpit). */
+const stopping = new AbortController();
 
 class StartInterrupted extends Error {}
 
@@ -118,6 +121,7 @@ async function main(): Promise<void> {
     metrics,
     logger: log,
     readiness: () => readiness,
+    shutdownSignal: stopping.signal,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
   const sockets = (running.sockets = createSocketServer());
@@ -191,6 +195,7 @@ async function shutdown(signal: string): Promise<void> {
   }
   shuttingDown = true;
   readiness.stopping = true;
+  stopping.abort();
   log.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
   const deadline = setTimeout(() => {
     log.error('shutdown deadline passed; stopping the database and exiting');

@@ -42,6 +42,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** The process's state for `/readyz`; absent, only the database, engine and outbox lag count. */
   readiness?: () => ReadinessState;
+  /** Aborted when the process begins to stop: requests held on purpose (the tarpit) are answered at once. */
+  shutdownSignal?: AbortSignal;
   /**
    * How far the indices lag behind the database (`Indexer.lag()` of an in-process indexer, which
    * leaves out changes applied but waiting for the engine's flush); default: the whole outbox.

@@ -24,6 +24,11 @@ export interface Caller {
   ip?: string;
 }
 
+/** The name a caller's budgets are kept under: its key's user, else its address. */
+export function callerIdentity(caller: Caller): string {
+  return caller.userId !== undefined ? `user:${caller.userId}` : `ip:${caller.ip ?? 'unknown'}`;
+}
+
 /**
  * Usage terms 2 and 3: each caller (its key's user, else its IP) has a budget per kind of
  * request; going over gets a 429 with Retry-After, and repeating that within a window gets a
@@ -56,7 +61,7 @@ export class RequestLimiter {
   async check(caller: Caller, budget: Budget, cost = 1, nowMs = Date.now()): Promise<LimitDecision> {
     const ban = await this.bans.lookup(caller, nowMs);
     if (ban) return { kind: 'banned', ban };
-    const identity = caller.userId !== undefined ? `user:${caller.userId}` : `ip:${caller.ip ?? 'unknown'}`;
+    const identity = callerIdentity(caller);
     const taken = this.buckets[budget].take(identity, cost, nowMs);
     if (taken.ok) return { kind: 'ok', remaining: taken.remaining };
     const count = this.violations.record(identity, nowMs);

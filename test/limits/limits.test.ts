@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findActiveBan } from '../../src/contexts/users/active-bans.js';
-import { parseRate, RequestLimiter, searchCost, TokenBuckets, ViolationCounter } from '../../src/limits/index.js';
+import { parseRate, RefusalMemory, RequestLimiter, searchCost, TokenBuckets, ViolationCounter } from '../../src/limits/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 describe('token buckets', () => {
@@ -50,6 +50,30 @@ describe('rates, costs, violations', () => {
     expect(v.record('a', 0)).toBe(1);
     expect(v.record('a', 500)).toBe(2);
     expect(v.record('a', 1600)).toBe(1);
+  });
+});
+
+describe('refusal memory', () => {
+  it('tells a client that came back within its wait from one that waited, or sent alongside', () => {
+    const m = new RefusalMemory();
+    expect(m.cameBackEarly('a', 0)).toBe(false);
+    m.told('a', 2, 1000);
+    expect(m.cameBackEarly('a', 1000)).toBe(false); // sent before it could read the answer
+    expect(m.cameBackEarly('a', 1001)).toBe(true);
+    expect(m.cameBackEarly('b', 1001)).toBe(false);
+    expect(m.cameBackEarly('a', 2999)).toBe(true);
+    expect(m.cameBackEarly('a', 3000)).toBe(false); // waited as told
+  });
+
+  it('keeps the longest wait a client was given, and stays bounded', () => {
+    const m = new RefusalMemory(2);
+    m.told('a', 10, 0);
+    m.told('a', 1, 500); // a shorter wait given later does not shorten it
+    expect(m.cameBackEarly('a', 9_000)).toBe(true);
+    m.told('b', 10, 0);
+    m.told('c', 10, 0); // forgets a
+    expect(m.cameBackEarly('a', 1)).toBe(false);
+    expect(m.cameBackEarly('c', 1)).toBe(true);
   });
 });
 

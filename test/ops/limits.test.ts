@@ -1,6 +1,7 @@
 /**
  * Request limits over real HTTP on a real database: budgets per caller and per kind, 429 with
  * Retry-After, costs (wildcards, deep pages, files), automatic bans after repeated violations,
+ * refusals of requests with a body held when the caller comes back too soon (the tarpit),
  * operators' bans by user and by IP range, client addresses with and without a trusted proxy, and
  * limits turned off.
  */
@@ -101,6 +102,36 @@ describe('request limits behind a trusted proxy', () => {
     expect(wait).toBeGreaterThan(170); // 0.2 of a token at 4 per hour: 180 s
     expect(wait).toBeLessThanOrEqual(180);
     expect(res.body.error).toBe(`Too many requests: slow down and retry after ${wait} seconds`);
+  });
+
+  it('refuses a request that sends a body at once the first time, then after a pause and closing the connection, bans included; a request without one always at once', async () => {
+    const ip = freshIp();
+    const reverse = '/api/v1/json/search/reverse';
+    const withFile = () => {
+      const form = new FormData();
+      form.set('image', new Blob([new Uint8Array(300_000)], { type: 'image/png' }), 'a.png');
+      return { method: 'POST', body: form, ip };
+    };
+    // a reverse search costs 5 of the 6 searches an hour
+    expect((await h.json(reverse, withFile())).status).toBe(200);
+    const first = await h.json(reverse, withFile());
+    expect(first.status).toBe(429);
+    expect(first.headers.get('connection')).toBe('keep-alive');
+    const sent = Date.now();
+    const again = await h.json(reverse, withFile());
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(900);
+    expect(again.status).toBe(429);
+    expect(again.headers.get('connection')).toBe('close');
+    expect(again.body).toEqual({ error: `Too many requests: slow down and retry after ${again.headers.get('retry-after')} seconds` });
+    // the third violation bans: the caller keeps coming back, so the 403 is held the same way
+    const banned = await h.json(reverse, withFile());
+    expect(banned.status).toBe(403);
+    expect(banned.headers.get('connection')).toBe('close');
+    expect(banned.body.error).toMatch(/^Banned: /);
+    // without a body, a refusal is answered at once on its kept-alive connection
+    const get = await h.json('/api/v1/json/search/images?q=safe', { ip });
+    expect(get.status).toBe(403);
+    expect(get.headers.get('connection')).toBe('keep-alive');
   });
 
   it('bans an address that keeps going over, for BAN_SECONDS, on every limited route', async () => {

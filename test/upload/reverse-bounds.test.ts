@@ -2,7 +2,9 @@
  * Reverse searches per client (REVERSE_SEARCH_CONCURRENCY, REVERSE_SEARCH_RATE), over real HTTP
  * with the request limits off: a client's third search while two are still sending is 429, the
  * searches over the rate are 429 with the wait the rate gives, both before the body is read, with
- * the JSON error body; another client is not affected, and a search that ends frees its place.
+ * the JSON error body; another client is not affected, and a search that ends frees its place. A
+ * client refused again before its Retry-After gets the same 429 after a pause, with
+ * `Connection: close` (the tarpit; test/http/tarpit.test.ts holds it to the rest).
  */
 import http from 'node:http';
 import sharp from 'sharp';
@@ -100,6 +102,21 @@ describe('reverse searches per client', () => {
     const wait = refused!.headers.get('retry-after');
     expect(['1', '2', '3']).toContain(wait);
     expect(refused!.body).toEqual({ error: `Too many requests: slow down and retry after ${wait} seconds` });
+    expect(refused!.headers.get('connection')).toBe('keep-alive');
+
+    // Sent again at once, with a file of a few hundred KB: the same 429, given after a pause (the
+    // tarpit: about a second, never more than the wait), closing the connection.
+    const form = new FormData();
+    form.set('image', new Blob([new Uint8Array(400_000)], { type: 'image/png' }), 'b.png');
+    const sent = Date.now();
+    const again = await h.api(`/search/reverse?key=${key}`, { method: 'POST', body: form });
+    const paused = Date.now() - sent;
+    expect(again.status).toBe(429);
+    expect(again.headers.get('connection')).toBe('close');
+    const waitAgain = again.headers.get('retry-after');
+    expect(['1', '2', '3']).toContain(waitAgain);
+    expect(again.body).toEqual({ error: `Too many requests: slow down and retry after ${waitAgain} seconds` });
+    expect(paused).toBeGreaterThanOrEqual(900);
   });
 
 });

@@ -16,7 +16,9 @@
  * stored. A banned caller — automatically or by an operator (`npm run admin -- ban …`, by user
  * or by IP range) — gets `403 {"error":"Banned: <reason>","reason":…,"expires_at":<RFC 3339 or
  * null>}` on every limited route. `RATE_LIMITS=off` turns the budgets off, not the bans.
- * `/healthz`, `/readyz` and `/metrics` are never limited.
+ * `/healthz`, `/readyz` and `/metrics` are never limited. A request with a body refused again
+ * before its wait is over (or while banned) gets its refusal after a pause of about a second,
+ * with `Connection: close` (see `refuse`).
  *
  * Client address: the socket's peer address; with `TRUST_PROXY=true` the last entry of
  * `X-Forwarded-For`, the address our own reverse proxy saw (earlier entries are the client's
@@ -25,11 +27,12 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import ipaddr from 'ipaddr.js';
 import type { ActiveBan } from '../../contexts/users/active-bans.js';
-import { searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
+import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { routeQuery } from '../schemas/params.js';
+import { carriesBody, tarpitOf } from '../tarpit.js';
 import { toPaging } from './paging.js';
 import { formatTime } from '../views/time.js';
 
@@ -107,6 +110,21 @@ export function tooManyResponse(c: AppContext, retryAfterSeconds: number): Respo
 }
 
 /**
+ * A refusal of a request that sends a body goes through the app's tarpit (src/http/tarpit.ts): at
+ * once the first time, after a pause and closing the connection when the caller comes back before
+ * its wait is over, so that resending a large body does not make the server read it at full speed.
+ * A refusal without a body is answered at once: it costs no more than its headers did, and holding
+ * it would take a place under the tarpit's shared cap and make a keep-alive client open a new
+ * connection for each request.
+ */
+function refuse(c: AppContext, caller: Caller, waitSeconds: number, answer: () => Response): Response | Promise<Response> {
+  return carriesBody(c) ? tarpitOf(c.get('deps')).hold(c, callerIdentity(caller), waitSeconds, answer) : answer();
+}
+
+/** Seconds left of a ban (a permanent one never ends). */
+const banSecondsLeft = (ban: ActiveBan) => (ban.validUntil ? Math.max(0, (ban.validUntil.getTime() - Date.now()) / 1000) : Number.POSITIVE_INFINITY);
+
+/**
  * The limits middleware. Under `/api/v1/json` it must run after key auth (it charges the key's
  * user); for stored files it runs at the top level (no key there: the address is charged).
  */
@@ -126,12 +144,16 @@ export function requestLimits(options: LimitsOptions): MiddlewareHandler<AppEnv>
       const ban = await bans!.lookup(caller);
       if (!ban) return next();
       metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: 'banned' });
-      return bannedResponse(c, ban);
+      return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
     }
     const decision = await limiter.check(caller, charge.budget, charge.cost);
     if (decision.kind === 'ok') return next();
     metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: decision.kind });
-    if (decision.kind === 'banned') return bannedResponse(c, decision.ban);
-    return tooManyResponse(c, decision.retryAfterSeconds);
+    if (decision.kind === 'banned') {
+      const { ban } = decision;
+      return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
+    }
+    const wait = decision.retryAfterSeconds;
+    return refuse(c, caller, wait, () => tooManyResponse(c, wait));
   };
 }

@@ -78,7 +78,8 @@ export const forbidden = (extra?: string): ResponseSpec => ({
   schema: ForbiddenBody,
 });
 export const tooMany: ResponseSpec = {
-  description: 'Too many requests: wait `Retry-After` seconds, then back off exponentially. Repeated excess leads to a ban.',
+  description:
+    'Too many requests: wait `Retry-After` seconds, then back off exponentially. Repeated excess leads to a ban. A request that sends a body before the last `Retry-After` it was given is over gets its refusal (this one, or a ban\'s 403) after a pause of about a second, with `Connection: close` and its body unread.',
   schema: S.ErrorBody,
   headers: ['Retry-After'],
 };

@@ -15,7 +15,9 @@
  * empty result, as a file too large to fetch does), a full decode queue is 503 with
  * `Retry-After`, and a client past its bound of reverse searches (REVERSE_SEARCH_CONCURRENCY at
  * once, REVERSE_SEARCH_RATE; checked before the body is read, whatever RATE_LIMITS says) is 429
- * with `Retry-After`. An uploaded file is read as it streams: one whose first bytes declare more
+ * with `Retry-After`; a client refused again before its Retry-After is over gets that 429 only
+ * after a pause of about a second, with `Connection: close` and its body left unread (the tarpit,
+ * src/http/tarpit.ts). An uploaded file is read as it streams: one whose first bytes declare more
  * pixels than the limit is answered at once, the rest of the body dropped unread. So that a client can tell
  * "nothing similar" from "nothing searched", the empty answers given because the URL was not
  * fetched or the image not read carry a header:
@@ -40,6 +42,7 @@ import { errorResponse } from '../errors.js';
 import { clientAddress, tooManyResponse } from '../middleware/limits.js';
 import { readMultipartImage } from '../multipart-image.js';
 import { renderImages } from '../render/images.js';
+import { tarpitOf } from '../tarpit.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
@@ -103,7 +106,10 @@ export function reverseRoutes(): Hono<AppEnv> {
       const user = c.get('user');
       const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
       const entered = gateOf(deps).enter(identity);
-      if (!entered.ok) return tooManyResponse(c, entered.retryAfterSeconds);
+      if (!entered.ok) {
+        const wait = entered.retryAfterSeconds;
+        return tarpitOf(deps).hold(c, identity, wait, () => tooManyResponse(c, wait));
+      }
       try {
         await next();
       } finally {
