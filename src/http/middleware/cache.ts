@@ -11,9 +11,10 @@
  *   part of every cache key, and no request header changes an answer.
  * - CORS: `Access-Control-Allow-Origin: *` on GET, HEAD and OPTIONS; a preflight is answered 204.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { AppContext, AppEnv } from '../context.js';
+import { requestHeader } from '../request-header.js';
 
 export interface CacheOptions {
   /** The answer depends on who the caller is (`key`). */
@@ -34,7 +35,7 @@ const CORS_METHODS = 'GET, HEAD, OPTIONS';
  * something shorter that determines the body just as well.
  */
 export function jsonText(c: AppContext, body: string | Uint8Array<ArrayBuffer>, tagSource: string | Uint8Array = body): Response {
-  c.header('ETag', bodyEtag(tagSource));
+  c.header('ETag', sourceEtag(tagSource));
   return c.body(body, 200, { 'Content-Type': 'application/json' });
 }
 
@@ -55,10 +56,31 @@ export function corsPreflight(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** A strong entity tag over the body bytes. */
+/** A strong entity tag over the body bytes (or the UTF-8 of a string). */
 export function bodyEtag(body: ArrayBuffer | Uint8Array | string): string {
   const bytes = typeof body === 'string' ? body : body instanceof Uint8Array ? body : new Uint8Array(body);
-  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+  // the one-shot hash: a Hash object per answer cost more than the digest of a short source
+  return `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"`;
+}
+
+/**
+ * Tags of the short sources routes name instead of their bodies (an image's digest and its
+ * interactions), remembered: the same image read again needs no hash. Longer sources (whole
+ * bodies) are hashed each time; the oldest entry goes first when the table is full.
+ */
+const SHORT_SOURCE = 256;
+const REMEMBERED_TAGS = 16_384;
+const tagOfShortSource = new Map<string, string>();
+
+function sourceEtag(source: string | Uint8Array): string {
+  if (typeof source !== 'string' || source.length > SHORT_SOURCE) return bodyEtag(source);
+  let tag = tagOfShortSource.get(source);
+  if (tag === undefined) {
+    tag = bodyEtag(source);
+    if (tagOfShortSource.size >= REMEMBERED_TAGS) tagOfShortSource.delete(tagOfShortSource.keys().next().value!);
+    tagOfShortSource.set(source, tag);
+  }
+  return tag;
 }
 
 /**
@@ -117,7 +139,7 @@ export function cacheHeaders(): MiddlewareHandler<AppEnv> {
       const body = await res.clone().arrayBuffer();
       res.headers.set('ETag', bodyEtag(body));
     }
-    if (etagMatches(c.req.header('If-None-Match'), res.headers.get('ETag')!)) {
+    if (etagMatches(requestHeader(c, 'if-none-match'), res.headers.get('ETag')!)) {
       const headers = res.headers;
       c.res = undefined;
       c.res = notModified(headers);

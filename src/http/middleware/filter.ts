@@ -24,7 +24,8 @@ export async function resolveCurrentFilter(
   const { db } = deps;
   const cache = liveCaches(deps.caches)?.filters;
   const byId = async (id: number) => (cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null));
-  const requested = FilterIdParam.safeParse(filterIdParam).data;
+  // most requests name no filter: parsing `undefined` would build a refusal to throw away
+  const requested = filterIdParam === undefined ? undefined : FilterIdParam.safeParse(filterIdParam).data;
   if (requested !== undefined) {
     const filter = await byId(requested);
     if (filter && canViewFilter(user, filter)) return filter;

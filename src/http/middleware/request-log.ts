@@ -14,6 +14,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import pino, { type Logger } from 'pino';
 import type { AppDeps, AppEnv } from '../context.js';
+import { requestHeader } from '../request-header.js';
 import { RequestLogger } from '../request-logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -78,7 +79,7 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
   const base = isPino(logger) ? logger : silent;
   return async (c, next) => {
     const started = performance.now();
-    const reqId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
+    const reqId = requestIdFrom(requestHeader(c, 'x-request-id'));
     const log = new RequestLogger(base, reqId);
     c.set('requestId', reqId);
     c.set('log', log);
