@@ -13,7 +13,8 @@
  */
 import { hash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext, AppEnv, CachePolicy } from '../context.js';
+import { exposedHeaders } from './request-log.js';
 import { requestHeader } from '../request-header.js';
 
 export interface CacheOptions {
@@ -33,10 +34,39 @@ const CORS_METHODS = 'GET, HEAD, OPTIONS';
  * otherwise clone the response to read the body back (for search pages, a large share of the
  * answer's cost). The tag is a digest of `tagSource`, the body itself unless the route has
  * something shorter that determines the body just as well.
+ *
+ * A GET under a cache policy (`cacheFor`, called before) is answered complete here, 304 included:
+ * every header `cacheHeaders` and the request log would add, as one plain record in the order
+ * Node wrote them before (names sorted as `Headers` iterates them, then `Content-Length`), so that
+ * `@hono/node-server` passes it to Node without a `Headers` object, its copies and its sorting.
+ * Headers set with `c.header` before are not carried over; the routes answering this way set none.
  */
 export function jsonText(c: AppContext, body: string | Uint8Array<ArrayBuffer>, tagSource: string | Uint8Array = body): Response {
-  c.header('ETag', sourceEtag(tagSource));
-  return c.body(body, 200, { 'Content-Type': 'application/json' });
+  const etag = sourceEtag(tagSource);
+  const policy = c.get('cachePolicy');
+  // HEAD keeps the general path: Hono answers it from the GET's answer, and that would add a Content-Length
+  if (c.req.method !== 'GET' || !policy) {
+    c.header('ETag', etag);
+    return c.body(body, 200, { 'Content-Type': 'application/json' });
+  }
+  const requestId = c.get('requestId');
+  const exposed = requestId === undefined ? undefined : exposedHeaders(true, false);
+  const fresh = etagMatches(requestHeader(c, 'if-none-match'), etag);
+  const headers: Record<string, string> = { 'access-control-allow-origin': '*' };
+  if (exposed !== undefined) headers['access-control-expose-headers'] = exposed;
+  headers['cache-control'] = cacheControl(policy);
+  if (!fresh) headers['content-type'] = 'application/json';
+  headers.etag = etag;
+  headers.vary = 'Accept-Encoding';
+  if (requestId !== undefined) headers['x-request-id'] = requestId;
+  if (!fresh) headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  const answer = fresh ? new Response(null, { status: 304, headers }) : new Response(body, { status: 200, headers });
+  c.set('completeAnswer', answer);
+  return answer;
+}
+
+function cacheControl(policy: CachePolicy): string {
+  return `${policy.private ? 'private' : 'public'}, max-age=${policy.maxAge}`;
 }
 
 /** Answers CORS preflights; must run before routing. */
@@ -125,6 +155,7 @@ export function cacheHeaders(): MiddlewareHandler<AppEnv> {
     c.set('cachePolicy', undefined);
     await next();
     const res = c.res;
+    if (res === c.get('completeAnswer')) return;
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') res.headers.set('Access-Control-Allow-Origin', '*');
     appendVary(res.headers, 'Accept-Encoding');
@@ -134,7 +165,7 @@ export function cacheHeaders(): MiddlewareHandler<AppEnv> {
       if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
       return;
     }
-    res.headers.set('Cache-Control', `${policy.private ? 'private' : 'public'}, max-age=${policy.maxAge}`);
+    res.headers.set('Cache-Control', cacheControl(policy));
     if (!res.headers.has('ETag')) {
       const body = await res.clone().arrayBuffer();
       res.headers.set('ETag', bodyEtag(body));

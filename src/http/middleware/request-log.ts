@@ -31,9 +31,14 @@ const MAX_LOGGED_URL = 2048;
  * Cross-origin callers may read the request id, and `Retry-After` on a 429 (usage term 2: back
  * off); neither is readable from a browser script unless exposed.
  */
+export function exposedHeaders(allowsOrigin: boolean, hasRetryAfter: boolean): string | undefined {
+  if (!allowsOrigin) return undefined;
+  return hasRetryAfter ? `${REQUEST_ID_HEADER}, Retry-After` : REQUEST_ID_HEADER;
+}
+
 function exposeHeaders(headers: Headers): void {
-  if (!headers.has('Access-Control-Allow-Origin')) return;
-  headers.set('Access-Control-Expose-Headers', headers.has('Retry-After') ? `${REQUEST_ID_HEADER}, Retry-After` : REQUEST_ID_HEADER);
+  const exposed = exposedHeaders(headers.has('Access-Control-Allow-Origin'), headers.has('Retry-After'));
+  if (exposed !== undefined) headers.set('Access-Control-Expose-Headers', exposed);
 }
 
 /** The caller's request id if it is a short token of safe characters, else a new one. */
@@ -86,14 +91,17 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
     try {
       await next();
     } finally {
-      try {
-        c.res.headers.set(REQUEST_ID_HEADER, reqId);
-      } catch {
-        // Immutable headers (a response passed through as is): copy it.
-        c.res = new Response(c.res.body, c.res);
-        c.res.headers.set(REQUEST_ID_HEADER, reqId);
+      // an answer made complete (`jsonText`) carries the id and exposes it already
+      if (c.res !== c.get('completeAnswer')) {
+        try {
+          c.res.headers.set(REQUEST_ID_HEADER, reqId);
+        } catch {
+          // Immutable headers (a response passed through as is): copy it.
+          c.res = new Response(c.res.body, c.res);
+          c.res.headers.set(REQUEST_ID_HEADER, reqId);
+        }
+        exposeHeaders(c.res.headers);
       }
-      exposeHeaders(c.res.headers);
       const status = c.res.status;
       const level = status >= 500 ? 'error' : QUIET_PATHS.has(c.req.path) ? 'debug' : 'info';
       // the line is built only when it is written
