@@ -40,12 +40,12 @@ export async function resolveCurrentFilter(
 }
 
 export function currentFilter(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     let pending: Promise<FilterRow | null> | undefined;
     c.set('currentFilter', () => {
       pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), c.req.query('filter_id'));
       return pending;
     });
-    await next();
+    return next();
   };
 }
