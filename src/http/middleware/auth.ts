@@ -20,7 +20,7 @@ async function readKeyState(db: Database, key: string): Promise<KeyState> {
 }
 
 export function keyAuth(): MiddlewareHandler<AppEnv> {
-  const withKey = async (c: AppContext, next: Next, key: string): Promise<Response | void> => {
+  const withKey = async (c: AppContext, next: Next, key: string): Promise<Response | undefined> => {
     const { db, caches } = c.get('deps');
     const state = caches ? await caches.keys.resolve(key, caches.feed.live, () => readKeyState(db, key)) : await readKeyState(db, key);
     if (state.kind === 'refused') return forbidden(c);
