@@ -107,7 +107,9 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
       // the line is built only when it is written
       if (base.isLevelEnabled(level)) {
         const url = redactUrl(pathAndQuery(c.req.url));
+        // `reqId` first, as the request's logger puts it, without copying the line into another object
         const line: Record<string, unknown> = {
+          reqId,
           method: c.req.method,
           route: routePath(c) || 'unmatched',
           url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
@@ -115,7 +117,7 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
           ms: Math.round((performance.now() - started) * 10) / 10,
         };
         if (c.error) line.err = c.error;
-        log[level](line, 'request');
+        base[level](line, 'request');
       }
     }
   };
