@@ -24,6 +24,8 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 const silent: Logger = pino({ enabled: false });
 
+const MAY_NAME_KEY = /key|%|\+/i;
+
 /** Longer URLs (very long `q`) are cut in the log. */
 const MAX_LOGGED_URL = 2048;
 
@@ -53,7 +55,8 @@ function isPino(logger: AppDeps['logger']): logger is Logger {
 /** `key=…` query values replaced by `[redacted]`, whatever the spelling of the name. */
 export function redactUrl(pathAndQuery: string): string {
   const q = pathAndQuery.indexOf('?');
-  if (q < 0) return pathAndQuery;
+  // a query without the letters of `key` (nor an escape or `+` that could spell them) names no key
+  if (q < 0 || !MAY_NAME_KEY.test(pathAndQuery.slice(q + 1))) return pathAndQuery;
   const parts = pathAndQuery.slice(q + 1).split('&');
   let changed = false;
   for (let i = 0; i < parts.length; i++) {
