@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
+import { logLineTime } from './log-time.js';
 
 export type { Logger };
 
@@ -14,7 +15,7 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: Des
       level: config.logLevel,
       base: { service: 'tagwise' },
       redact: { paths: ['key', 'query.key', 'req.query.key', 'headers.authorization', 'req.headers.authorization'], censor: '[redacted]' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: logLineTime,
     },
     destination ?? pino.destination({ dest: 1, sync: false }),
   );

@@ -79,9 +79,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound(notFoundHandler);
   app.use('*', requestLog(deps.logger));
   app.use('*', httpMetrics(metrics));
-  app.use('*', async (c, next) => {
+  app.use('*', (c, next) => {
     c.set('deps', appDeps);
-    await next();
+    return next();
   });
   app.use('*', readYourWrites(caches.feed));
   app.use('*', corsPreflight());

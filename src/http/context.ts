@@ -81,6 +81,8 @@ export interface AppVariables {
   requestId: string;
   /** A logger whose lines carry this request's id. */
   log: RequestLogger;
+  /** An answer made with every header it leaves with (`jsonText`): the middleware pass it on untouched. */
+  completeAnswer: Response | undefined;
 }
 
 export interface AppEnv {

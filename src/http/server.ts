@@ -92,15 +92,18 @@ export function startHttpServer(
 
   let draining = false;
   const unanswered = new Set<ServerResponse>();
+  // one listener for every response, not a closure each: `close` follows `finish`, and a response
+  // whose headers are sent needs nothing at a stop anyway
+  function answered(this: ServerResponse): void {
+    unanswered.delete(this);
+  }
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (draining) {
       res.setHeader('Connection', 'close');
       return;
     }
     unanswered.add(res);
-    const done = () => unanswered.delete(res);
-    res.once('finish', done);
-    res.once('close', done);
+    res.on('close', answered);
   });
   return {
     server,

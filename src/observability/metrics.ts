@@ -3,6 +3,7 @@
  * on a second instance in the same process, as in tests).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HttpRequestSeries } from './http-series.js';
 
 export interface MetricsSources {
   /** Pending outbox rows and the age of the oldest, in seconds. */
@@ -13,14 +14,8 @@ export interface MetricsSources {
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly httpRequests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route, method and status', labelNames: ['route', 'method', 'status'] as const, registers: [this.registry] });
-  readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
+  /** `http_requests_total` and `http_request_duration_seconds`. */
+  readonly http = new HttpRequestSeries(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
   readonly searchDuration = new Histogram({
     name: 'search_duration_seconds',
     help: 'Search engine latency by engine and index',

@@ -86,6 +86,11 @@ describe('request ids and the request log', () => {
     expect(redactUrl('/a?keyword=x&key=')).toBe('/a?keyword=x&key=[redacted]');
     expect(redactUrl('/a?key')).toBe('/a?key=[redacted]');
     expect(redactUrl('/a')).toBe('/a');
+    // spellings with no `key` in their letters: escapes and `+` (a space) around it
+    expect(redactUrl('/a?%4B%45%59=s&q=x')).toBe('/a?%4B%45%59=[redacted]&q=x');
+    expect(redactUrl('/a?+key+=s')).toBe('/a?+key+=[redacted]');
+    expect(redactUrl('/a?Key=s')).toBe('/a?Key=[redacted]');
+    expect(redactUrl('/a?q=safe,solo&page=2')).toBe('/a?q=safe,solo&page=2');
   });
 
   it('logs failures at error level with the error, under the request id', async () => {

@@ -5,10 +5,10 @@
  * error of ours is JSON). No database query is made when there is no key, nor for a key the app's
  * key cache knows (`src/http/key-cache.ts`).
  */
-import type { MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler, Next } from 'hono';
 import { findUserByApiKey, isDeactivatedKey } from '../../contexts/users/api-keys.js';
 import type { Database } from '../../db/client.js';
-import type { AppEnv } from '../context.js';
+import type { AppContext, AppEnv } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { KeyState } from '../key-cache.js';
 
@@ -20,15 +20,17 @@ async function readKeyState(db: Database, key: string): Promise<KeyState> {
 }
 
 export function keyAuth(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const key = c.req.query('key');
-    c.set('user', null);
-    if (key) {
-      const { db, caches } = c.get('deps');
-      const state = caches ? await caches.keys.resolve(key, caches.feed.live, () => readKeyState(db, key)) : await readKeyState(db, key);
-      if (state.kind === 'refused') return forbidden(c);
-      if (state.kind === 'user') c.set('user', state.user);
-    }
+  const withKey = async (c: AppContext, next: Next, key: string): Promise<Response | undefined> => {
+    const { db, caches } = c.get('deps');
+    const state = caches ? await caches.keys.resolve(key, caches.feed.live, () => readKeyState(db, key)) : await readKeyState(db, key);
+    if (state.kind === 'refused') return forbidden(c);
+    if (state.kind === 'user') c.set('user', state.user);
     await next();
+  };
+  // an anonymous request is passed straight on, without a promise of this middleware's own
+  return (c, next) => {
+    c.set('user', null);
+    const key = c.req.query('key');
+    return key ? withKey(c, next, key) : next();
   };
 }

@@ -11,9 +11,11 @@
  *   part of every cache key, and no request header changes an answer.
  * - CORS: `Access-Control-Allow-Origin: *` on GET, HEAD and OPTIONS; a preflight is answered 204.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext, AppEnv, CachePolicy } from '../context.js';
+import { exposedHeaders } from './request-log.js';
+import { requestHeader } from '../request-header.js';
 
 export interface CacheOptions {
   /** The answer depends on who the caller is (`key`). */
@@ -32,15 +34,45 @@ const CORS_METHODS = 'GET, HEAD, OPTIONS';
  * otherwise clone the response to read the body back (for search pages, a large share of the
  * answer's cost). The tag is a digest of `tagSource`, the body itself unless the route has
  * something shorter that determines the body just as well.
+ *
+ * A GET under a cache policy (`cacheFor`, called before) is answered complete here, 304 included:
+ * every header `cacheHeaders` and the request log would add, as one plain record in the order
+ * Node wrote them before (names sorted as `Headers` iterates them, then `Content-Length`), so that
+ * `@hono/node-server` passes it to Node without a `Headers` object, its copies and its sorting.
+ * Headers set with `c.header` before are not carried over; the routes answering this way set none.
  */
 export function jsonText(c: AppContext, body: string | Uint8Array<ArrayBuffer>, tagSource: string | Uint8Array = body): Response {
-  c.header('ETag', bodyEtag(tagSource));
-  return c.body(body, 200, { 'Content-Type': 'application/json' });
+  const etag = sourceEtag(tagSource);
+  const policy = c.get('cachePolicy');
+  // HEAD keeps the general path: Hono answers it from the GET's answer, and that would add a Content-Length
+  if (c.req.method !== 'GET' || !policy) {
+    c.header('ETag', etag);
+    return c.body(body, 200, { 'Content-Type': 'application/json' });
+  }
+  const requestId = c.get('requestId');
+  const exposed = requestId === undefined ? undefined : exposedHeaders(true, false);
+  const fresh = etagMatches(requestHeader(c, 'if-none-match'), etag);
+  const headers: Record<string, string> = { 'access-control-allow-origin': '*' };
+  if (exposed !== undefined) headers['access-control-expose-headers'] = exposed;
+  headers['cache-control'] = cacheControl(policy);
+  if (!fresh) headers['content-type'] = 'application/json';
+  headers.etag = etag;
+  headers.vary = 'Accept-Encoding';
+  if (requestId !== undefined) headers['x-request-id'] = requestId;
+  if (!fresh) headers['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  const answer = fresh ? new Response(null, { status: 304, headers }) : new Response(body, { status: 200, headers });
+  c.set('completeAnswer', answer);
+  return answer;
+}
+
+function cacheControl(policy: CachePolicy): string {
+  return `${policy.private ? 'private' : 'public'}, max-age=${policy.maxAge}`;
 }
 
 /** Answers CORS preflights; must run before routing. */
 export function corsPreflight(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  // not async: the requests it lets through pay no promise of their own
+  return (c, next) => {
     if (c.req.method !== 'OPTIONS') return next();
     const headers = new Headers({
       'Access-Control-Allow-Origin': '*',
@@ -51,14 +83,35 @@ export function corsPreflight(): MiddlewareHandler<AppEnv> {
     });
     const requested = c.req.header('Access-Control-Request-Headers');
     if (requested && /^[\w\-, ]{1,500}$/.test(requested)) headers.set('Access-Control-Allow-Headers', requested);
-    return new Response(null, { status: 204, headers });
+    return Promise.resolve(new Response(null, { status: 204, headers }));
   };
 }
 
-/** A strong entity tag over the body bytes. */
+/** A strong entity tag over the body bytes (or the UTF-8 of a string). */
 export function bodyEtag(body: ArrayBuffer | Uint8Array | string): string {
   const bytes = typeof body === 'string' ? body : body instanceof Uint8Array ? body : new Uint8Array(body);
-  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;
+  // the one-shot hash: a Hash object per answer cost more than the digest of a short source
+  return `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"`;
+}
+
+/**
+ * Tags of the short sources routes name instead of their bodies (an image's digest and its
+ * interactions), remembered: the same image read again needs no hash. Longer sources (whole
+ * bodies) are hashed each time; the oldest entry goes first when the table is full.
+ */
+const SHORT_SOURCE = 256;
+const REMEMBERED_TAGS = 16_384;
+const tagOfShortSource = new Map<string, string>();
+
+function sourceEtag(source: string | Uint8Array): string {
+  if (typeof source !== 'string' || source.length > SHORT_SOURCE) return bodyEtag(source);
+  let tag = tagOfShortSource.get(source);
+  if (tag === undefined) {
+    tag = bodyEtag(source);
+    if (tagOfShortSource.size >= REMEMBERED_TAGS) tagOfShortSource.delete(tagOfShortSource.keys().next().value!);
+    tagOfShortSource.set(source, tag);
+  }
+  return tag;
 }
 
 /**
@@ -103,6 +156,7 @@ export function cacheHeaders(): MiddlewareHandler<AppEnv> {
     c.set('cachePolicy', undefined);
     await next();
     const res = c.res;
+    if (res === c.get('completeAnswer')) return;
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') res.headers.set('Access-Control-Allow-Origin', '*');
     appendVary(res.headers, 'Accept-Encoding');
@@ -112,12 +166,12 @@ export function cacheHeaders(): MiddlewareHandler<AppEnv> {
       if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
       return;
     }
-    res.headers.set('Cache-Control', `${policy.private ? 'private' : 'public'}, max-age=${policy.maxAge}`);
+    res.headers.set('Cache-Control', cacheControl(policy));
     if (!res.headers.has('ETag')) {
       const body = await res.clone().arrayBuffer();
       res.headers.set('ETag', bodyEtag(body));
     }
-    if (etagMatches(c.req.header('If-None-Match'), res.headers.get('ETag')!)) {
+    if (etagMatches(requestHeader(c, 'if-none-match'), res.headers.get('ETag')!)) {
       const headers = res.headers;
       c.res = undefined;
       c.res = notModified(headers);

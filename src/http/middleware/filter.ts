@@ -14,6 +14,12 @@ import type { UserRow } from '../../contexts/users/types.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { FilterIdParam } from '../schemas/params.js';
 import { liveCaches } from '../read-caches.js';
+import type { FilterCache } from '../render/filter-cache.js';
+
+/** A filter by id, from the cache while it is live. (A function of its own: a closure made per request costs a name.) */
+async function filterById(db: AppDeps['db'], cache: FilterCache | undefined, id: number): Promise<FilterRow | null> {
+  return cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null);
+}
 
 /** The filter a request is seen through; rows come from the app's filter cache while it is live. */
 export async function resolveCurrentFilter(
@@ -23,14 +29,14 @@ export async function resolveCurrentFilter(
 ): Promise<FilterRow | null> {
   const { db } = deps;
   const cache = liveCaches(deps.caches)?.filters;
-  const byId = async (id: number) => (cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null));
-  const requested = FilterIdParam.safeParse(filterIdParam).data;
+  // most requests name no filter: parsing `undefined` would build a refusal to throw away
+  const requested = filterIdParam === undefined ? undefined : FilterIdParam.safeParse(filterIdParam).data;
   if (requested !== undefined) {
-    const filter = await byId(requested);
+    const filter = await filterById(db, cache, requested);
     if (filter && canViewFilter(user, filter)) return filter;
   }
   if (user?.currentFilterId != null) {
-    const own = await byId(user.currentFilterId);
+    const own = await filterById(db, cache, user.currentFilterId);
     // A filter that became private to someone else is no longer usable.
     if (own && canViewFilter(user, own)) return own;
   }
@@ -39,12 +45,12 @@ export async function resolveCurrentFilter(
 }
 
 export function currentFilter(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     let pending: Promise<FilterRow | null> | undefined;
     c.set('currentFilter', () => {
       pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), c.req.query('filter_id'));
       return pending;
     });
-    await next();
+    return next();
   };
 }

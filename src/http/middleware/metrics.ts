@@ -16,13 +16,7 @@ export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
     try {
       await next();
     } finally {
-      const labels = {
-        route: routePath(c) || 'unmatched',
-        method: METHODS.has(c.req.method) ? c.req.method : 'OTHER',
-        status: String(c.res.status),
-      };
-      metrics.httpRequests.inc(labels);
-      metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+      metrics.http.record(routePath(c) || 'unmatched', METHODS.has(c.req.method) ? c.req.method : 'OTHER', c.res.status, (performance.now() - started) / 1000);
     }
   };
 }

@@ -15,8 +15,10 @@ import type { AppEnv } from '../context.js';
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function readYourWrites(feed: ChangeFeed): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  const afterWrite = async (next: () => Promise<void>) => {
     await next();
-    if (!READS.has(c.req.method)) await feed.sync();
+    await feed.sync();
   };
+  // reads are passed straight on, without a promise of this middleware's own
+  return (c, next) => (READS.has(c.req.method) ? next() : afterWrite(next));
 }

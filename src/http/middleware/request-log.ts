@@ -14,6 +14,7 @@ import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import pino, { type Logger } from 'pino';
 import type { AppDeps, AppEnv } from '../context.js';
+import { requestHeader } from '../request-header.js';
 import { RequestLogger } from '../request-logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -23,6 +24,8 @@ const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 const silent: Logger = pino({ enabled: false });
 
+const MAY_NAME_KEY = /key|%|\+/i;
+
 /** Longer URLs (very long `q`) are cut in the log. */
 const MAX_LOGGED_URL = 2048;
 
@@ -30,9 +33,14 @@ const MAX_LOGGED_URL = 2048;
  * Cross-origin callers may read the request id, and `Retry-After` on a 429 (usage term 2: back
  * off); neither is readable from a browser script unless exposed.
  */
+export function exposedHeaders(allowsOrigin: boolean, hasRetryAfter: boolean): string | undefined {
+  if (!allowsOrigin) return undefined;
+  return hasRetryAfter ? `${REQUEST_ID_HEADER}, Retry-After` : REQUEST_ID_HEADER;
+}
+
 function exposeHeaders(headers: Headers): void {
-  if (!headers.has('Access-Control-Allow-Origin')) return;
-  headers.set('Access-Control-Expose-Headers', headers.has('Retry-After') ? `${REQUEST_ID_HEADER}, Retry-After` : REQUEST_ID_HEADER);
+  const exposed = exposedHeaders(headers.has('Access-Control-Allow-Origin'), headers.has('Retry-After'));
+  if (exposed !== undefined) headers.set('Access-Control-Expose-Headers', exposed);
 }
 
 /** The caller's request id if it is a short token of safe characters, else a new one. */
@@ -47,7 +55,8 @@ function isPino(logger: AppDeps['logger']): logger is Logger {
 /** `key=…` query values replaced by `[redacted]`, whatever the spelling of the name. */
 export function redactUrl(pathAndQuery: string): string {
   const q = pathAndQuery.indexOf('?');
-  if (q < 0) return pathAndQuery;
+  // a query without the letters of `key` (nor an escape or `+` that could spell them) names no key
+  if (q < 0 || !MAY_NAME_KEY.test(pathAndQuery.slice(q + 1))) return pathAndQuery;
   const parts = pathAndQuery.slice(q + 1).split('&');
   let changed = false;
   for (let i = 0; i < parts.length; i++) {
@@ -78,27 +87,32 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
   const base = isPino(logger) ? logger : silent;
   return async (c, next) => {
     const started = performance.now();
-    const reqId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
+    const reqId = requestIdFrom(requestHeader(c, 'x-request-id'));
     const log = new RequestLogger(base, reqId);
     c.set('requestId', reqId);
     c.set('log', log);
     try {
       await next();
     } finally {
-      try {
-        c.res.headers.set(REQUEST_ID_HEADER, reqId);
-      } catch {
-        // Immutable headers (a response passed through as is): copy it.
-        c.res = new Response(c.res.body, c.res);
-        c.res.headers.set(REQUEST_ID_HEADER, reqId);
+      // an answer made complete (`jsonText`) carries the id and exposes it already
+      if (c.res !== c.get('completeAnswer')) {
+        try {
+          c.res.headers.set(REQUEST_ID_HEADER, reqId);
+        } catch {
+          // Immutable headers (a response passed through as is): copy it.
+          c.res = new Response(c.res.body, c.res);
+          c.res.headers.set(REQUEST_ID_HEADER, reqId);
+        }
+        exposeHeaders(c.res.headers);
       }
-      exposeHeaders(c.res.headers);
       const status = c.res.status;
       const level = status >= 500 ? 'error' : QUIET_PATHS.has(c.req.path) ? 'debug' : 'info';
       // the line is built only when it is written
       if (base.isLevelEnabled(level)) {
         const url = redactUrl(pathAndQuery(c.req.url));
+        // `reqId` first, as the request's logger puts it, without copying the line into another object
         const line: Record<string, unknown> = {
+          reqId,
           method: c.req.method,
           route: routePath(c) || 'unmatched',
           url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
@@ -106,7 +120,7 @@ export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv>
           ms: Math.round((performance.now() - started) * 10) / 10,
         };
         if (c.error) line.err = c.error;
-        log[level](line, 'request');
+        base[level](line, 'request');
       }
     }
   };

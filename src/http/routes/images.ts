@@ -12,6 +12,8 @@ import { validPath } from '../validate.js';
 const IMAGE_MAX_AGE = 60;
 
 const IMAGE_OPEN = Buffer.from('{"image":');
+/** The end of an anonymous caller's answer, made once. */
+const NO_INTERACTIONS_CLOSE = Buffer.from(',"interactions":[]}');
 
 /**
  * `{"image": …, "interactions": […]}` (the `ImageResponse` schema), the image's JSON taken from
@@ -26,7 +28,8 @@ async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   if (image.parts.length === 0) return notFound(c);
   const interactions = JSON.stringify(await renderInteractions(deps.db, user, [id]));
   cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
-  const body = Buffer.concat([IMAGE_OPEN, ...image.parts, Buffer.from(`,"interactions":${interactions}}`)]);
+  const close = interactions === '[]' ? NO_INTERACTIONS_CLOSE : Buffer.from(`,"interactions":${interactions}}`);
+  const body = Buffer.concat([IMAGE_OPEN, ...image.parts, close]);
   return jsonText(c, body, `image ${image.fingerprint} ${interactions}`);
 }
 
