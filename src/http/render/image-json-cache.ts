@@ -116,14 +116,47 @@ export function imageJsonParts(images: readonly CachedImage[], spoilered: Readon
   return parts;
 }
 
+/** How many of the last changes `keep` can tell apart; a load overlapping more keeps nothing. */
+const RECENT_CHANGES = 4096;
+
+/** The announced kinds that make an image's JSON stale, by what they name. */
+const IMAGE = 0;
+const TAG = 1;
+const USER = 2;
+const STALE_KINDS = new Map<string, number>([
+  ['images', IMAGE],
+  ['tag_display', TAG],
+  ['user', USER],
+]);
+
+/** Images, tags and users some changes touched. */
+interface Touched {
+  images: Set<number>;
+  tags: Set<number>;
+  users: Set<number>;
+}
+
+/** Whether `touched` names the image itself, one of its tags or its uploader. */
+const touches = (touched: Touched, image: CachedImage) =>
+  touched.images.has(image.id) || (image.uploaderId !== null && touched.users.has(image.uploaderId)) || image.tagIds.some((t) => touched.tags.has(t));
+
 export class ImageJsonCache {
   private readonly entries = new Map<number, Entry>();
   private readonly maxBytes: number;
   private bytes = 0;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
-  /** Bumped by every change heard: a load that overlapped one must not be kept (it may be older). */
+  /**
+   * The changes that make an image's JSON stale, numbered as heard; the last `RECENT_CHANGES` are
+   * remembered (kind and id, in a ring), so that `keep` drops only the loaded images a change
+   * overlapping the load touched. Under a steady trickle of writes nearly every load overlaps
+   * one, and dropping whole batches kept the cache from ever warming.
+   */
   private changeCount = 0;
+  private readonly recentKinds = new Uint8Array(RECENT_CHANGES);
+  private readonly recentIds = new Float64Array(RECENT_CHANGES);
+  /** The number of the last `*` (everything may have changed): no load from before it is kept. */
+  private clearedAt = 0;
   private insertions = 0;
   /** Tags and users changed since the last sweep (dropping their images needs a pass over all). */
   private readonly changedTags = new Set<number>();
@@ -171,11 +204,19 @@ export class ImageJsonCache {
     return { found, missing };
   }
 
-  /** Keep images loaded since `mark`, unless a change was heard meanwhile. */
+  /**
+   * Keep images loaded since `mark`, but those that a change heard meanwhile touched (the image,
+   * a tag it carries, its uploader): their load may have read the record before the change. When
+   * the changes since `mark` are no longer all remembered, or one was `*`, nothing is kept.
+   */
   keep(mark: number, images: readonly CachedImage[]): void {
-    if (mark !== this.changeCount) return;
+    if (mark < this.clearedAt || this.changeCount - mark > RECENT_CHANGES) return;
+    // pending tag and user drops first: they concern entries loaded before them, not these
+    this.sweep();
+    const stale = this.changedSince(mark);
     const now = this.now();
     for (const image of images) {
+      if (stale !== null && touches(stale, image)) continue;
       this.drop(image.id);
       const entry = { image, bytes: cachedImageBytes(image), expires: now + this.lifetime(image.id), inserted: 0 };
       this.bytes += entry.bytes;
@@ -206,16 +247,35 @@ export class ImageJsonCache {
 
   /** Drop whatever `change` may have made stale. */
   onChange(change: RecordChange): void {
-    this.changeCount++;
     if (change.kind === '*') {
+      this.clearedAt = ++this.changeCount;
       this.entries.clear();
       this.bytes = 0;
       this.changedTags.clear();
       this.changedUsers.clear();
-    } else if (change.kind === 'images') this.drop(change.id);
+      return;
+    }
+    const kind = STALE_KINDS.get(change.kind);
     // not `tags`: that is announced by every change of a tag's image count, which no image shows
-    else if (change.kind === 'tag_display') this.changedTags.add(change.id);
-    else if (change.kind === 'user') this.changedUsers.add(change.id);
+    if (kind === undefined) return;
+    const at = ++this.changeCount % RECENT_CHANGES;
+    this.recentKinds[at] = kind;
+    this.recentIds[at] = change.id;
+    if (kind === IMAGE) this.drop(change.id);
+    else if (kind === TAG) this.changedTags.add(change.id);
+    else this.changedUsers.add(change.id);
+  }
+
+  /** What the changes heard since `mark` touched; null when there were none. */
+  private changedSince(mark: number): Touched | null {
+    if (mark === this.changeCount) return null;
+    const touched: Touched = { images: new Set(), tags: new Set(), users: new Set() };
+    const sets = [touched.images, touched.tags, touched.users];
+    for (let n = mark + 1; n <= this.changeCount; n++) {
+      const at = n % RECENT_CHANGES;
+      sets[this.recentKinds[at]!]!.add(this.recentIds[at]!);
+    }
+    return touched;
   }
 
   clear(): void {
@@ -225,12 +285,11 @@ export class ImageJsonCache {
   /** Drop the images that carry a changed tag or were uploaded by a renamed user. */
   private sweep(): void {
     if (this.changedTags.size === 0 && this.changedUsers.size === 0) return;
-    const tags = this.changedTags;
-    const users = this.changedUsers;
+    const changed: Touched = { images: new Set(), tags: this.changedTags, users: this.changedUsers };
     for (const [id, { image }] of this.entries) {
-      if ((image.uploaderId !== null && users.has(image.uploaderId)) || image.tagIds.some((t) => tags.has(t))) this.drop(id);
+      if (touches(changed, image)) this.drop(id);
     }
-    tags.clear();
-    users.clear();
+    this.changedTags.clear();
+    this.changedUsers.clear();
   }
 }
