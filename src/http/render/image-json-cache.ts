@@ -247,7 +247,7 @@ export class ImageJsonCache {
 
   /** Drop whatever `change` may have made stale. */
   onChange(change: RecordChange): void {
-    if (change.kind === '*') {
+    if (!('id' in change)) {
       this.clearedAt = ++this.changeCount;
       this.entries.clear();
       this.bytes = 0;
