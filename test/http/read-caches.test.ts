@@ -1,6 +1,6 @@
 /**
  * The caches behind image lists and the current filter, on their own: what an announced change
- * drops, the guard against keeping a load that overlapped a change, expiry and the size bound.
+ * drops, the guard against keeping a load that overlapped a change, and the size bound.
  */
 import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
@@ -123,39 +123,6 @@ describe('ImageJsonCache', () => {
     for (let id = 100; id < 100 + 4097; id++) cache.onChange({ kind: 'images', id });
     cache.keep(mark, [image(2)]);
     expect(ids(cache.lookup([1, 2]).found)).toEqual([1]);
-  });
-
-  it('expires each entry after its lifetime, at most maxAgeMs', () => {
-    let now = 1_000;
-    const cache = new ImageJsonCache({ maxAgeMs: 100, now: () => now });
-    cache.keep(cache.mark(), [image(1)]);
-    now += cache.lifetime(1);
-    expect(cache.lookup([1]).missing).toEqual([]);
-    now += 1;
-    expect(cache.lookup([1]).missing).toEqual([1]);
-    expect(cache.size).toBe(0);
-  });
-
-  it('spreads the expiry of images loaded together over the second half of maxAgeMs', () => {
-    let now = 0;
-    const cache = new ImageJsonCache({ maxAgeMs: 60_000, now: () => now });
-    const all = Array.from({ length: 1000 }, (_, i) => i + 1);
-    cache.keep(cache.mark(), all.map((id) => image(id)));
-    const lifetimes = all.map((id) => cache.lifetime(id));
-    expect(Math.min(...lifetimes)).toBeGreaterThanOrEqual(30_000);
-    expect(Math.max(...lifetimes)).toBeLessThanOrEqual(60_000);
-    // no tenth of the window expires more than a fifth of them
-    for (let t = 30_000; t < 60_000; t += 3_000) {
-      expect(lifetimes.filter((l) => l >= t && l < t + 3_000).length).toBeLessThan(200);
-    }
-    now = 30_000;
-    expect(cache.lookup(all).missing).toEqual([]);
-    now = 45_000;
-    const half = cache.lookup(all).missing.length;
-    expect(half).toBeGreaterThan(300);
-    expect(half).toBeLessThan(700);
-    now = 60_001;
-    expect(cache.lookup(all).found.size).toBe(0);
   });
 
   it('keeps at most maxBytes, dropping the least recently used', () => {

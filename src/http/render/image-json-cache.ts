@@ -13,10 +13,16 @@
  * count does not drop it), its uploader's name (`user:id`). Announcements arrive a moment after
  * the commit (well under a millisecond on one host), so lists, single images and oEmbed answers
  * are all served from here; a write through this process's own pool is heard before its next
- * request is answered only as fast as that. Entries also expire, after `maxAgeMs` at most, which
- * bounds any announcement lost while the listening connection reconnected. Each lives between
- * half of that and all of it, spread by id: the images of a busy minute are loaded together, and
- * expiring together they were all loaded again at once, stalling the answers of a second or so.
+ * request is answered only as fast as that.
+ *
+ * No entry expires by age. An announcement can be missed only while the listening connection is
+ * down, and every time it is up again the feed announces `*`, which empties this cache (and
+ * `keep` drops any load begun before it): postgres.js re-LISTENs after every close, retrying until
+ * it succeeds; a connection that dies silently is found by TCP keep-alive, which postgres.js turns
+ * on (60 s); PostgreSQL never drops a notification to a connected listener (when its queue is
+ * full the notifying commit fails instead); and a barrier not heard within 2 s empties the caches
+ * too (`ChangeFeed.sync`). An age bound would only reload a warm cache, entry by entry, from
+ * PostgreSQL: at 1M images, hundreds of loads a second for nothing.
  */
 import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
@@ -52,7 +58,6 @@ interface Entry {
   image: CachedImage;
   /** `cachedImageBytes(image)`, counted once. */
   bytes: number;
-  expires: number;
   /** The cache's count of insertions when this entry was (re)inserted: its place in the order. */
   inserted: number;
 }
@@ -66,9 +71,6 @@ export interface ImageJsonCacheOptions {
    * order is that of last use to within half.
    */
   maxBytes?: number;
-  /** Longest an entry is served, in ms (default 60 s; each entry from half of it, by id). */
-  maxAgeMs?: number;
-  now?: () => number;
 }
 
 /**
@@ -144,8 +146,6 @@ export class ImageJsonCache {
   private readonly entries = new Map<number, Entry>();
   private readonly maxBytes: number;
   private bytes = 0;
-  private readonly maxAgeMs: number;
-  private readonly now: () => number;
   /**
    * The changes that make an image's JSON stale, numbered as heard; the last `RECENT_CHANGES` are
    * remembered (kind and id, in a ring), so that `keep` drops only the loaded images a change
@@ -164,8 +164,6 @@ export class ImageJsonCache {
 
   constructor(options: ImageJsonCacheOptions = {}) {
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-    this.maxAgeMs = options.maxAgeMs ?? 60_000;
-    this.now = options.now ?? Date.now;
   }
 
   get size(): number {
@@ -187,11 +185,9 @@ export class ImageJsonCache {
     this.sweep();
     const found = new Map<number, CachedImage>();
     const missing: number[] = [];
-    const now = this.now();
     for (const id of ids) {
       const entry = this.entries.get(id);
-      if (entry === undefined || entry.expires < now) {
-        if (entry !== undefined) this.drop(id);
+      if (entry === undefined) {
         missing.push(id);
         continue;
       }
@@ -214,11 +210,10 @@ export class ImageJsonCache {
     // pending tag and user drops first: they concern entries loaded before them, not these
     this.sweep();
     const stale = this.changedSince(mark);
-    const now = this.now();
     for (const image of images) {
       if (stale !== null && touches(stale, image)) continue;
       this.drop(image.id);
-      const entry = { image, bytes: cachedImageBytes(image), expires: now + this.lifetime(image.id), inserted: 0 };
+      const entry = { image, bytes: cachedImageBytes(image), inserted: 0 };
       this.bytes += entry.bytes;
       this.insert(image.id, entry);
     }
@@ -237,12 +232,6 @@ export class ImageJsonCache {
     if (entry === undefined) return;
     this.bytes -= entry.bytes;
     this.entries.delete(id);
-  }
-
-  /** How long an image's entry lives: from half of `maxAgeMs` to all of it, spread by id. */
-  lifetime(id: number): number {
-    const spread = (id * 0.6180339887498949) % 1;
-    return Math.floor(this.maxAgeMs * (0.5 + 0.5 * Math.abs(spread)));
   }
 
   /** Drop whatever `change` may have made stale. */
