@@ -170,6 +170,11 @@ export class ImageJsonCache {
     return this.entries.size;
   }
 
+  /** The bytes it may hold (`maxBytes`). */
+  get budgetBytes(): number {
+    return this.maxBytes;
+  }
+
   /** Bytes held, as counted against `maxBytes`. */
   get heldBytes(): number {
     return this.bytes;
