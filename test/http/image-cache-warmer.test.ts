@@ -14,7 +14,7 @@ import { insertImage, insertTag, stubEngine, testConfig } from './harness.js';
 
 let t: TestDatabase;
 /** The visible images, oldest first. */
-let visible: number[] = [];
+const visible: number[] = [];
 let hidden: number;
 
 async function liveCaches(maxBytes: number): Promise<ReadCaches> {
