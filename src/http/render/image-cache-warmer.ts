@@ -17,10 +17,11 @@ import { liveCaches, type ReadCaches } from '../read-caches.js';
 import { cachedImages } from './images.js';
 
 /**
- * Images a batch: one query, and some 10 ms of rendering on the main thread (about 50 µs an
- * image), short enough for a request to wait behind.
+ * Images a batch: a search page's worth, so a request waits behind one batch no longer than
+ * behind another request's page that missed the cache (200 a batch loaded faster, but doubled the
+ * event loop's delay while warming in `npm run bench -- image-cache`).
  */
-const BATCH = 200;
+const BATCH = 50;
 
 /** While the change feed is not live the loader keeps nothing: look again after this long. */
 const FEED_WAIT_MS = 200;
