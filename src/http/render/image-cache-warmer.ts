@@ -17,9 +17,8 @@ import { liveCaches, type ReadCaches } from '../read-caches.js';
 import { cachedImages } from './images.js';
 
 /**
- * Images a batch: a search page's worth, so a request waits behind one batch no longer than
- * behind another request's page that missed the cache (200 a batch loaded faster, but doubled the
- * event loop's delay while warming in `npm run bench -- image-cache`).
+ * Images a batch: a search page's worth, so that a request waits behind one batch no longer than
+ * behind another request's page that missed the cache.
  */
 const BATCH = 50;
 
