@@ -78,6 +78,12 @@ describe('warming the image cache', () => {
     expect(held(caches, visible)).toEqual(visible.slice(-9));
   });
 
+  it('loads nothing when the cache may keep nothing (IMAGE_CACHE_MB=0)', async () => {
+    const caches = await liveCaches(0);
+    const result = await warmImageCache(deps(caches), { batch: 4 });
+    expect(result).toMatchObject({ stop: 'full', loaded: 0, images: 0, bytes: 0 });
+  });
+
   it('stops when asked, after the batch in hand', async () => {
     const caches = await liveCaches(64 * 1024 * 1024);
     const controller = new AbortController();

@@ -14,6 +14,7 @@ import { setImmediate as yieldToRequests, setTimeout as sleep } from 'node:timer
 import { newestImageIds } from '../../contexts/images/newest.js';
 import type { AppDeps } from '../context.js';
 import { liveCaches, type ReadCaches } from '../read-caches.js';
+import { cachedImageBytes } from './image-json-cache.js';
 import { cachedImages } from './images.js';
 
 /**
@@ -55,7 +56,7 @@ export async function warmImageCache(deps: AppDeps & { caches: ReadCaches }, opt
   const result = (stop: WarmResult['stop']): WarmResult => ({ loaded, images: cache.size, bytes: cache.heldBytes, ms: Math.round(performance.now() - started), stop });
   for (;;) {
     if (options.signal?.aborted) return result('stopped');
-    if (cache.heldBytes + lastBatchBytes > cache.budgetBytes) return result('full');
+    if (cache.heldBytes + lastBatchBytes > cache.budgetBytes || cache.budgetBytes === 0) return result('full');
     if (liveCaches(deps.caches) === null) {
       await sleep(FEED_WAIT_MS);
       continue;
@@ -63,9 +64,9 @@ export async function warmImageCache(deps: AppDeps & { caches: ReadCaches }, opt
     const ids = await newestImageIds(deps.db, before, batch);
     if (ids.length === 0) return result('all');
     before = ids[ids.length - 1]!;
-    const held = cache.heldBytes;
     const images = await cachedImages(deps, ids);
-    lastBatchBytes = Math.max(0, cache.heldBytes - held);
+    // counted from the images, not from what the cache holds more: that is less once it evicts
+    lastBatchBytes = images.reduce((sum, image) => sum + cachedImageBytes(image), 0);
     loaded += images.length;
     options.onBatch?.(images.length);
     await yieldToRequests();
