@@ -268,14 +268,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 /**
- * The default of `IMAGE_CACHE_MB`: an eighth of the machine's memory, so that the images of a board
- * fit on a server sized for it (about 1.4 KB an image, measured on the 1M-image benchmark board),
- * at least 256 MiB; but at most half of V8's heap limit, since part of every entry lives on the
- * heap and a heap that reaches its limit ends the process.
+ * The default of `IMAGE_CACHE_MB`: an eighth of the machine's memory, at least 256 MiB, so that
+ * the images of a board fit on a server sized for it (3.0 KB an image counted, 3.3 KB in memory,
+ * on the 1M-image benchmark board: `npm run bench -- image-cache`). At most V8's heap limit: a
+ * fifth of an entry lives on the heap (640 bytes; its JSON is a buffer outside it), and a heap
+ * that reaches its limit ends the process.
  */
 export function defaultImageCacheMb(): number {
   const mb = (bytes: number) => Math.floor(bytes / (1024 * 1024));
-  return Math.max(256, Math.min(mb(totalmem() / 8), mb(getHeapStatistics().heap_size_limit / 2)));
+  return Math.max(256, Math.min(mb(totalmem() / 8), mb(getHeapStatistics().heap_size_limit)));
 }
 
 /** For command-line entry points: load the config or print why not and exit 1. */

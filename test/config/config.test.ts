@@ -46,10 +46,11 @@ describe('loadConfig', () => {
     const byDefault = loadConfig({}).imageCacheBytes;
     expect(byDefault % mib).toBe(0);
     expect(byDefault).toBeGreaterThanOrEqual(256 * mib);
-    // an eighth of the memory, unless that is under 256 MiB or over half the heap limit
+    // an eighth of the memory, unless that is under 256 MiB or over the heap limit
     const eighth = Math.floor(totalmem() / 8 / mib) * mib;
-    const halfHeap = Math.floor(getHeapStatistics().heap_size_limit / 2 / mib) * mib;
-    expect([eighth, halfHeap, 256 * mib]).toContain(byDefault);
+    const heapLimit = Math.floor(getHeapStatistics().heap_size_limit / mib) * mib;
+    expect([eighth, heapLimit, 256 * mib]).toContain(byDefault);
+    expect(byDefault).toBeLessThanOrEqual(Math.max(256 * mib, heapLimit));
     expect(byDefault).toBeLessThanOrEqual(Math.max(256 * mib, eighth));
     expect(loadConfig({ IMAGE_CACHE_MB: '64' }).imageCacheBytes).toBe(64 * mib);
     expect(loadConfig({ IMAGE_CACHE_MB: '' }).imageCacheBytes).toBe(byDefault);

@@ -64,7 +64,8 @@ interface Entry {
 
 export interface ImageJsonCacheOptions {
   /**
-   * Bytes kept (`IMAGE_CACHE_MB`, default 256 MiB: some 200,000 images of 1.3 KB), least
+   * Bytes kept (`IMAGE_CACHE_MB`, by default from the machine's memory; 256 MiB here when not
+   * given: some 85,000 images of the benchmark board's 3 KB), least
    * recently used dropped first. Counted by size, not entries: a board's working set is a number
    * of bytes, and an image's JSON runs from under a kilobyte to tens of them (long descriptions,
    * many tags). Use moves an entry only once it is in the older half of the insertions, so this
