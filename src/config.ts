@@ -271,7 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
  * The default of `IMAGE_CACHE_MB`: an eighth of the machine's memory, at least 256 MiB, so that
  * the images of a board fit on a server sized for it (3.0 KB an image counted, 3.3 KB in memory,
  * on the 1M-image benchmark board: `npm run bench -- image-cache`). At most V8's heap limit: a
- * fifth of an entry lives on the heap (640 bytes; its JSON is a buffer outside it), and a heap
+ * fifth of an entry lives on the heap (630 bytes; its JSON is a buffer outside it), and a heap
  * that reaches its limit ends the process.
  */
 export function defaultImageCacheMb(): number {
