@@ -9,7 +9,8 @@
  *    board is `--bulk 1000000`), served by `src/main.ts` as a child process; or by default the
  *    demo board of `--images N` (default 300) in `bench/.cache/load/board-<N>/`. The service runs
  *    with `npm start`'s node flags and `RATE_LIMITS=off` on a free port, is waited for until
- *    `/readyz` says ready, and is stopped with SIGTERM at the end. `--cpu-prof DIR` has it write
+ *    `/readyz` says ready and then until its image cache's warm start has ended (so the phases
+ *    measure the steady state), and is stopped with SIGTERM at the end. `--cpu-prof DIR` has it write
  *    V8 CPU profiles there (`npx tsx bench/harness/profile.ts` breaks one down by stage; each
  *    phase's start time is printed); `--only ROUTE` measures that route alone and the read-only
  *    mix. The search/images route sends tag queries as clients do (one to three tags, AND, OR,
@@ -435,6 +436,7 @@ async function main(): Promise<void> {
           logLevel: o.logLevel,
           log,
           nodeFlags,
+          awaitWarmStart: true,
         });
     // the writes of the mixed run go to the service's database (joined when the service runs it)
     const db = bulk?.db ?? (target.dataDir ? (joined = await openDatabase({ dataDir: target.dataDir, max: 2 })).db : undefined);

@@ -2,7 +2,9 @@
  * Every setting of the service, read once from the environment and validated. Defaults serve the
  * embedded mode: `npm start` on a bare machine needs none of these.
  */
+import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -79,8 +81,13 @@ const schema = z.object({
   DUMP_KEEP: z.coerce.number().int().min(1).max(366).default(7),
   /** Days the change log keeps (live search resume, `/changes`); at least a day, so a dump covers the rest. */
   CHANGE_LOG_RETENTION_DAYS: z.coerce.number().min(1).max(366).default(7),
-  /** Memory for the rendered image JSON kept between requests (`src/http/render/image-json-cache.ts`), in MiB. */
-  IMAGE_CACHE_MB: z.coerce.number().int().min(0).max(1_000_000).default(256),
+  /**
+   * Memory for the rendered image JSON kept between requests (`src/http/render/image-json-cache.ts`),
+   * in MiB; default from the machine's memory (`defaultImageCacheMb`).
+   */
+  IMAGE_CACHE_MB: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(1_000_000).optional()),
+  /** Whether the image cache is filled in the background after start (`src/http/render/image-cache-warmer.ts`). */
+  IMAGE_CACHE_WARM: z.enum(['on', 'off']).default('on'),
   LIVE_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   /** Comma-separated host:port list exempt from the outbound address check (tests only). */
   FETCH_ALLOW_HOSTS: z
@@ -133,6 +140,8 @@ export interface Config {
   changeLogRetentionDays: number;
   /** Bytes of rendered image JSON kept in memory (`IMAGE_CACHE_MB`). */
   imageCacheBytes: number;
+  /** Fill the image cache after start, newest images first (`IMAGE_CACHE_WARM`). */
+  imageCacheWarm: boolean;
   /** Live searches and firehose sockets open at once; more are refused (503, or close code 1013). */
   liveMaxConnections: number;
   /** BASE_URL or CDN_URL is an http URL of a development host (allowed, with a warning). */
@@ -240,7 +249,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       keep: v.DUMP_KEEP,
     },
     changeLogRetentionDays: v.CHANGE_LOG_RETENTION_DAYS,
-    imageCacheBytes: v.IMAGE_CACHE_MB * 1024 * 1024,
+    imageCacheBytes: (v.IMAGE_CACHE_MB ?? defaultImageCacheMb()) * 1024 * 1024,
+    imageCacheWarm: v.IMAGE_CACHE_WARM === 'on',
     liveMaxConnections: v.LIVE_MAX_CONNECTIONS,
     developmentHttpUrls: [baseUrl, cdnUrl].some((u) => u.startsWith('http:')),
     limits: {
@@ -255,6 +265,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       banSeconds: v.BAN_SECONDS,
     },
   };
+}
+
+/**
+ * The default of `IMAGE_CACHE_MB`: an eighth of the machine's memory, at least 256 MiB, so that
+ * the images of a board fit on a server sized for it (3.0 KB an image counted, 3.3 KB in memory,
+ * on the 1M-image benchmark board: `npm run bench -- image-cache`). At most V8's heap limit: a
+ * fifth of an entry lives on the heap (630 bytes; its JSON is a buffer outside it), and a heap
+ * that reaches its limit ends the process.
+ */
+export function defaultImageCacheMb(): number {
+  const mb = (bytes: number) => Math.floor(bytes / (1024 * 1024));
+  return Math.max(256, Math.min(mb(totalmem() / 8), mb(getHeapStatistics().heap_size_limit)));
 }
 
 /** For command-line entry points: load the config or print why not and exit 1. */

@@ -22,6 +22,8 @@ import { createDatabase, openDatabase, type Database, type DatabaseHandle } from
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
 import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
+import { createReadCaches } from './http/read-caches.js';
+import { startImageCacheWarmer } from './http/render/image-cache-warmer.js';
 import { createAppMetrics } from './http/routes/metrics.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
 import { LiveService } from './http/live/service.js';
@@ -113,12 +115,14 @@ async function main(): Promise<void> {
   // Images a Philomena import brought in without files are served (and dumped) from its origin.
   const serving = await withImportedOrigin(db, config);
   const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));
+  const caches = createReadCaches(requestDb, { images: { maxBytes: serving.imageCacheBytes } });
   const app = createApp({
     live,
     config: serving,
     db: requestDb,
     engine,
     metrics,
+    caches,
     logger: log,
     readiness: () => readiness,
     shutdownSignal: stopping.signal,
@@ -174,6 +178,13 @@ async function main(): Promise<void> {
   });
   await jobWorker.start();
   running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
+
+  // The image cache fills in the background once the service is ready, newest images first,
+  // through the main pool so that requests keep theirs.
+  if (serving.imageCacheWarm) {
+    const warmer = startImageCacheWarmer({ config: serving, db, engine, metrics, caches }, log);
+    running.workers.push({ name: 'image cache warm start', stop: () => warmer.stop() });
+  }
 
   // Nightly dump of the public data at DUMP_AT (UTC); its advisory lock lets one process dump.
   const dumps = startDumpSchedule({ db, config: serving, log });

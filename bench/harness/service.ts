@@ -1,6 +1,6 @@
 /** Starting the whole service for a benchmark, and stopping it. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +34,16 @@ export interface ServiceOptions {
   premade?: boolean;
   /** Runs the service under `sh -c 'ulimit -n N; exec node …'` (for many open connections). */
   fileLimit?: number;
+  /**
+   * After `/readyz`, wait for the image cache's warm start to end (its `image cache warmed` log
+   * line, written at log level info or below), so that the phases measure the steady state and not
+   * a cache filling beside them.
+   */
+  awaitWarmStart?: boolean;
 }
+
+/** Log levels at which the service writes its info lines. */
+const INFO_LEVELS = new Set(['trace', 'debug', 'info']);
 
 /** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
 function startFlags(): string[] {
@@ -55,6 +64,8 @@ export async function startService(o: ServiceOptions): Promise<Target> {
   const fresh = !existsSync(join(dataDir, 'postgres', 'PG_VERSION'));
   const port = await freePort();
   mkdirSync(dirname(logFile), { recursive: true });
+  // the log file is appended to: this start's lines begin here
+  const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
   const out = openSync(logFile, 'a');
   // The service reads only its own settings: nothing of this shell's BASE_URL, DATABASE_URL, …
   const { BASE_URL: _b, CDN_URL: _c, DATABASE_URL: _d, OPENSEARCH_URL: _o, RATE_LIMITS: _r, ...inherited } = process.env;
@@ -102,6 +113,20 @@ export async function startService(o: ServiceOptions): Promise<Target> {
     await sleep(500);
   }
   log(`service ready after ${((Date.now() - started) / 1000).toFixed(1)} s (load ${loadAverage()})`);
+  if (o.awaitWarmStart && (o.env?.IMAGE_CACHE_WARM ?? 'on') === 'on') {
+    if (!INFO_LEVELS.has(logLevel)) log(`not waiting for the image cache's warm start: log level ${logLevel} does not write its line`);
+    else {
+      const warmed = () => readFileSync(logFile).subarray(logStart).toString().split('\n').find((l) => l.includes('"msg":"image cache warmed"'));
+      const ready = Date.now();
+      for (let line = warmed(); line === undefined; line = warmed()) {
+        if (gone) throw new Error(`the service exited during the image cache's warm start:\n${tail()}`);
+        if (Date.now() > ready + 30 * 60_000) throw new Error(`the image cache's warm start did not end within 30 minutes:\n${tail()}`);
+        await sleep(1000);
+      }
+      const { images: n, bytes, ms } = JSON.parse(warmed()!) as { images: number; bytes: number; ms: number };
+      log(`image cache warmed: ${n} images, ${(bytes / 2 ** 20).toFixed(0)} MiB in ${(ms / 1000).toFixed(1)} s (load ${loadAverage()})`);
+    }
+  }
   let stopping: Promise<void> | undefined;
   return {
     origin,

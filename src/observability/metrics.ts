@@ -25,6 +25,7 @@ export class Metrics {
   });
   readonly rateLimitRejections = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused by the limiter', labelNames: ['budget', 'outcome'] as const, registers: [this.registry] });
   readonly databaseRestarts = new Counter({ name: 'embedded_postgres_restarts_total', help: 'Restarts of the embedded PostgreSQL after it died', registers: [this.registry] });
+  readonly imageCacheWarmed = new Counter({ name: 'image_cache_warmed_images_total', help: 'Images loaded into the image cache by the warm start after start-up', registers: [this.registry] });
   readonly jobFailures = new Counter({ name: 'job_failures_total', help: 'Failed job attempts by kind and outcome', labelNames: ['kind', 'outcome'] as const, registers: [this.registry] });
 
   constructor(sources: MetricsSources = {}) {

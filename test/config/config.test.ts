@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { totalmem } from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -37,6 +39,24 @@ describe('loadConfig', () => {
       siteName: 'Ponybooru',
       logLevel: 'debug',
     });
+  });
+
+  it("sizes the image cache from the machine's memory unless told, and warms it unless told not to", () => {
+    const mib = 1024 * 1024;
+    const byDefault = loadConfig({}).imageCacheBytes;
+    expect(byDefault % mib).toBe(0);
+    expect(byDefault).toBeGreaterThanOrEqual(256 * mib);
+    // an eighth of the memory, unless that is under 256 MiB or over the heap limit
+    const eighth = Math.floor(totalmem() / 8 / mib) * mib;
+    const heapLimit = Math.floor(getHeapStatistics().heap_size_limit / mib) * mib;
+    expect([eighth, heapLimit, 256 * mib]).toContain(byDefault);
+    expect(byDefault).toBeLessThanOrEqual(Math.max(256 * mib, heapLimit));
+    expect(byDefault).toBeLessThanOrEqual(Math.max(256 * mib, eighth));
+    expect(loadConfig({ IMAGE_CACHE_MB: '64' }).imageCacheBytes).toBe(64 * mib);
+    expect(loadConfig({ IMAGE_CACHE_MB: '' }).imageCacheBytes).toBe(byDefault);
+    expect(loadConfig({}).imageCacheWarm).toBe(true);
+    expect(loadConfig({ IMAGE_CACHE_WARM: 'off' }).imageCacheWarm).toBe(false);
+    expect(() => loadConfig({ IMAGE_CACHE_WARM: 'maybe' })).toThrow(/IMAGE_CACHE_WARM:/);
   });
 
   it('treats empty variables as unset', () => {

@@ -114,6 +114,24 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
     expect(await description(b.id)).toBe('b');
   });
 
+  it('a reconnect of the listening connection empties the image cache (announcements made meanwhile were lost)', async () => {
+    const { a, b } = await twoCachedImages();
+    const everything = new Promise<void>((resolve) => {
+      const stop = changeFeedOf(h.db).subscribe((change: RecordChange) => {
+        if (change.kind === '*') {
+          stop();
+          resolve();
+        }
+      });
+    });
+    const ended = await h.db.execute(sql`select pg_terminate_backend(pid) as ended from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and query ilike 'listen%record_changes%'`);
+    expect(ended.length).toBe(1);
+    await everything;
+    expect(await description(b.id)).toBe('b, changed silently');
+    expect(await description(a.id)).toBe('a');
+  });
+
   it("a tag's image count changing (every upload tagged with it) drops nothing; its category changing drops its images", async () => {
     const { b } = await twoCachedImages();
     const counted = heard(h.db, 'tags', safe.id);

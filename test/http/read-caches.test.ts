@@ -1,6 +1,6 @@
 /**
  * The caches behind image lists and the current filter, on their own: what an announced change
- * drops, the guard against keeping a load that overlapped a change, expiry and the size bound.
+ * drops, the guard against keeping a load that overlapped a change, and the size bound.
  */
 import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
@@ -83,47 +83,46 @@ describe('ImageJsonCache', () => {
     expect(cache.lookup([1, 2, 3, 4]).missing).toEqual([1, 3]);
   });
 
-  it('does not keep a load that a change overlapped', () => {
+  it('keeps a load that changes to other records overlapped', () => {
     const cache = new ImageJsonCache();
     const mark = cache.mark();
     cache.onChange({ kind: 'images', id: 99 });
+    cache.onChange({ kind: 'tag_display', id: 98 });
+    cache.onChange({ kind: 'user', id: 97 });
+    cache.onChange({ kind: 'tags', id: 11 });
+    cache.keep(mark, [image(1, [11], 5), image(2, [12])]);
+    expect(ids(cache.lookup([1, 2]).found)).toEqual([1, 2]);
+  });
+
+  it('drops from a load the images that an overlapping change touched: the image, its tag’s display, its uploader', () => {
+    const cache = new ImageJsonCache();
+    const loaded = () => [image(1, [10]), image(2, [11]), image(3, [12], 5), image(4, [13], 6)];
+    let mark = cache.mark();
+    cache.onChange({ kind: 'images', id: 1 });
+    cache.onChange({ kind: 'tag_display', id: 11 });
+    cache.onChange({ kind: 'user', id: 5 });
+    cache.keep(mark, loaded());
+    expect(ids(cache.lookup([1, 2, 3, 4]).found)).toEqual([4]);
+    // a change heard before the mark was already in what the load read
+    mark = cache.mark();
+    cache.keep(mark, loaded());
+    expect(ids(cache.lookup([1, 2, 3, 4]).found)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('keeps nothing of a load that overlapped `*`, or more changes than it remembers', () => {
+    const cache = new ImageJsonCache();
+    let mark = cache.mark();
+    cache.onChange({ kind: '*' });
     cache.keep(mark, [image(1)]);
     expect(cache.size).toBe(0);
-    cache.keep(cache.mark(), [image(1)]);
+    mark = cache.mark();
+    for (let id = 100; id < 100 + 4096; id++) cache.onChange({ kind: 'images', id });
+    cache.keep(mark, [image(1)]);
     expect(cache.size).toBe(1);
-  });
-
-  it('expires each entry after its lifetime, at most maxAgeMs', () => {
-    let now = 1_000;
-    const cache = new ImageJsonCache({ maxAgeMs: 100, now: () => now });
-    cache.keep(cache.mark(), [image(1)]);
-    now += cache.lifetime(1);
-    expect(cache.lookup([1]).missing).toEqual([]);
-    now += 1;
-    expect(cache.lookup([1]).missing).toEqual([1]);
-    expect(cache.size).toBe(0);
-  });
-
-  it('spreads the expiry of images loaded together over the second half of maxAgeMs', () => {
-    let now = 0;
-    const cache = new ImageJsonCache({ maxAgeMs: 60_000, now: () => now });
-    const all = Array.from({ length: 1000 }, (_, i) => i + 1);
-    cache.keep(cache.mark(), all.map((id) => image(id)));
-    const lifetimes = all.map((id) => cache.lifetime(id));
-    expect(Math.min(...lifetimes)).toBeGreaterThanOrEqual(30_000);
-    expect(Math.max(...lifetimes)).toBeLessThanOrEqual(60_000);
-    // no tenth of the window expires more than a fifth of them
-    for (let t = 30_000; t < 60_000; t += 3_000) {
-      expect(lifetimes.filter((l) => l >= t && l < t + 3_000).length).toBeLessThan(200);
-    }
-    now = 30_000;
-    expect(cache.lookup(all).missing).toEqual([]);
-    now = 45_000;
-    const half = cache.lookup(all).missing.length;
-    expect(half).toBeGreaterThan(300);
-    expect(half).toBeLessThan(700);
-    now = 60_001;
-    expect(cache.lookup(all).found.size).toBe(0);
+    mark = cache.mark();
+    for (let id = 100; id < 100 + 4097; id++) cache.onChange({ kind: 'images', id });
+    cache.keep(mark, [image(2)]);
+    expect(ids(cache.lookup([1, 2]).found)).toEqual([1]);
   });
 
   it('keeps at most maxBytes, dropping the least recently used', () => {

@@ -13,10 +13,16 @@
  * count does not drop it), its uploader's name (`user:id`). Announcements arrive a moment after
  * the commit (well under a millisecond on one host), so lists, single images and oEmbed answers
  * are all served from here; a write through this process's own pool is heard before its next
- * request is answered only as fast as that. Entries also expire, after `maxAgeMs` at most, which
- * bounds any announcement lost while the listening connection reconnected. Each lives between
- * half of that and all of it, spread by id: the images of a busy minute are loaded together, and
- * expiring together they were all loaded again at once, stalling the answers of a second or so.
+ * request is answered only as fast as that.
+ *
+ * No entry expires by age. An announcement can be missed only while the listening connection is
+ * down, and every time it is up again the feed announces `*`, which empties this cache (and
+ * `keep` drops any load begun before it): postgres.js re-LISTENs after every close, retrying until
+ * it succeeds; a connection that dies silently is found by TCP keep-alive, which postgres.js turns
+ * on (60 s); PostgreSQL never drops a notification to a connected listener (when its queue is
+ * full the notifying commit fails instead); and a barrier not heard within 2 s empties the caches
+ * too (`ChangeFeed.sync`). An age bound would only reload a warm cache, entry by entry, from
+ * PostgreSQL: at 1M images, hundreds of loads a second for nothing.
  */
 import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
@@ -52,23 +58,20 @@ interface Entry {
   image: CachedImage;
   /** `cachedImageBytes(image)`, counted once. */
   bytes: number;
-  expires: number;
   /** The cache's count of insertions when this entry was (re)inserted: its place in the order. */
   inserted: number;
 }
 
 export interface ImageJsonCacheOptions {
   /**
-   * Bytes kept (`IMAGE_CACHE_MB`, default 256 MiB: some 200,000 images of 1.3 KB), least
+   * Bytes kept (`IMAGE_CACHE_MB`, by default from the machine's memory; 256 MiB here when not
+   * given: some 85,000 images of the benchmark board's 3 KB), least
    * recently used dropped first. Counted by size, not entries: a board's working set is a number
    * of bytes, and an image's JSON runs from under a kilobyte to tens of them (long descriptions,
    * many tags). Use moves an entry only once it is in the older half of the insertions, so this
    * order is that of last use to within half.
    */
   maxBytes?: number;
-  /** Longest an entry is served, in ms (default 60 s; each entry from half of it, by id). */
-  maxAgeMs?: number;
-  now?: () => number;
 }
 
 /**
@@ -116,14 +119,45 @@ export function imageJsonParts(images: readonly CachedImage[], spoilered: Readon
   return parts;
 }
 
+/** How many of the last changes `keep` can tell apart; a load overlapping more keeps nothing. */
+const RECENT_CHANGES = 4096;
+
+/** The announced kinds that make an image's JSON stale, by what they name. */
+const IMAGE = 0;
+const TAG = 1;
+const USER = 2;
+const STALE_KINDS = new Map<string, number>([
+  ['images', IMAGE],
+  ['tag_display', TAG],
+  ['user', USER],
+]);
+
+/** Images, tags and users some changes touched. */
+interface Touched {
+  images: Set<number>;
+  tags: Set<number>;
+  users: Set<number>;
+}
+
+/** Whether `touched` names the image itself, one of its tags or its uploader. */
+const touches = (touched: Touched, image: CachedImage) =>
+  touched.images.has(image.id) || (image.uploaderId !== null && touched.users.has(image.uploaderId)) || image.tagIds.some((t) => touched.tags.has(t));
+
 export class ImageJsonCache {
   private readonly entries = new Map<number, Entry>();
   private readonly maxBytes: number;
   private bytes = 0;
-  private readonly maxAgeMs: number;
-  private readonly now: () => number;
-  /** Bumped by every change heard: a load that overlapped one must not be kept (it may be older). */
+  /**
+   * The changes that make an image's JSON stale, numbered as heard; the last `RECENT_CHANGES` are
+   * remembered (kind and id, in a ring), so that `keep` drops only the loaded images a change
+   * overlapping the load touched. Under a steady trickle of writes nearly every load overlaps
+   * one, and dropping whole batches kept the cache from ever warming.
+   */
   private changeCount = 0;
+  private readonly recentKinds = new Uint8Array(RECENT_CHANGES);
+  private readonly recentIds = new Float64Array(RECENT_CHANGES);
+  /** The number of the last `*` (everything may have changed): no load from before it is kept. */
+  private clearedAt = 0;
   private insertions = 0;
   /** Tags and users changed since the last sweep (dropping their images needs a pass over all). */
   private readonly changedTags = new Set<number>();
@@ -131,12 +165,15 @@ export class ImageJsonCache {
 
   constructor(options: ImageJsonCacheOptions = {}) {
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-    this.maxAgeMs = options.maxAgeMs ?? 60_000;
-    this.now = options.now ?? Date.now;
   }
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The bytes it may hold (`maxBytes`). */
+  get budgetBytes(): number {
+    return this.maxBytes;
   }
 
   /** Bytes held, as counted against `maxBytes`. */
@@ -154,11 +191,9 @@ export class ImageJsonCache {
     this.sweep();
     const found = new Map<number, CachedImage>();
     const missing: number[] = [];
-    const now = this.now();
     for (const id of ids) {
       const entry = this.entries.get(id);
-      if (entry === undefined || entry.expires < now) {
-        if (entry !== undefined) this.drop(id);
+      if (entry === undefined) {
         missing.push(id);
         continue;
       }
@@ -171,13 +206,20 @@ export class ImageJsonCache {
     return { found, missing };
   }
 
-  /** Keep images loaded since `mark`, unless a change was heard meanwhile. */
+  /**
+   * Keep images loaded since `mark`, but those that a change heard meanwhile touched (the image,
+   * a tag it carries, its uploader): their load may have read the record before the change. When
+   * the changes since `mark` are no longer all remembered, or one was `*`, nothing is kept.
+   */
   keep(mark: number, images: readonly CachedImage[]): void {
-    if (mark !== this.changeCount) return;
-    const now = this.now();
+    if (mark < this.clearedAt || this.changeCount - mark > RECENT_CHANGES) return;
+    // pending tag and user drops first: they concern entries loaded before them, not these
+    this.sweep();
+    const stale = this.changedSince(mark);
     for (const image of images) {
+      if (stale !== null && touches(stale, image)) continue;
       this.drop(image.id);
-      const entry = { image, bytes: cachedImageBytes(image), expires: now + this.lifetime(image.id), inserted: 0 };
+      const entry = { image, bytes: cachedImageBytes(image), inserted: 0 };
       this.bytes += entry.bytes;
       this.insert(image.id, entry);
     }
@@ -198,24 +240,37 @@ export class ImageJsonCache {
     this.entries.delete(id);
   }
 
-  /** How long an image's entry lives: from half of `maxAgeMs` to all of it, spread by id. */
-  lifetime(id: number): number {
-    const spread = (id * 0.6180339887498949) % 1;
-    return Math.floor(this.maxAgeMs * (0.5 + 0.5 * Math.abs(spread)));
-  }
-
   /** Drop whatever `change` may have made stale. */
   onChange(change: RecordChange): void {
-    this.changeCount++;
-    if (change.kind === '*') {
+    if (!('id' in change)) {
+      this.clearedAt = ++this.changeCount;
       this.entries.clear();
       this.bytes = 0;
       this.changedTags.clear();
       this.changedUsers.clear();
-    } else if (change.kind === 'images') this.drop(change.id);
+      return;
+    }
+    const kind = STALE_KINDS.get(change.kind);
     // not `tags`: that is announced by every change of a tag's image count, which no image shows
-    else if (change.kind === 'tag_display') this.changedTags.add(change.id);
-    else if (change.kind === 'user') this.changedUsers.add(change.id);
+    if (kind === undefined) return;
+    const at = ++this.changeCount % RECENT_CHANGES;
+    this.recentKinds[at] = kind;
+    this.recentIds[at] = change.id;
+    if (kind === IMAGE) this.drop(change.id);
+    else if (kind === TAG) this.changedTags.add(change.id);
+    else this.changedUsers.add(change.id);
+  }
+
+  /** What the changes heard since `mark` touched; null when there were none. */
+  private changedSince(mark: number): Touched | null {
+    if (mark === this.changeCount) return null;
+    const touched: Touched = { images: new Set(), tags: new Set(), users: new Set() };
+    const sets = [touched.images, touched.tags, touched.users];
+    for (let n = mark + 1; n <= this.changeCount; n++) {
+      const at = n % RECENT_CHANGES;
+      sets[this.recentKinds[at]!]!.add(this.recentIds[at]!);
+    }
+    return touched;
   }
 
   clear(): void {
@@ -225,12 +280,11 @@ export class ImageJsonCache {
   /** Drop the images that carry a changed tag or were uploaded by a renamed user. */
   private sweep(): void {
     if (this.changedTags.size === 0 && this.changedUsers.size === 0) return;
-    const tags = this.changedTags;
-    const users = this.changedUsers;
+    const changed: Touched = { images: new Set(), tags: this.changedTags, users: this.changedUsers };
     for (const [id, { image }] of this.entries) {
-      if ((image.uploaderId !== null && users.has(image.uploaderId)) || image.tagIds.some((t) => tags.has(t))) this.drop(id);
+      if (touches(changed, image)) this.drop(id);
     }
-    tags.clear();
-    users.clear();
+    this.changedTags.clear();
+    this.changedUsers.clear();
   }
 }
