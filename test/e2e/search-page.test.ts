@@ -160,13 +160,17 @@ describe.skipIf(!haveChromium)('the search page', () => {
     await page.type('#key', key);
     await page.keyboard.press('Tab');
     await typeQuery('safe');
-    await page.waitForSelector('#results .thumb.spoilered');
-    const spoilered = await page.$$eval('#results .thumb.spoilered', (els) => els.length);
-    expect(spoilered).toBe((await api(`/search/images?q=safe,solo&per_page=50&key=${key}`)).images.length);
+    // The page may still be showing an earlier answer (typing searches as it goes): wait for the
+    // answer of the whole query, whose spoilered thumbnails are the key filter's.
+    const spoilered = (await api(`/search/images?q=safe,solo&per_page=50&key=${key}`)).images.length;
+    expect(spoilered).toBeGreaterThan(1);
+    const shown = (n: number) => page.waitForFunction((n) => document.querySelectorAll('#results .thumb.spoilered').length === n, { timeout: 10_000 }, n);
+    await shown(spoilered);
+    await page.waitForNetworkIdle({ idleTime: 200, timeout: 10_000 });
     await shoot('query-with-key');
     // Clicking reveals one.
     await page.click('#results .thumb.spoilered');
-    expect(await page.$$eval('#results .thumb.spoilered', (els) => els.length)).toBe(spoilered - 1);
+    await shown(spoilered - 1);
     await page.click('#key', { count: 3 });
     await page.keyboard.press('Backspace');
     await page.keyboard.press('Tab');
