@@ -27,6 +27,7 @@ import {
   type Scorer,
 } from './score.js';
 import { outsideSearchMemory } from '../search-memory.js';
+import { cachedFilter, filterFor, rememberFilter } from './filter-cache.js';
 import { atLeast } from '../terms/text-index.js';
 
 /*
@@ -71,42 +72,6 @@ function kindOf(q: unknown): [string, unknown] {
   return [keys[0]!, obj[keys[0]!]];
 }
 
-/**
- * Sets worth remembering per index (long `terms` filters, numeric ranges, a listing's
- * exclusions), valid until the index changes.
- */
-const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: Map<string, Bitmap> }>();
-const FILTER_CACHE_SIZE = 32;
-
-function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
-  const c = filterCache.get(index);
-  if (!c || c.version !== index.version) return undefined;
-  const bits = c.entries.get(key);
-  if (bits) {
-    c.entries.delete(key);
-    c.entries.set(key, bits);
-  }
-  return bits;
-}
-
-/** Build the set for `key` outside search memory and keep it, as bitsets; returns what is kept. */
-function rememberFilter(index: PhysicalIndex, key: string, build: () => Bitmap): Bitmap {
-  const kept = outsideSearchMemory(() => build().withBitsets());
-  let c = filterCache.get(index);
-  if (!c || c.version !== index.version) {
-    c = { version: index.version, entries: new Map() };
-    filterCache.set(index, c);
-  }
-  c.entries.set(key, kept);
-  if (c.entries.size > FILTER_CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
-  return kept;
-}
-
-/** The set for `key`: remembered, or built and remembered. */
-function filterFor(index: PhysicalIndex, key: string, build: () => Bitmap): Bitmap {
-  return cachedFilter(index, key) ?? rememberFilter(index, key, build);
-}
-
 /** A range whose bounds are plain numbers: its documents do not depend on the clock. */
 function hasFixedBounds(opts: Record<string, unknown>): boolean {
   let bounds = 0;
@@ -141,7 +106,7 @@ export class Executor {
   run(q: unknown, scope: Scope, cand?: Bitmap, scoring = true): Hits {
     const [kind, body] = kindOf(q);
     const score = scoring && this.wantScores;
-    const env: LeafEnv = { now: this.now, space: scope.set.length, universe: () => scope.universe };
+    const env = this.leafEnv(scope);
     const leaf = (bits: Bitmap, boost: number): Hits => ({ bits, score: score ? constantScorer(boost) : null });
     switch (kind) {
       case 'match_all':
@@ -174,7 +139,10 @@ export class Executor {
           const hit = cachedFilter(scope.index, key);
           if (hit) return leaf(hit, boost);
           if (cand !== undefined && cand.size * 64 < env.space) return leaf(termsBits(f, values, env, cand), boost);
-          return leaf(rememberFilter(scope.index, key, () => termsBits(f, values, env)), boost);
+          return leaf(
+            rememberFilter(scope.index, key, () => termsBits(f, values, env), (c) => termsBits(f, values, this.leafEnv(scope), c)),
+            boost,
+          );
         }
         return leaf(termsBits(f, values, env, cand), boost);
       }
@@ -187,7 +155,10 @@ export class Executor {
           // a numeric range such as `score.gte:100`, asked again and again: remembered like a
           // filter's tags until the index changes (the engine's answer to a query cache)
           const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
-          return leaf(filterFor(scope.index, key, () => rangeBits(f, opts, env)), boostOf(opts));
+          return leaf(
+            filterFor(scope.index, key, () => rangeBits(f, opts, env), (c) => rangeBits(f, opts, this.leafEnv(scope), c)),
+            boostOf(opts),
+          );
         }
         return leaf(rangeBits(f, opts, env, cand), boostOf(opts));
       }
@@ -270,6 +241,11 @@ export class Executor {
       default:
         throw new Error(`Unsupported query kind: ${kind}`);
     }
+  }
+
+  /** What leaf queries read of the scope, as it is now (a remembered set's clause runs again after writes). */
+  private leafEnv(scope: Scope): LeafEnv {
+    return { now: this.now, space: scope.set.length, universe: () => scope.universe };
   }
 
   /** The field a name designates in this scope (undefined: OpenSearch would not find it). */
@@ -421,7 +397,12 @@ export class Executor {
       return union(mustNot.map((q) => this.run(q, scope, base, false).bits));
     }
     const key = `must_not\u0000${JSON.stringify(mustNot)}`;
-    return filterFor(index, key, () => union(mustNot.map((q) => this.run(q, scope, undefined, false).bits)));
+    const within = (c: Bitmap | undefined) => union(mustNot.map((q) => this.run(q, scope, c, false).bits));
+    // a few candidates (a narrow query, or the documents a write changed): not worth building
+    // the whole set for them
+    const kept = cachedFilter(index, key);
+    if (kept === undefined && base.size * 64 < index.docCount) return within(base);
+    return kept ?? rememberFilter(index, key, () => within(undefined), within);
   }
 
   /** Whether a query's matches depend on the index alone (not on the clock, nor on scores). */

@@ -1,0 +1,201 @@
+import type { SearchRequest, SearchResult } from '../engine.js';
+import type { PhysicalIndex } from './index/physical-index.js';
+import { Bitmap } from './postings/bitmap.js';
+import { Executor, type Scope } from './query/execute.js';
+import { dropFilters, patchFilters } from './query/filter-cache.js';
+import { idRangeBits } from './query/score.js';
+import { withSearchMemory } from './search-memory.js';
+
+/*
+ * Answers of searches, kept across writes. A busy board asks the same few thousand searches
+ * again and again (listings, a filter's front page, popular tags) and changes a few images a
+ * second; an answer is an id list and a total that stays right as long as no document it
+ * depends on changed. Which documents a cached answer depends on is exactly those its query
+ * matches: a document outside them moves neither the total nor the page, and the sort key of a
+ * document is a function of that document alone (its field values, its id in a random order,
+ * scores that are constants per clause (query/score.ts); ties go by document number, which only
+ * grows). So a write of a few documents drops an answer only when its query matches one of them
+ * before the write or after it, which the executor finds by running the query on just those
+ * documents as candidates. Two things outside a document can still move an order: the range a
+ * random order permutes ids in grows with the largest id, and ids that are not whole numbers
+ * rank differently; when either changes, every answer of the index goes. A large batch (a
+ * reindex) clears the index's answers rather than checking each.
+ *
+ * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
+ * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
+ */
+
+export interface ResultCacheOptions {
+  /** Answers kept at most, over every index. */
+  maxEntries?: number;
+  /** Bytes of keys and ids kept at most (an estimate, see `entryBytes`). */
+  maxBytes?: number;
+  /** A write of more documents than this clears the index's answers instead of checking them. */
+  maxBatch?: number;
+}
+
+const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256 };
+
+interface Entry {
+  owner: IndexAnswers;
+  /** The request's query (what decides whether a changed document concerns the answer). */
+  query: unknown;
+  result: SearchResult;
+  bytes: number;
+}
+
+/** The answers of one physical index. */
+interface IndexAnswers {
+  id: number;
+  keys: Set<string>;
+}
+
+/** A write under way on one index: call `done` once it returned or threw. */
+export interface PendingChange {
+  done(ok: boolean): void;
+}
+
+/** Whether a request reads the clock: date math anchored on `now`, anywhere in it. */
+function readsClock(value: unknown): boolean {
+  if (typeof value === 'string') return value.startsWith('now');
+  if (Array.isArray(value)) return value.some(readsClock);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(readsClock);
+  return false;
+}
+
+/** The text that identifies a request's answer on one index (null: not to be kept). */
+export function answerKey(request: SearchRequest): string | null {
+  if (request.oneOff === true || readsClock(request.query) || readsClock(request.sort)) return null;
+  return JSON.stringify([request.query ?? null, request.sort ?? null, request.from ?? null, request.size ?? null]);
+}
+
+function entryBytes(key: string, result: SearchResult): number {
+  return 2 * key.length + 8 * result.ids.length + 160;
+}
+
+/** Whether `query` matches one of `docs` (live documents of `index`). */
+function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
+  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
+  try {
+    return !new Executor(Date.now(), false).run(query ?? { match_all: {} }, scope, docs, false).bits.and(docs).isEmpty();
+  } catch {
+    return true;
+  }
+}
+
+export class ResultCache {
+  private readonly options: Required<ResultCacheOptions>;
+  /** Every answer, least recently used first; keys are `<owner id>\0<answer key>`. */
+  private readonly entries = new Map<string, Entry>();
+  private readonly owners = new WeakMap<PhysicalIndex, IndexAnswers>();
+  private nextOwner = 1;
+  private bytes = 0;
+
+  constructor(options: ResultCacheOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The answer of `request` on `index`: kept, or computed by `search` (and kept if it may be). */
+  answer(index: PhysicalIndex, request: SearchRequest, search: () => SearchResult): SearchResult {
+    const key = answerKey(request);
+    if (key === null) return search();
+    const owner = this.ownerOf(index);
+    const full = `${owner.id}\u0000${key}`;
+    const hit = this.entries.get(full);
+    if (hit) {
+      this.entries.delete(full);
+      this.entries.set(full, hit);
+      return { ids: hit.result.ids.slice(), total: hit.result.total };
+    }
+    const result = search();
+    const bytes = entryBytes(full, result);
+    if (bytes > this.options.maxBytes / 16) return result;
+    this.entries.set(full, { owner, query: request.query, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    owner.keys.add(full);
+    this.bytes += bytes;
+    while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
+      this.delete(this.entries.keys().next().value!);
+    }
+    return result;
+  }
+
+  private ownerOf(index: PhysicalIndex): IndexAnswers {
+    let owner = this.owners.get(index);
+    if (!owner) {
+      owner = { id: this.nextOwner++, keys: new Set() };
+      this.owners.set(index, owner);
+    }
+    return owner;
+  }
+
+  private delete(full: string): void {
+    const e = this.entries.get(full);
+    if (!e) return;
+    this.entries.delete(full);
+    e.owner.keys.delete(full);
+    this.bytes -= e.bytes;
+  }
+
+  /** Forget every answer of `index`. */
+  clear(index: PhysicalIndex): void {
+    const owner = this.owners.get(index);
+    if (owner) for (const full of [...owner.keys]) this.delete(full);
+  }
+
+  /** Drop the answers of `index` whose query matches one of `docs`. */
+  private dropMatching(index: PhysicalIndex, docs: Bitmap): void {
+    const owner = this.owners.get(index);
+    if (!owner || docs.isEmpty()) return;
+    for (const full of [...owner.keys]) {
+      if (matchesAny(index, this.entries.get(full)!.query, docs)) this.delete(full);
+    }
+  }
+
+  /**
+   * A write or delete of the documents with `ids` is about to run on `index`: answers their old
+   * versions concern go now, those their new versions concern when it is `done`; the index's
+   * remembered filter sets (query/filter-cache.ts) take in the new versions.
+   */
+  changing(index: PhysicalIndex, ids: readonly unknown[]): PendingChange {
+    const versionBefore = index.version;
+    if (ids.length > this.options.maxBatch) {
+      this.clear(index);
+      return { done: () => this.clear(index) };
+    }
+    const docsBefore = index.docCount;
+    const randomOrder = [idRangeBits(index.maxId), index.irregularIds === 0];
+    withSearchMemory(() => this.dropMatching(index, docsOf(index, ids, 0)));
+    return {
+      done: (ok) => {
+        if (!ok) {
+          // a batch that failed part way: nothing kept is trusted
+          dropFilters(index);
+          this.clear(index);
+          return;
+        }
+        if (idRangeBits(index.maxId) !== randomOrder[0] || (index.irregularIds === 0) !== randomOrder[1]) this.clear(index);
+        withSearchMemory(() => {
+          const added = docsOf(index, ids, docsBefore);
+          patchFilters(index, versionBefore, added);
+          this.dropMatching(index, added);
+        });
+      },
+    };
+  }
+}
+
+/** The live documents of these ids numbered `from` or later, as a bitmap. */
+function docsOf(index: PhysicalIndex, ids: readonly unknown[], from: number): Bitmap {
+  const docs: number[] = [];
+  for (const id of ids) {
+    if (typeof id !== 'number') continue;
+    const d = index.docOf(id);
+    if (d >= from) docs.push(d);
+  }
+  docs.sort((a, b) => a - b);
+  return Bitmap.fromSorted([...new Set(docs)]);
+}
