@@ -8,7 +8,10 @@ import { SnapshotStore } from './persistence/snapshot.js';
 export interface EmbeddedEngineOptions {
   /** Directory of the snapshots (`<dataDir>/index/`); without it the engine lives in memory. */
   dataDir?: string;
-  /** Bounds of the cache of search answers kept across writes (result-cache.ts); false: none. */
+  /**
+   * Bounds of the cache of search answers kept across writes (result-cache.ts); false keeps no
+   * answer (the filter sets are still patched by writes).
+   */
   resultCache?: ResultCacheOptions | false;
 }
 
@@ -30,11 +33,11 @@ export class EmbeddedEngine implements SearchEngine {
   /** The highest outbox position flushed or asked to be (see persistence/snapshot.ts). */
   private position = 0;
   private discarded: string[] = [];
-  private readonly results: ResultCache | null;
+  private readonly results: ResultCache;
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
-    this.results = options.resultCache === false ? null : new ResultCache(options.resultCache);
+    this.results = new ResultCache(options.resultCache === false ? { maxEntries: 0 } : options.resultCache);
     this.opening = this.store ? this.load(this.store) : Promise.resolve();
     // a failed load is reported by every later call
     this.opening.catch(() => {});
@@ -92,7 +95,7 @@ export class EmbeddedEngine implements SearchEngine {
   async write(index: string, docs: IndexDocument[]): Promise<void> {
     await this.opening;
     const target = this.resolve(index);
-    const change = this.results?.changing(
+    const change = this.results.changing(
       target,
       docs.map((d) => d.id),
     );
@@ -101,7 +104,7 @@ export class EmbeddedEngine implements SearchEngine {
       target.write(docs);
       ok = true;
     } finally {
-      change?.done(ok);
+      change.done(ok);
       this.maybeCompact(target);
     }
   }
@@ -109,13 +112,13 @@ export class EmbeddedEngine implements SearchEngine {
   async remove(index: string, ids: number[]): Promise<void> {
     await this.opening;
     const target = this.resolve(index);
-    const change = this.results?.changing(target, ids);
+    const change = this.results.changing(target, ids);
     let ok = false;
     try {
       target.remove(ids);
       ok = true;
     } finally {
-      change?.done(ok);
+      change.done(ok);
       this.maybeCompact(target);
     }
   }
@@ -128,7 +131,6 @@ export class EmbeddedEngine implements SearchEngine {
   async search(index: string, request: SearchRequest): Promise<SearchResult> {
     await this.opening;
     const target = this.resolve(index);
-    if (!this.results) return searchIndex(target, request);
     return this.results.answer(target, request, () => searchIndex(target, request));
   }
 

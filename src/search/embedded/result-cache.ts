@@ -26,7 +26,7 @@ import { withSearchMemory } from './search-memory.js';
  */
 
 export interface ResultCacheOptions {
-  /** Answers kept at most, over every index. */
+  /** Answers kept at most, over every index (0: none). */
   maxEntries?: number;
   /** Bytes of keys and ids kept at most (an estimate, see `entryBytes`). */
   maxBytes?: number;
@@ -101,7 +101,7 @@ export class ResultCache {
 
   /** The answer of `request` on `index`: kept, or computed by `search` (and kept if it may be). */
   answer(index: PhysicalIndex, request: SearchRequest, search: () => SearchResult): SearchResult {
-    const key = answerKey(request);
+    const key = this.options.maxEntries > 0 ? answerKey(request) : null;
     if (key === null) return search();
     const owner = this.ownerOf(index);
     const full = `${owner.id}\u0000${key}`;
