@@ -343,7 +343,9 @@ export class Executor {
       ...must.map((q) => ({ q, scoring: true, cost: this.cost(q, scope) })),
       ...filter.map((q) => ({ q, scoring: false, cost: this.cost(q, scope) })),
     ].sort((a, b) => a.cost - b.cost);
-    let acc: Bitmap | null = null;
+    // few candidates (a narrow enclosing clause, or the documents a write changed): start from
+    // them, so that no clause's whole set meets another's
+    let acc: Bitmap | null = cand !== undefined && cand.size * 64 < scope.set.length ? cand : null;
     const scorers: Scorer[] = [];
     for (const r of required) {
       const h = this.run(r.q, scope, acc ?? cand, r.scoring && score);
@@ -355,7 +357,8 @@ export class Executor {
     if (should.length > 0 && (msm > 0 || score)) {
       shouldHits = should.map((q) => this.run(q, scope, acc ?? cand, score));
       if (msm > 0) {
-        const lists = shouldHits.map((h) => h.bits);
+        const narrow = acc !== null && acc.size * 64 < scope.set.length ? acc : null;
+        const lists = shouldHits.map((h) => (narrow ? narrow.and(h.bits) : h.bits));
         const combined = msm === 1 ? union(lists) : atLeast(lists, msm);
         acc = acc ? acc.and(combined) : combined;
       }
