@@ -36,7 +36,9 @@ function makeDoc(id: number, rnd: () => number): IndexDocument {
   const tagIds = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Math.floor(rnd() * TAGS.length)))];
   return {
     id,
-    tags: tagIds.map((t) => TAGS[t]!),
+    // now and then a tag never seen: a new term makes the dictionary's kept pattern unions
+    // stale, so patterns are tested on the candidates' own terms
+    tags: [...tagIds.map((t) => TAGS[t]!), ...(rnd() < 0.1 ? [`${rnd() < 0.5 ? 'b' : 'xabc'}${id}`] : [])],
     tag_ids: tagIds,
     score: Math.floor(rnd() * 20) - 5,
     // around now, so that relative dates move documents in and out as they change

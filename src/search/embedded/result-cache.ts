@@ -40,6 +40,8 @@ interface Entry {
   owner: IndexAnswers;
   /** The request's query (what decides whether a changed document concerns the answer). */
   query: unknown;
+  /** Its text: answers that differ only in sort or page are checked once. */
+  queryText: string;
   result: SearchResult;
   bytes: number;
 }
@@ -114,7 +116,7 @@ export class ResultCache {
     const result = search();
     const bytes = entryBytes(full, result);
     if (bytes > this.options.maxBytes / 16) return result;
-    this.entries.set(full, { owner, query: request.query, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    this.entries.set(full, { owner, query: request.query, queryText: JSON.stringify(request.query ?? null), result: { ids: result.ids.slice(), total: result.total }, bytes });
     owner.keys.add(full);
     this.bytes += bytes;
     while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
@@ -150,8 +152,12 @@ export class ResultCache {
   private dropMatching(index: PhysicalIndex, docs: Bitmap): void {
     const owner = this.owners.get(index);
     if (!owner || docs.isEmpty()) return;
+    const matched = new Map<string, boolean>();
     for (const full of [...owner.keys]) {
-      if (matchesAny(index, this.entries.get(full)!.query, docs)) this.delete(full);
+      const e = this.entries.get(full)!;
+      let hit = matched.get(e.queryText);
+      if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+      if (hit) this.delete(full);
     }
   }
 

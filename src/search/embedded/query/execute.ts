@@ -179,14 +179,14 @@ export class Executor {
         const { value, opts } = longForm(spec, kind === 'wildcard' ? ['value', 'wildcard'] : ['value'], kind);
         const pattern = keywordOf(scalarQueryValue(value, kind, name))!;
         const f = this.field(scope, name);
-        return leaf(f ? patternBits(f, kind, pattern, opts.case_insensitive === true, env) : new Bitmap(), boostOf(opts));
+        return leaf(f ? patternBits(f, kind, pattern, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'fuzzy': {
         const [name, spec] = fieldEntry(body, kind);
         const { value, opts } = longForm(spec, ['value'], kind);
         const q = keywordOf(scalarQueryValue(value, kind, name))!;
         const f = this.field(scope, name);
-        return leaf(f ? fuzzyBits(f, q, opts, env) : new Bitmap(), boostOf(opts));
+        return leaf(f ? fuzzyBits(f, q, opts, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'match':
       case 'match_phrase': {
@@ -245,7 +245,7 @@ export class Executor {
 
   /** What leaf queries read of the scope, as it is now (a remembered set's clause runs again after writes). */
   private leafEnv(scope: Scope): LeafEnv {
-    return { now: this.now, space: scope.set.length, universe: () => scope.universe };
+    return { now: this.now, space: scope.set.length, universe: () => scope.universe, storedOrds: (d, f) => scope.set.storedOrds(d, f) };
   }
 
   /** The field a name designates in this scope (undefined: OpenSearch would not find it). */

@@ -1,5 +1,7 @@
 import {
   booleanRangeTest,
+  compileWildcard,
+  fuzzyMatcher,
   dateBoundAt,
   dateRangeInterval,
   dateTermInterval,
@@ -38,6 +40,8 @@ export interface LeafEnv {
   space: number;
   /** Every document of the scope (live documents at the root). */
   universe: () => Bitmap;
+  /** Term ordinals of a keyword field in a document's stored record (null: not there). */
+  storedOrds: (doc: number, f: TermField) => number[] | null;
 }
 
 export function boostOf(opts: Record<string, unknown>): number {
@@ -204,16 +208,52 @@ function stringDict(f: Field, kind: string): TermDictionary {
   throw queryError(kind, `can only be used on keyword and text fields, not on [${f.path}] of type ${type}`);
 }
 
-export function patternBits(f: Field, kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean, env: LeafEnv): Bitmap {
-  const dict = stringDict(f, kind);
-  const expand = () => (kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive));
-  return dict.cachedUnion(`${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`, expand, env.space);
+/** Up to this many candidates, a pattern not kept as a union is tested on their own terms. */
+const FEW_CANDIDATES = 512;
+
+/**
+ * The candidates holding a term of keyword field `f` that passes `test`, read from their stored
+ * records: for a few candidates (a narrow query, the documents a write changed) when the
+ * pattern's union is not kept, instead of expanding the pattern over the dictionary and merging
+ * every matching list. Undefined when that does not apply, or when a candidate holds terms its
+ * record does not list (values stored whole, beside the record).
+ */
+function fewHolding(f: Field, key: string, test: (term: string) => boolean, env: LeafEnv, cand: Bitmap | undefined): Bitmap | undefined {
+  if (f.kind !== 'keyword' || cand === undefined || cand.size > FEW_CANDIDATES || f.dict.keptUnion(key) !== undefined) return undefined;
+  const dict = f.dict;
+  const out: number[] = [];
+  let complete = true;
+  cand.forEach((d) => {
+    if (!complete || !dict.docs.has(d)) return;
+    const ords = env.storedOrds(d, f);
+    if (ords === null) complete = false;
+    else if (ords.some((o) => test(dict.termAt(o)))) out.push(d);
+  });
+  return complete ? Bitmap.fromSorted(out) : undefined;
 }
 
-export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, env: LeafEnv): Bitmap {
+export function patternBits(f: Field, kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean, env: LeafEnv, cand?: Bitmap): Bitmap {
+  const dict = stringDict(f, kind);
+  const key = `${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`;
+  const lower = pattern.toLowerCase();
+  const test =
+    kind === 'wildcard'
+      ? compileWildcard(pattern, caseInsensitive)
+      : caseInsensitive
+        ? (t: string) => t.toLowerCase().startsWith(lower)
+        : (t: string) => t.startsWith(pattern);
+  const few = fewHolding(f, key, test, env, cand);
+  if (few) return few;
+  const expand = () => (kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive));
+  return dict.cachedUnion(key, expand, env.space);
+}
+
+export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, env: LeafEnv, cand?: Bitmap): Bitmap {
   const dict = stringDict(f, 'fuzzy');
   const fuzzy = fuzzyOptions(q, opts, 'transpositions');
   const key = `fuzzy:${fuzzy.maxEdits}:${fuzzy.prefixLength}:${fuzzy.transpositions ? 't' : 'n'}:${q}`;
+  const few = fewHolding(f, key, fuzzyMatcher(q, fuzzy), env, cand);
+  if (few) return few;
   return dict.cachedUnion(key, () => dict.fuzzyOrds(q, fuzzy), env.space);
 }
 
