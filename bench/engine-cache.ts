@@ -50,8 +50,9 @@ async function boardFacts(engine: EmbeddedEngine): Promise<{ tags: string[]; hid
   const top = await engine.search('tags', { query: { match_all: {} }, sort: [{ images: 'desc' }], size: 300 });
   const docs = await engine.get('tags', top.ids);
   const tags = top.ids.map((id) => String(docs.get(id)?.name ?? '')).filter((n) => n !== '' && !/[(),"*?\\]/.test(n));
-  const def = await engine.search('filters', { query: { term: { name: 'Default' } }, size: 1 });
-  const filter = def.ids.length > 0 ? (await engine.get('filters', def.ids)).get(def.ids[0]!) : undefined;
+  // the system filters are few; the seeder names the default one `default`
+  const system = await engine.search('filters', { query: { term: { system: true } }, size: 50 });
+  const filter = [...(await engine.get('filters', system.ids)).values()].find((f) => String(f.name).toLowerCase() === 'default');
   const hidden = Array.isArray(filter?.hidden_tag_ids) ? filter.hidden_tag_ids.map(Number) : [];
   return { tags, hidden };
 }

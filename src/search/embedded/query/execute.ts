@@ -84,6 +84,9 @@ function hasFixedBounds(opts: Record<string, unknown>): boolean {
   return bounds > 0 && opts.time_zone === undefined && opts.format === undefined;
 }
 
+/** Up to this many candidates, clauses are evaluated on them rather than looked up in remembered sets. */
+const FEW_CANDIDATES = 512;
+
 const childUniverse = new WeakMap<FieldSet, { length: number; bits: Bitmap }>();
 
 function allChildren(set: FieldSet): Bitmap {
@@ -92,6 +95,11 @@ function allChildren(set: FieldSet): Bitmap {
   const bits = outsideSearchMemory(() => Bitmap.range(set.length));
   childUniverse.set(set, { length: set.length, bits });
   return bits;
+}
+
+/** A leaf's documents, scored by its boost when scores are wanted. */
+function leafHits(score: boolean, bits: Bitmap, boost: number): Hits {
+  return { bits, score: score ? constantScorer(boost) : null };
 }
 
 export class Executor {
@@ -107,10 +115,9 @@ export class Executor {
     const [kind, body] = kindOf(q);
     const score = scoring && this.wantScores;
     const env = this.leafEnv(scope);
-    const leaf = (bits: Bitmap, boost: number): Hits => ({ bits, score: score ? constantScorer(boost) : null });
     switch (kind) {
       case 'match_all':
-        return leaf(scope.universe, boostOf(asObject(body ?? {}, kind)));
+        return leafHits(score, scope.universe, boostOf(asObject(body ?? {}, kind)));
       case 'match_none':
         return { bits: new Bitmap(), score: null };
       case 'bool':
@@ -119,59 +126,59 @@ export class Executor {
         const [name, spec] = fieldEntry(body, kind);
         const { value, opts } = longForm(spec, ['value'], kind);
         const raw = scalarQueryValue(value, kind, name);
-        if (name === '_id' && scope.index) return leaf(this.ids([raw], scope), boostOf(opts));
+        if (name === '_id' && scope.index) return leafHits(score, this.ids([raw], scope), boostOf(opts));
         const f = this.field(scope, name);
-        return leaf(f ? termBits(f, raw, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
+        return leafHits(score, f ? termBits(f, raw, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'terms': {
         const [name, values] = fieldEntry(body, kind, ['boost', '_name', 'value_type']);
         const boost = boostOf(asObject(body, kind));
-        if (name === '_id' && scope.index && Array.isArray(values)) return leaf(this.ids(values, scope), boost);
+        if (name === '_id' && scope.index && Array.isArray(values)) return leafHits(score, this.ids(values, scope), boost);
         const f = this.field(scope, name);
         if (!f) {
           if (!Array.isArray(values)) throw queryError(kind, `[${name}] terms lookup is not supported; give an array of values`);
-          return leaf(new Bitmap(), boost);
+          return leafHits(score, new Bitmap(), boost);
         }
-        if (scope.index && Array.isArray(values) && values.length >= 2) {
+        if (scope.index && Array.isArray(values) && values.length >= 2 && !(cand !== undefined && cand.size <= FEW_CANDIDATES)) {
           // a filter's hidden tags: the same list on every search, worth remembering (one value
-          // is its posting list as it is)
+          // is its posting list as it is); a few candidates look up each value instead
           const key = `${name}\u0000${JSON.stringify(values)}`;
           const hit = cachedFilter(scope.index, key);
-          if (hit) return leaf(hit, boost);
-          if (cand !== undefined && cand.size * 64 < env.space) return leaf(termsBits(f, values, env, cand), boost);
-          return leaf(
+          if (hit) return leafHits(score, hit, boost);
+          if (cand !== undefined && cand.size * 64 < env.space) return leafHits(score, termsBits(f, values, env, cand), boost);
+          return leafHits(score, 
             rememberFilter(scope.index, key, () => termsBits(f, values, env), (c) => termsBits(f, values, this.leafEnv(scope), c)),
             boost,
           );
         }
-        return leaf(termsBits(f, values, env, cand), boost);
+        return leafHits(score, termsBits(f, values, env, cand), boost);
       }
       case 'range': {
         const [name, spec] = fieldEntry(body, kind);
         const opts = asObject(spec, kind);
         const f = this.field(scope, name);
-        if (!f) return leaf(new Bitmap(), boostOf(opts));
+        if (!f) return leafHits(score, new Bitmap(), boostOf(opts));
         if (scope.index && (cand === undefined || cand.size * 64 >= env.space) && hasFixedBounds(opts)) {
           // a numeric range such as `score.gte:100`, asked again and again: remembered like a
           // filter's tags until the index changes (the engine's answer to a query cache)
           const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
-          return leaf(
+          return leafHits(score, 
             filterFor(scope.index, key, () => rangeBits(f, opts, env), (c) => rangeBits(f, opts, this.leafEnv(scope), c)),
             boostOf(opts),
           );
         }
-        return leaf(rangeBits(f, opts, env, cand), boostOf(opts));
+        return leafHits(score, rangeBits(f, opts, env, cand), boostOf(opts));
       }
       case 'exists': {
         const obj = asObject(body, kind);
         if (typeof obj.field !== 'string') throw queryError(kind, 'requires a [field]');
-        return leaf(this.exists(scope, obj.field), boostOf(obj));
+        return leafHits(score, this.exists(scope, obj.field), boostOf(obj));
       }
       case 'ids': {
         const obj = asObject(body, kind);
         const values = obj.values ?? [];
         if (!Array.isArray(values)) throw queryError(kind, '[values] must be an array');
-        return leaf(scope.index ? this.ids(values, scope) : new Bitmap(), boostOf(obj));
+        return leafHits(score, scope.index ? this.ids(values, scope) : new Bitmap(), boostOf(obj));
       }
       case 'prefix':
       case 'wildcard': {
@@ -179,14 +186,14 @@ export class Executor {
         const { value, opts } = longForm(spec, kind === 'wildcard' ? ['value', 'wildcard'] : ['value'], kind);
         const pattern = keywordOf(scalarQueryValue(value, kind, name))!;
         const f = this.field(scope, name);
-        return leaf(f ? patternBits(f, kind, pattern, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
+        return leafHits(score, f ? patternBits(f, kind, pattern, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'fuzzy': {
         const [name, spec] = fieldEntry(body, kind);
         const { value, opts } = longForm(spec, ['value'], kind);
         const q = keywordOf(scalarQueryValue(value, kind, name))!;
         const f = this.field(scope, name);
-        return leaf(f ? fuzzyBits(f, q, opts, env, cand) : new Bitmap(), boostOf(opts));
+        return leafHits(score, f ? fuzzyBits(f, q, opts, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'match':
       case 'match_phrase': {
@@ -194,13 +201,13 @@ export class Executor {
         const { value, opts } = longForm(spec, ['query'], kind);
         const raw = scalarQueryValue(value, kind, name);
         const f = this.field(scope, name);
-        if (!f) return leaf(new Bitmap(), boostOf(opts));
-        return leaf(kind === 'match' ? matchBits(f, raw, opts, env, cand) : phraseBits(f, raw, opts, env, cand), boostOf(opts));
+        if (!f) return leafHits(score, new Bitmap(), boostOf(opts));
+        return leafHits(score, kind === 'match' ? matchBits(f, raw, opts, env, cand) : phraseBits(f, raw, opts, env, cand), boostOf(opts));
       }
       case 'constant_score': {
         const cs = asObject(body, kind);
         if (cs.filter === undefined) throw queryError(kind, 'requires a [filter]');
-        return leaf(this.run(cs.filter, scope, cand, false).bits, boostOf(cs));
+        return leafHits(score, this.run(cs.filter, scope, cand, false).bits, boostOf(cs));
       }
       case 'function_score':
         return this.functionScore(asObject(body, kind), scope, cand, score);
@@ -245,7 +252,7 @@ export class Executor {
 
   /** What leaf queries read of the scope, as it is now (a remembered set's clause runs again after writes). */
   private leafEnv(scope: Scope): LeafEnv {
-    return { now: this.now, space: scope.set.length, universe: () => scope.universe, storedOrds: (d, f) => scope.set.storedOrds(d, f) };
+    return { now: this.now, space: scope.set.length, universe: scope.universe, set: scope.set };
   }
 
   /** The field a name designates in this scope (undefined: OpenSearch would not find it). */
@@ -396,6 +403,7 @@ export class Executor {
    */
   private excluded(mustNot: unknown[], scope: Scope, base: Bitmap): Bitmap {
     const index = scope.index;
+    if (base.size <= FEW_CANDIDATES) return union(mustNot.map((q) => base.and(this.run(q, scope, base, false).bits)));
     if (index === null || !mustNot.every((q) => this.indexOnly(q, scope))) {
       return union(mustNot.map((q) => this.run(q, scope, base, false).bits));
     }

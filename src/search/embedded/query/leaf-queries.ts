@@ -22,7 +22,7 @@ import {
 } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
 import type { NumericRange } from '../columns/columns.js';
-import type { Field, LeafField, NumericField, TermField } from '../index/field-set.js';
+import type { Field, FieldSet, LeafField, NumericField, TermField } from '../index/field-set.js';
 import type { TermDictionary } from '../terms/keyword-index.js';
 import { atLeast } from '../terms/text-index.js';
 
@@ -39,9 +39,9 @@ export interface LeafEnv {
   /** Number of documents of the FieldSet (bitset size). */
   space: number;
   /** Every document of the scope (live documents at the root). */
-  universe: () => Bitmap;
-  /** Term ordinals of a keyword field in a document's stored record (null: not there). */
-  storedOrds: (doc: number, f: TermField) => number[] | null;
+  universe: Bitmap;
+  /** The scope's fields (stored records of its documents). */
+  set: FieldSet;
 }
 
 export function boostOf(opts: Record<string, unknown>): number {
@@ -225,7 +225,7 @@ function fewHolding(f: Field, key: string, test: (term: string) => boolean, env:
   let complete = true;
   cand.forEach((d) => {
     if (!complete || !dict.docs.has(d)) return;
-    const ords = env.storedOrds(d, f);
+    const ords = env.set.storedOrds(d, f);
     if (ords === null) complete = false;
     else if (ords.some((o) => test(dict.termAt(o)))) out.push(d);
   });
@@ -262,7 +262,7 @@ export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, en
 export function matchBits(f: Field, raw: string | number | boolean, opts: Record<string, unknown>, env: LeafEnv, cand?: Bitmap): Bitmap {
   if (f.kind !== 'text') return termBits(f, raw, false, env, cand, 'match');
   const terms = queryAnalyzer(opts, f.text.analyze)(keywordOf(raw)!).terms;
-  if (terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe() : new Bitmap();
+  if (terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe : new Bitmap();
   const required = requiredMatchTerms(terms.length, opts);
   if (required > terms.length) return new Bitmap();
   const dict = f.text.dict;
@@ -280,7 +280,7 @@ export function matchBits(f: Field, raw: string | number | boolean, opts: Record
 export function phraseBits(f: Field, raw: string | number | boolean, opts: Record<string, unknown>, env: LeafEnv, cand?: Bitmap): Bitmap {
   if (f.kind !== 'text') return termBits(f, raw, false, env, cand, 'match_phrase');
   const q = queryAnalyzer(opts, f.text.analyze)(keywordOf(raw)!);
-  if (q.terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe() : new Bitmap();
+  if (q.terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe : new Bitmap();
   const slop = typeof opts.slop === 'number' ? opts.slop : 0;
   return f.text.phrase(q, slop, cand);
 }
