@@ -106,6 +106,9 @@ async function changeOneImage(engine: EmbeddedEngine, rnd: () => number, tags: s
 
 interface PhaseFigures {
   searchesPerSecond: number;
+  /** Answers kept at the end, and dropped by the phase's writes. */
+  kept: number;
+  dropped: number;
   cpuMsPerSearch: number;
   writes: number;
   writeMsMean: number;
@@ -113,6 +116,7 @@ interface PhaseFigures {
 }
 
 async function phase(engine: EmbeddedEngine, pool: SearchRequest[], tags: string[], wps: number, seed: number): Promise<PhaseFigures> {
+  const before = engine.keptAnswers();
   const rnd = mulberry32(seed);
   const writeRnd = mulberry32(seed + 1);
   const writeMs: number[] = [];
@@ -121,13 +125,16 @@ async function phase(engine: EmbeddedEngine, pool: SearchRequest[], tags: string
   const end = t0 + seconds * 1000;
   let nextWrite = wps > 0 ? t0 + 1000 / wps : Infinity;
   let searches = 0;
+  let writeCpu = 0;
   let now = t0;
   while (now < end) {
     if (now >= nextWrite) {
       const docs = await changeOneImage(engine, writeRnd, tags);
       const w0 = performance.now();
+      const wc0 = cpuMs();
       await engine.write('images', docs);
       writeMs.push(performance.now() - w0);
+      writeCpu += cpuMs() - wc0;
       nextWrite += 1000 / wps;
     }
     await engine.search('images', pool[Math.floor(rnd() * pool.length)]!);
@@ -136,9 +143,12 @@ async function phase(engine: EmbeddedEngine, pool: SearchRequest[], tags: string
   }
   const elapsed = (now - t0) / 1000;
   const sorted = ascending(writeMs);
+  const after = engine.keptAnswers();
   return {
     searchesPerSecond: Math.round(searches / elapsed),
-    cpuMsPerSearch: Number(((cpuMs() - c0 - writeMs.reduce((a, b) => a + b, 0)) / searches).toFixed(4)),
+    kept: after.entries,
+    dropped: after.dropped - before.dropped,
+    cpuMsPerSearch: Number(((cpuMs() - c0 - writeCpu) / searches).toFixed(4)),
     writes: writeMs.length,
     writeMsMean: Number((writeMs.length ? mean(writeMs) : 0).toFixed(3)),
     writeMsMax: Number((sorted.length ? percentile(sorted, 1) : 0).toFixed(3)),
@@ -167,7 +177,7 @@ async function main(): Promise<void> {
       figures[`${label === 'read only' ? 'read' : 'write'}_${name}`] = await phase(engine, pool, tags, wps, 7);
     }
   }
-  const rows = Object.entries(figures).map(([k, f]) => `${k.padEnd(12)} ${String(f.searchesPerSecond).padStart(8)}/s  cpu ${f.cpuMsPerSearch} ms/search  writes ${f.writes}  write ms mean ${f.writeMsMean} max ${f.writeMsMax}`);
+  const rows = Object.entries(figures).map(([k, f]) => `${k.padEnd(12)} ${String(f.searchesPerSecond).padStart(8)}/s  kept ${f.kept}  dropped ${f.dropped}  cpu ${f.cpuMsPerSearch} ms/search  writes ${f.writes}  write ms mean ${f.writeMsMean} max ${f.writeMsMax}`);
   console.log(rows.join('\n'));
   const ratioRead = figures.read_kept!.searchesPerSecond / figures.read_none!.searchesPerSecond;
   const ratioWrite = figures.write_kept!.searchesPerSecond / figures.write_none!.searchesPerSecond;

@@ -185,6 +185,11 @@ export class EmbeddedEngine implements SearchEngine {
     await this.flush();
   }
 
+  /** Search answers kept, and how many writes dropped so far (for diagnostics and benchmarks). */
+  keptAnswers(): { entries: number; dropped: number } {
+    return { entries: this.results.size, dropped: this.results.dropped };
+  }
+
   /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */
   byteSize(index: string): number {
     return this.resolve(index).byteSize();

@@ -92,6 +92,8 @@ export class ResultCache {
   private readonly owners = new WeakMap<PhysicalIndex, IndexAnswers>();
   private nextOwner = 1;
   private bytes = 0;
+  /** Answers dropped by writes so far (for benchmarks). */
+  dropped = 0;
 
   constructor(options: ResultCacheOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
@@ -157,7 +159,10 @@ export class ResultCache {
       const e = this.entries.get(full)!;
       let hit = matched.get(e.queryText);
       if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
-      if (hit) this.delete(full);
+      if (hit) {
+        this.delete(full);
+        this.dropped++;
+      }
     }
   }
 
