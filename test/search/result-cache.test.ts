@@ -32,14 +32,18 @@ const TAGS = ['safe', 'solo', 'cat', 'dog', 'abc', 'xabcx', 'blue', 'red'];
 const DAY = 86_400_000;
 const NOW = Date.now();
 
-function makeDoc(id: number, rnd: () => number): IndexDocument {
+function pickTags(rnd: () => number): { tags: string[]; tag_ids: number[] } {
   const tagIds = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Math.floor(rnd() * TAGS.length)))];
+  // now and then a tag never seen: a new term makes the dictionary's kept pattern unions
+  // stale, so patterns are tested on the candidates' own terms
+  const fresh = rnd() < 0.1 ? [`${rnd() < 0.5 ? 'b' : 'xabc'}${Math.floor(rnd() * 1e6)}`] : [];
+  return { tags: [...tagIds.map((t) => TAGS[t]!), ...fresh], tag_ids: tagIds };
+}
+
+function makeDoc(id: number, rnd: () => number): IndexDocument {
   return {
     id,
-    // now and then a tag never seen: a new term makes the dictionary's kept pattern unions
-    // stale, so patterns are tested on the candidates' own terms
-    tags: [...tagIds.map((t) => TAGS[t]!), ...(rnd() < 0.1 ? [`${rnd() < 0.5 ? 'b' : 'xabc'}${id}`] : [])],
-    tag_ids: tagIds,
+    ...pickTags(rnd),
     score: Math.floor(rnd() * 20) - 5,
     // around now, so that relative dates move documents in and out as they change
     created_at: new Date(NOW - Math.floor(rnd() * 4 * DAY)).toISOString(),
@@ -65,6 +69,8 @@ const QUERIES: Query[] = [
 const SORTS: SortClause[][] = [
   [{ id: 'desc' }],
   [{ score: 'desc' }, { id: 'desc' }],
+  // ties go by document number, which an edit changes
+  [{ score: 'desc' }],
   [{ created_at: 'asc' }, { id: 'asc' }],
   [{ tags: 'asc' }, { id: 'asc' }],
   [{ _score: 'desc' }, { id: 'asc' }],
@@ -89,7 +95,7 @@ function requestPool(rnd: () => number, n: number): SearchRequest[] {
       query = { function_score: { query, functions: [{ random_score: { seed: Math.floor(rnd() * 3), field: 'id' } }], boost_mode: 'replace' } } as Query;
       sort = [{ _score: 'desc' }, { id: 'desc' }] as SortClause[];
     }
-    pool.push({ query, sort, from: pick([0, 0, 3, 10]), size: pick([1, 5, 10]) });
+    pool.push({ query, sort, from: pick([0, 0, 3, 10]), size: pick([1, 5, 10, 50]) });
   }
   return pool;
 }
@@ -107,9 +113,15 @@ describe('search answers kept across writes', () => {
       const rnd = mulberry32(seed);
       const engine = new EmbeddedEngine({ resultCache: { maxBatch: 12, maxEntries: 40 } });
       await engine.ensureIndex({ name: 'images', mapping });
+      // in the order the engine numbers them: a rewritten document goes last (ties of a sort
+      // without `id` go by that order)
       const docs = new Map<number, IndexDocument>();
+      const put = (d: IndexDocument) => {
+        docs.delete(d.id);
+        docs.set(d.id, d);
+      };
       const initial = Array.from({ length: 150 }, (_, i) => makeDoc(i + 1, rnd));
-      for (const d of initial) docs.set(d.id, d);
+      for (const d of initial) put(d);
       await engine.write('images', initial);
       const pool = requestPool(rnd, 60);
       let nextId = 151;
@@ -120,16 +132,28 @@ describe('search answers kept across writes', () => {
           const ids = [...docs.keys()].filter(() => rnd() < 0.03);
           await engine.remove('images', ids);
           for (const id of ids) docs.delete(id);
-        } else if (r < 0.2) {
+        } else if (r < 0.45) {
+          // a tag edit of one document: its sort keys stay, so answers it is in may stay too
+          const id = [...docs.keys()][Math.floor(rnd() * docs.size)]!;
+          const edited = { ...docs.get(id)!, ...pickTags(rnd) };
+          await engine.write('images', [edited]);
+          put(edited);
+        } else if (r < 0.6) {
+          // a vote: one document's score moves it within the answers it is in
+          const id = [...docs.keys()][Math.floor(rnd() * docs.size)]!;
+          const voted = { ...docs.get(id)!, score: Math.floor(rnd() * 20) - 5 };
+          await engine.write('images', [voted]);
+          put(voted);
+        } else if (r < 0.65) {
           // a batch past maxBatch: the index's answers are cleared
           const batch = Array.from({ length: 20 }, () => makeDoc(rnd() < 0.5 ? nextId++ : 1 + Math.floor(rnd() * nextId), rnd));
           await engine.write('images', batch);
-          for (const d of batch) docs.set(d.id, d);
+          for (const d of batch) put(d);
         } else {
           // a few new or changed documents: tags, scores, dates, galleries move them in and out
           const batch = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => makeDoc(rnd() < 0.3 ? nextId++ : 1 + Math.floor(rnd() * nextId), rnd));
           await engine.write('images', batch);
-          for (const d of batch) docs.set(d.id, d);
+          for (const d of batch) put(d);
         }
         const fresh = freshIndex(docs);
         for (let k = 0; k < 12; k++) {

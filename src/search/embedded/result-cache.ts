@@ -1,5 +1,6 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
 import type { PhysicalIndex } from './index/physical-index.js';
+import { buildSortKeys, sortNeedsScores } from './collector/sort.js';
 import { Bitmap } from './postings/bitmap.js';
 import { Executor, type Scope } from './query/execute.js';
 import { dropFilters, patchFilters } from './query/filter-cache.js';
@@ -20,6 +21,12 @@ import { withSearchMemory } from './search-memory.js';
  * random order permutes ids in grows with the largest id, and ids that are not whole numbers
  * rank differently; when either changes, every answer of the index goes. A large batch (a
  * reindex) clears the index's answers rather than checking each.
+ *
+ * One document changed in place (a tag edit) that the query matches before and after leaves the
+ * total as it was, and the page too when the document's sort keys did not change, provided the
+ * order has no ties for the document number to settle (a sort on `id`, unique, with numeric
+ * fields and `_score` before it): such an answer stays. So a tag edit keeps the answers of `*`
+ * and of ranges over every image unless they sort on something the edit changed.
  *
  * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
  * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
@@ -42,6 +49,7 @@ interface Entry {
   query: unknown;
   /** Its text: answers that differ only in sort or page are checked once. */
   queryText: string;
+  sort: unknown;
   result: SearchResult;
   bytes: number;
 }
@@ -74,6 +82,36 @@ export function answerKey(request: SearchRequest): string | null {
 function entryBytes(key: string, result: SearchResult): number {
   return 2 * key.length + 8 * result.ids.length + 160;
 }
+
+/**
+ * Whether an order is settled by the sort keys of a document alone, never by its document
+ * number: a list of plain clauses on `_score` and numeric fields of the index, one of them `id`.
+ */
+function keyedOrder(index: PhysicalIndex, sort: unknown): boolean {
+  if (!Array.isArray(sort)) return false;
+  let unique = false;
+  for (const c of sort) {
+    const [field, spec] = typeof c === 'string' ? [c, 'asc'] : c !== null && typeof c === 'object' && Object.keys(c).length === 1 ? Object.entries(c)[0]! : [];
+    if (field === undefined) return false;
+    const plain = spec === 'asc' || spec === 'desc' || (spec !== null && typeof spec === 'object' && Object.keys(spec).every((k) => k === 'order'));
+    if (!plain) return false;
+    if (field === '_score') continue;
+    const f = index.root.byPath.get(field);
+    if (f?.kind !== 'numeric') return false;
+    if (field === 'id') unique = true;
+  }
+  return unique;
+}
+
+/** The sort keys of one live document under an answer's query and sort. */
+function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] {
+  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
+  const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
+  const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
+  return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => k.key(doc));
+}
+
+const sameValues = (a: (number | undefined)[], b: (number | undefined)[]) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 /** Whether `query` matches one of `docs` (live documents of `index`). */
 function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
@@ -118,7 +156,7 @@ export class ResultCache {
     const result = search();
     const bytes = entryBytes(full, result);
     if (bytes > this.options.maxBytes / 16) return result;
-    this.entries.set(full, { owner, query: request.query, queryText: JSON.stringify(request.query ?? null), result: { ids: result.ids.slice(), total: result.total }, bytes });
+    this.entries.set(full, { owner, query: request.query, queryText: JSON.stringify(request.query ?? null), sort: request.sort, result: { ids: result.ids.slice(), total: result.total }, bytes });
     owner.keys.add(full);
     this.bytes += bytes;
     while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
@@ -150,12 +188,13 @@ export class ResultCache {
     if (owner) for (const full of [...owner.keys]) this.delete(full);
   }
 
-  /** Drop the answers of `index` whose query matches one of `docs`. */
-  private dropMatching(index: PhysicalIndex, docs: Bitmap): void {
+  /** Drop the answers of `index` whose query matches one of `docs`, but for those in `skip`. */
+  private dropMatching(index: PhysicalIndex, docs: Bitmap, skip?: Set<string>): void {
     const owner = this.owners.get(index);
     if (!owner || docs.isEmpty()) return;
     const matched = new Map<string, boolean>();
     for (const full of [...owner.keys]) {
+      if (skip?.has(full)) continue;
       const e = this.entries.get(full)!;
       let hit = matched.get(e.queryText);
       if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
@@ -164,6 +203,50 @@ export class ResultCache {
         this.dropped++;
       }
     }
+  }
+
+  /**
+   * Before one document `doc` changes: drops the answers whose query matches it and whose order
+   * is not settled by sort keys alone; returns the sort keys of those it matches that may stay.
+   */
+  private keysBefore(index: PhysicalIndex, doc: number): Map<string, (number | undefined)[]> {
+    const kept = new Map<string, (number | undefined)[]>();
+    const owner = this.owners.get(index);
+    if (!owner) return kept;
+    const docs = Bitmap.of(doc);
+    const matched = new Map<string, boolean>();
+    for (const full of [...owner.keys]) {
+      const e = this.entries.get(full)!;
+      let hit = matched.get(e.queryText);
+      if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+      if (!hit) continue;
+      if (keyedOrder(index, e.sort)) kept.set(full, sortValues(index, e, doc));
+      else {
+        this.delete(full);
+        this.dropped++;
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * After that change: of the answers that matched the old version, drops those the new version
+   * `added` (one document, or none) does not match or matches with other sort keys; returns
+   * those that stay, which the check of the new version need not see again.
+   */
+  private dropChanged(index: PhysicalIndex, keysBefore: Map<string, (number | undefined)[]>, added: Bitmap): Set<string> {
+    const doc = added.isEmpty() ? -1 : added.toArray()[0]!;
+    const stays = new Set<string>();
+    for (const [full, keys] of keysBefore) {
+      const e = this.entries.get(full);
+      if (!e) continue;
+      if (doc >= 0 && matchesAny(index, e.query, added) && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
+      else {
+        this.delete(full);
+        this.dropped++;
+      }
+    }
+    return stays;
   }
 
   /**
@@ -179,7 +262,10 @@ export class ResultCache {
     }
     const docsBefore = index.docCount;
     const randomOrder = [idRangeBits(index.maxId), index.irregularIds === 0];
-    withSearchMemory(() => this.dropMatching(index, docsOf(index, ids, 0)));
+    const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
+    // one document changed in place: answers it concerns before may stay (see the top)
+    const keysBefore = old >= 0 ? withSearchMemory(() => this.keysBefore(index, old)) : null;
+    if (keysBefore === null) withSearchMemory(() => this.dropMatching(index, docsOf(index, ids, 0)));
     return {
       done: (ok) => {
         if (!ok) {
@@ -192,7 +278,8 @@ export class ResultCache {
         withSearchMemory(() => {
           const added = docsOf(index, ids, docsBefore);
           patchFilters(index, versionBefore, added);
-          this.dropMatching(index, added);
+          const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added);
+          this.dropMatching(index, added, checked);
         });
       },
     };
