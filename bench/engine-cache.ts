@@ -9,8 +9,8 @@
  * kinds clients send (one to three tags, OR, negation, score and width ranges, prefix and infix
  * wildcards, `*`, fixed and relative dates; sorted by any field, random with and without a
  * seed; pages 1–5; the Default filter or none), is asked at random, back to back, for S seconds
- * per phase: read only, then with W writes a second (default 1), each changing one image's tags
- * and score. Both engines run each phase in the same run, one after the other, after one pass
+ * per phase: read only, then with W writes a second (default 1), each adding a popular tag to
+ * an image or taking it off (as the writes of `npm run bench -- load`). Both engines run each phase in the same run, one after the other, after one pass
  * over the pool to warm them. Figures: searches/s, their ratio (kept / not kept), and the time
  * of a write (the engine's write plus, with answers kept, dropping those it concerns). The last
  * line is one JSON object.
@@ -45,11 +45,16 @@ const writesPerSecond = Number(values.writes);
 
 const pick = <T>(rnd: () => number, xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
 
-/** Names of the board's tags, most used first, and the Default filter's hidden tag ids. */
-async function boardFacts(engine: EmbeddedEngine): Promise<{ tags: string[]; hidden: number[] }> {
+interface Tag {
+  id: number;
+  name: string;
+}
+
+/** The board's tags, most used first, and the Default filter's hidden tag ids. */
+async function boardFacts(engine: EmbeddedEngine): Promise<{ tags: Tag[]; hidden: number[] }> {
   const top = await engine.search('tags', { query: { match_all: {} }, sort: [{ images: 'desc' }], size: 300 });
   const docs = await engine.get('tags', top.ids);
-  const tags = top.ids.map((id) => String(docs.get(id)?.name ?? '')).filter((n) => n !== '' && !/[(),"*?\\]/.test(n));
+  const tags = top.ids.map((id) => ({ id, name: String(docs.get(id)?.name ?? '') })).filter((t) => t.name !== '' && !/[(),"*?\\]/.test(t.name));
   // the system filters are few; the seeder names the default one `default`
   const system = await engine.search('filters', { query: { term: { system: true } }, size: 50 });
   const filter = [...(await engine.get('filters', system.ids)).values()].find((f) => String(f.name).toLowerCase() === 'default');
@@ -58,7 +63,8 @@ async function boardFacts(engine: EmbeddedEngine): Promise<{ tags: string[]; hid
 }
 
 /** The pool of searches, as `/search/images` builds them. */
-function requestPool(tags: string[], hidden: number[]): SearchRequest[] {
+function requestPool(tagList: Tag[], hidden: number[]): SearchRequest[] {
+  const tags = tagList.map((t) => t.name);
   const rnd = mulberry32(20_261_126);
   const options: CompileOptions = { fields: imageFields, role: 'anonymous', context: { userId: null, filters: () => undefined } };
   const popular = tags.slice(0, 60);
@@ -91,17 +97,27 @@ function requestPool(tags: string[], hidden: number[]): SearchRequest[] {
   return pool;
 }
 
-/** One image's tags and score changed, as a tagging edit does. */
-async function changeOneImage(engine: EmbeddedEngine, rnd: () => number, tags: string[]): Promise<IndexDocument[]> {
+/**
+ * One image's tags changed as a tagger's edit changes them (the writes of `npm run bench -- load`):
+ * a popular tag added or taken off, with the tag count.
+ */
+async function changeOneImage(engine: EmbeddedEngine, rnd: () => number, tags: Tag[]): Promise<IndexDocument[]> {
   const id = 1 + Math.floor(rnd() * images);
   const doc = (await engine.get('images', [id])).get(id);
   if (!doc) return [];
   const names = Array.isArray(doc.tags) ? (doc.tags as string[]).slice() : [];
-  const name = pick(rnd, tags.slice(0, 60));
-  const at = names.indexOf(name);
-  if (at >= 0) names.splice(at, 1);
-  else names.push(name);
-  return [{ ...doc, tags: names, score: Number(doc.score ?? 0) + Math.floor(rnd() * 11) - 5 }];
+  const ids = Array.isArray(doc.tag_ids) ? (doc.tag_ids as unknown[]).slice() : [];
+  const tag = pick(rnd, tags.slice(0, 20));
+  const at = names.indexOf(tag.name);
+  if (at >= 0) {
+    names.splice(at, 1);
+    const k = ids.findIndex((x) => Number(x) === tag.id);
+    if (k >= 0) ids.splice(k, 1);
+  } else {
+    names.push(tag.name);
+    ids.push(tag.id);
+  }
+  return [{ ...doc, tags: names, tag_ids: ids, tag_count: names.length }];
 }
 
 interface PhaseFigures {
@@ -115,7 +131,7 @@ interface PhaseFigures {
   writeMsMax: number;
 }
 
-async function phase(engine: EmbeddedEngine, pool: SearchRequest[], tags: string[], wps: number, seed: number): Promise<PhaseFigures> {
+async function phase(engine: EmbeddedEngine, pool: SearchRequest[], tags: Tag[], wps: number, seed: number): Promise<PhaseFigures> {
   const before = engine.keptAnswers();
   const rnd = mulberry32(seed);
   const writeRnd = mulberry32(seed + 1);
