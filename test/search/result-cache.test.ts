@@ -196,6 +196,17 @@ describe('search answers kept across writes', () => {
     expect(await engine.search('images', request)).toEqual({ ids: [2], total: 1 });
   });
 
+  it('a batch that fails part way leaves no kept answer behind', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    await engine.write('images', [{ id: 1, tags: ['cat'], score: 1 }]);
+    const request: SearchRequest = { query: { term: { tags: 'cat' } } as Query, sort: [{ id: 'asc' }] as SortClause[] };
+    expect(await engine.search('images', request)).toEqual({ ids: [1], total: 1 });
+    // the first document is written, the second refused
+    await expect(engine.write('images', [{ id: 2, tags: ['cat'], score: 2 }, { id: 3, tags: ['cat'], score: 'many' }])).rejects.toThrow(/failed to index/);
+    expect(await engine.search('images', request)).toEqual({ ids: [1, 2], total: 2 });
+  });
+
   it('a sort field change reorders a kept answer', async () => {
     const engine = new EmbeddedEngine();
     await engine.ensureIndex({ name: 'images', mapping });

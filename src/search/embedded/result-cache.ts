@@ -35,7 +35,7 @@ import { withSearchMemory } from './search-memory.js';
 export interface ResultCacheOptions {
   /** Answers kept at most, over every index (0: none). */
   maxEntries?: number;
-  /** Bytes of keys and ids kept at most (an estimate, see `entryBytes`). */
+  /** Bytes kept at most (an estimate, see `entryBytes`). */
   maxBytes?: number;
   /** A write of more documents than this clears the index's answers instead of checking them. */
   maxBatch?: number;
@@ -79,8 +79,12 @@ export function answerKey(request: SearchRequest): string | null {
   return JSON.stringify([request.query ?? null, request.sort ?? null, request.from ?? null, request.size ?? null]);
 }
 
-function entryBytes(key: string, result: SearchResult): number {
-  return 2 * key.length + 8 * result.ids.length + 160;
+/**
+ * What an answer holds, roughly: its key, the query's text, the query itself (about as much
+ * again as its text), the ids, and the map entries.
+ */
+function entryBytes(key: string, queryText: string, result: SearchResult): number {
+  return 2 * key.length + 4 * queryText.length + 8 * result.ids.length + 200;
 }
 
 /**
@@ -103,15 +107,20 @@ function keyedOrder(index: PhysicalIndex, sort: unknown): boolean {
   return unique;
 }
 
-/** The sort keys of one live document under an answer's query and sort. */
-function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] {
+/** The sort keys of one live document under an answer's query and sort (null: they failed). */
+function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] | null {
   const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
-  const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
-  const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
-  return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => k.key(doc));
+  try {
+    const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
+    const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
+    return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => k.key(doc));
+  } catch {
+    return null;
+  }
 }
 
-const sameValues = (a: (number | undefined)[], b: (number | undefined)[]) => a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null) =>
+  b !== null && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 /** Whether `query` matches one of `docs` (live documents of `index`). */
 function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
@@ -154,9 +163,10 @@ export class ResultCache {
       return { ids: hit.result.ids.slice(), total: hit.result.total };
     }
     const result = search();
-    const bytes = entryBytes(full, result);
+    const queryText = JSON.stringify(request.query ?? null);
+    const bytes = entryBytes(full, queryText, result);
     if (bytes > this.options.maxBytes / 16) return result;
-    this.entries.set(full, { owner, query: request.query, queryText: JSON.stringify(request.query ?? null), sort: request.sort, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, result: { ids: result.ids.slice(), total: result.total }, bytes });
     owner.keys.add(full);
     this.bytes += bytes;
     while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
@@ -220,7 +230,8 @@ export class ResultCache {
       let hit = matched.get(e.queryText);
       if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
       if (!hit) continue;
-      if (keyedOrder(index, e.sort)) kept.set(full, sortValues(index, e, doc));
+      const keys = keyedOrder(index, e.sort) ? sortValues(index, e, doc) : null;
+      if (keys !== null) kept.set(full, keys);
       else {
         this.delete(full);
         this.dropped++;
@@ -263,26 +274,39 @@ export class ResultCache {
     const docsBefore = index.docCount;
     const randomOrder = [idRangeBits(index.maxId), index.irregularIds === 0];
     const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
+    let keysBefore: Map<string, (number | undefined)[]> | null = null;
     // one document changed in place: answers it concerns before may stay (see the top)
-    const keysBefore = old >= 0 ? withSearchMemory(() => this.keysBefore(index, old)) : null;
-    if (keysBefore === null) withSearchMemory(() => this.dropMatching(index, docsOf(index, ids, 0)));
+    const trusted = attempt(() =>
+      withSearchMemory(() => {
+        if (old >= 0) keysBefore = this.keysBefore(index, old);
+        else this.dropMatching(index, docsOf(index, ids, 0));
+      }),
+    );
     return {
       done: (ok) => {
-        if (!ok) {
-          // a batch that failed part way: nothing kept is trusted
-          dropFilters(index);
-          this.clear(index);
-          return;
-        }
-        if (idRangeBits(index.maxId) !== randomOrder[0] || (index.irregularIds === 0) !== randomOrder[1]) this.clear(index);
-        withSearchMemory(() => {
+        const after = () => {
+          if (idRangeBits(index.maxId) !== randomOrder[0] || (index.irregularIds === 0) !== randomOrder[1]) this.clear(index);
           const added = docsOf(index, ids, docsBefore);
           patchFilters(index, versionBefore, added);
           const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added);
           this.dropMatching(index, added, checked);
-        });
+        };
+        // a batch that failed part way, or a check that did: nothing kept is trusted
+        if (ok && trusted && attempt(() => withSearchMemory(after))) return;
+        dropFilters(index);
+        this.clear(index);
       },
     };
+  }
+}
+
+/** Whether `work` ran to its end (a write must go on whatever a check of the caches met). */
+function attempt(work: () => void): boolean {
+  try {
+    work();
+    return true;
+  } catch {
+    return false;
   }
 }
 
