@@ -11,7 +11,7 @@ import {
 } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
 import type { Field, FieldSet, NestedField } from '../index/field-set.js';
-import { boostOf, fuzzyBits, matchBits, patternBits, phraseBits, rangeBits, termBits, termsBits, type LeafEnv } from './leaf-queries.js';
+import { boostOf, FEW_CANDIDATES, fuzzyBits, matchBits, patternBits, phraseBits, rangeBits, termBits, termsBits, type LeafEnv } from './leaf-queries.js';
 import type { PhysicalIndex } from '../index/physical-index.js';
 import {
   combineBoost,
@@ -83,9 +83,6 @@ function hasFixedBounds(opts: Record<string, unknown>): boolean {
   }
   return bounds > 0 && opts.time_zone === undefined && opts.format === undefined;
 }
-
-/** Up to this many candidates, clauses are evaluated on them rather than looked up in remembered sets. */
-const FEW_CANDIDATES = 512;
 
 const childUniverse = new WeakMap<FieldSet, { length: number; bits: Bitmap }>();
 

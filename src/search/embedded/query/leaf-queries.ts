@@ -71,6 +71,18 @@ function objectError(kind: string, f: Field): Error {
 
 // ------------------------------------------------------------------ term, terms
 
+/** Up to this many candidates, leaves test each candidate instead of reading whole lists. */
+export const FEW_CANDIDATES = 512;
+
+/** The few candidates holding `term` (undefined: not few), each looked up in its list. */
+function fewIn(dict: TermDictionary, term: string, cand: Bitmap | undefined): Bitmap | undefined {
+  if (cand === undefined || cand.size > FEW_CANDIDATES) return undefined;
+  const list = dict.postingsOf(term);
+  const out: number[] = [];
+  if (list) cand.forEach((d) => list.has(d) && out.push(d));
+  return Bitmap.fromSorted(out);
+}
+
 /** Documents whose field equals `raw` (term, and match on non-text fields). */
 export function termBits(f: Field, raw: string | number | boolean, caseInsensitive: boolean, env: LeafEnv, cand?: Bitmap, kind = 'term'): Bitmap {
   switch (f.kind) {
@@ -79,13 +91,13 @@ export function termBits(f: Field, raw: string | number | boolean, caseInsensiti
       throw objectError(kind, f);
     case 'keyword': {
       const q = keywordOf(raw)!;
-      if (!caseInsensitive) return f.dict.lookup(q);
+      if (!caseInsensitive) return fewIn(f.dict, q, cand) ?? f.dict.lookup(q);
       const ql = q.toLowerCase();
       return ords(f.dict, f.dict.matchingOrds((t) => t.toLowerCase() === ql), env);
     }
     case 'text': {
       const q = keywordOf(raw)!;
-      if (!caseInsensitive) return f.text.dict.lookup(q);
+      if (!caseInsensitive) return fewIn(f.text.dict, q, cand) ?? f.text.dict.lookup(q);
       const ql = q.toLowerCase();
       return ords(f.text.dict, f.text.dict.matchingOrds((t) => t.toLowerCase() === ql), env);
     }
@@ -122,6 +134,12 @@ export function termsBits(f: Field, values: unknown, env: LeafEnv, cand?: Bitmap
       for (const r of raws) {
         const o = dict.ordOf(keywordOf(r)!);
         if (o !== undefined) list.push(o);
+      }
+      if (cand && cand.size <= FEW_CANDIDATES) {
+        const lists = list.map((o) => dict.postingAt(o));
+        const out: number[] = [];
+        cand.forEach((d) => lists.some((l) => l.has(d)) && out.push(d));
+        return Bitmap.fromSorted(out);
       }
       if (cand && list.length > 1 && cand.size * 64 < env.space) {
         // few candidates (a filter's hidden tags under a narrow query): intersect each list
@@ -207,9 +225,6 @@ function stringDict(f: Field, kind: string): TermDictionary {
   const type = f.kind === 'numeric' ? f.type : f.kind;
   throw queryError(kind, `can only be used on keyword and text fields, not on [${f.path}] of type ${type}`);
 }
-
-/** Up to this many candidates, a pattern not kept as a union is tested on their own terms. */
-const FEW_CANDIDATES = 512;
 
 /**
  * The candidates holding a term of keyword field `f` that passes `test`, read from their stored
