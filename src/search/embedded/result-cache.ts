@@ -107,20 +107,24 @@ function keyedOrder(index: PhysicalIndex, sort: unknown): boolean {
   return unique;
 }
 
-/** The sort keys of one live document under an answer's query and sort (null: they failed). */
-function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] | null {
+/**
+ * The sort keys of one live document under an answer's query and sort, in one run of the query:
+ * undefined when the query does not match it, null when the run failed.
+ */
+function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] | null | undefined {
   const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
   try {
     const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
     const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
+    if (!hits.bits.has(doc)) return undefined;
     return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => k.key(doc));
   } catch {
     return null;
   }
 }
 
-const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null) =>
-  b !== null && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null | undefined) =>
+  !!b && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
 /** Whether `query` matches one of `docs` (live documents of `index`). */
 function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
@@ -227,12 +231,19 @@ export class ResultCache {
     const matched = new Map<string, boolean>();
     for (const full of [...owner.keys]) {
       const e = this.entries.get(full)!;
+      if (keyedOrder(index, e.sort)) {
+        // matched and keyed in one run; a failed run counts as a match (the answer goes)
+        const keys = sortValues(index, e, doc);
+        if (keys) kept.set(full, keys);
+        else if (keys === null) {
+          this.delete(full);
+          this.dropped++;
+        }
+        continue;
+      }
       let hit = matched.get(e.queryText);
       if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
-      if (!hit) continue;
-      const keys = keyedOrder(index, e.sort) ? sortValues(index, e, doc) : null;
-      if (keys !== null) kept.set(full, keys);
-      else {
+      if (hit) {
         this.delete(full);
         this.dropped++;
       }
@@ -251,7 +262,7 @@ export class ResultCache {
     for (const [full, keys] of keysBefore) {
       const e = this.entries.get(full);
       if (!e) continue;
-      if (doc >= 0 && matchesAny(index, e.query, added) && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
+      if (doc >= 0 && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
       else {
         this.delete(full);
         this.dropped++;
