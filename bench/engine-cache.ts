@@ -127,7 +127,9 @@ interface PhaseFigures {
   dropped: number;
   cpuMsPerSearch: number;
   writes: number;
+  writeMsP50: number;
   writeMsMean: number;
+  writeCpuMsMean: number;
   writeMsMax: number;
 }
 
@@ -166,7 +168,9 @@ async function phase(engine: EmbeddedEngine, pool: SearchRequest[], tags: Tag[],
     dropped: after.dropped - before.dropped,
     cpuMsPerSearch: Number(((cpuMs() - c0 - writeCpu) / searches).toFixed(4)),
     writes: writeMs.length,
+    writeMsP50: Number((sorted.length ? percentile(sorted, 0.5) : 0).toFixed(3)),
     writeMsMean: Number((writeMs.length ? mean(writeMs) : 0).toFixed(3)),
+    writeCpuMsMean: Number((writeMs.length ? writeCpu / writeMs.length : 0).toFixed(3)),
     writeMsMax: Number((sorted.length ? percentile(sorted, 1) : 0).toFixed(3)),
   };
 }
@@ -193,7 +197,7 @@ async function main(): Promise<void> {
       figures[`${label === 'read only' ? 'read' : 'write'}_${name}`] = await phase(engine, pool, tags, wps, 7);
     }
   }
-  const rows = Object.entries(figures).map(([k, f]) => `${k.padEnd(12)} ${String(f.searchesPerSecond).padStart(8)}/s  kept ${f.kept}  dropped ${f.dropped}  cpu ${f.cpuMsPerSearch} ms/search  writes ${f.writes}  write ms mean ${f.writeMsMean} max ${f.writeMsMax}`);
+  const rows = Object.entries(figures).map(([k, f]) => `${k.padEnd(12)} ${String(f.searchesPerSecond).padStart(8)}/s  kept ${f.kept}  dropped ${f.dropped}  cpu ${f.cpuMsPerSearch} ms/search  writes ${f.writes}  write ms p50 ${f.writeMsP50} mean ${f.writeMsMean} max ${f.writeMsMax} cpu ${f.writeCpuMsMean}`);
   console.log(rows.join('\n'));
   const ratioRead = figures.read_kept!.searchesPerSecond / figures.read_none!.searchesPerSecond;
   const ratioWrite = figures.write_kept!.searchesPerSecond / figures.write_none!.searchesPerSecond;
