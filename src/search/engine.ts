@@ -13,6 +13,11 @@ export interface SearchRequest {
   sort?: SortClause[];
   from?: number;
   size?: number;
+  /**
+   * The request will not be asked again (a random order whose seed was drawn for it): an engine
+   * that keeps answers need not keep this one. Not part of the request body.
+   */
+  oneOff?: boolean;
 }
 
 export interface SearchResult {

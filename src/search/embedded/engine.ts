@@ -1,12 +1,18 @@
 import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
 import { searchIndexHashes } from './hash-search.js';
 import { PhysicalIndex } from './index/physical-index.js';
+import { ResultCache, type ResultCacheOptions } from './result-cache.js';
 import { searchIndex } from './search.js';
 import { SnapshotStore } from './persistence/snapshot.js';
 
 export interface EmbeddedEngineOptions {
   /** Directory of the snapshots (`<dataDir>/index/`); without it the engine lives in memory. */
   dataDir?: string;
+  /**
+   * Bounds of the cache of search answers kept across writes (result-cache.ts); false keeps no
+   * answer (the filter sets are still patched by writes).
+   */
+  resultCache?: ResultCacheOptions | false;
 }
 
 /**
@@ -27,9 +33,11 @@ export class EmbeddedEngine implements SearchEngine {
   /** The highest outbox position flushed or asked to be (see persistence/snapshot.ts). */
   private position = 0;
   private discarded: string[] = [];
+  private readonly results: ResultCache;
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
+    this.results = new ResultCache(options.resultCache === false ? { maxEntries: 0 } : options.resultCache);
     this.opening = this.store ? this.load(this.store) : Promise.resolve();
     // a failed load is reported by every later call
     this.opening.catch(() => {});
@@ -87,9 +95,16 @@ export class EmbeddedEngine implements SearchEngine {
   async write(index: string, docs: IndexDocument[]): Promise<void> {
     await this.opening;
     const target = this.resolve(index);
+    const change = this.results.changing(
+      target,
+      docs.map((d) => d.id),
+    );
+    let ok = false;
     try {
       target.write(docs);
+      ok = true;
     } finally {
+      change.done(ok);
       this.maybeCompact(target);
     }
   }
@@ -97,8 +112,15 @@ export class EmbeddedEngine implements SearchEngine {
   async remove(index: string, ids: number[]): Promise<void> {
     await this.opening;
     const target = this.resolve(index);
-    target.remove(ids);
-    this.maybeCompact(target);
+    const change = this.results.changing(target, ids);
+    let ok = false;
+    try {
+      target.remove(ids);
+      ok = true;
+    } finally {
+      change.done(ok);
+      this.maybeCompact(target);
+    }
   }
 
   private maybeCompact(index: PhysicalIndex): void {
@@ -108,7 +130,8 @@ export class EmbeddedEngine implements SearchEngine {
 
   async search(index: string, request: SearchRequest): Promise<SearchResult> {
     await this.opening;
-    return searchIndex(this.resolve(index), request);
+    const target = this.resolve(index);
+    return this.results.answer(target, request, () => searchIndex(target, request));
   }
 
   async searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult> {
@@ -160,6 +183,11 @@ export class EmbeddedEngine implements SearchEngine {
 
   async close(): Promise<void> {
     await this.flush();
+  }
+
+  /** Search answers kept, and how many writes dropped so far (for diagnostics and benchmarks). */
+  keptAnswers(): { entries: number; dropped: number } {
+    return { entries: this.results.size, dropped: this.results.dropped };
   }
 
   /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */

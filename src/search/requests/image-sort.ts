@@ -12,6 +12,8 @@ export interface ImageSort {
   sort: SortClause[];
   /** Set for random orders: the query must be wrapped so the score is the random value. */
   randomSeed?: number;
+  /** The seed was drawn for this one request (a bare `random`), not given by the caller. */
+  seedDrawn?: boolean;
 }
 
 /** `sd`: `asc` or `desc`; anything else is `desc`. */
@@ -39,7 +41,8 @@ export function parseImageSort(sf: unknown, sd: unknown, randomSeed: () => numbe
   if (field === '_score') return { sort: [{ _score: dir }, { id: dir }] };
   if (field === 'random' || field.startsWith('random:')) {
     const seed = field.startsWith('random:') ? leadingInt(field.slice(7)) : undefined;
-    return { sort: [{ _score: dir }, { id: dir }], randomSeed: seed ?? randomSeed() };
+    if (seed !== undefined) return { sort: [{ _score: dir }, { id: dir }], randomSeed: seed };
+    return { sort: [{ _score: dir }, { id: dir }], randomSeed: randomSeed(), seedDrawn: true };
   }
   if (field.startsWith('gallery_id:')) {
     const gallery = leadingInt(field.slice(11));

@@ -56,5 +56,7 @@ export function visibleImages(o: ImageVisibility): Query {
 /** The request body of `/search/images` (reference §3.2 and §6.1). */
 export function buildImageSearch(o: ImageSearchOptions): SearchRequest {
   const must = o.sort.randomSeed === undefined ? o.query : randomScore(o.query, o.sort.randomSeed);
-  return { query: { bool: { must, must_not: invisibleImages(o) } }, sort: o.sort.sort, ...pageWindow(o) };
+  const request: SearchRequest = { query: { bool: { must, must_not: invisibleImages(o) } }, sort: o.sort.sort, ...pageWindow(o) };
+  if (o.sort.seedDrawn) request.oneOff = true;
+  return request;
 }

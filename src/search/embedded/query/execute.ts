@@ -11,7 +11,7 @@ import {
 } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
 import type { Field, FieldSet, NestedField } from '../index/field-set.js';
-import { boostOf, fuzzyBits, matchBits, patternBits, phraseBits, rangeBits, termBits, termsBits, type LeafEnv } from './leaf-queries.js';
+import { boostOf, FEW_CANDIDATES, fuzzyBits, matchBits, patternBits, phraseBits, rangeBits, termBits, termsBits, type LeafEnv } from './leaf-queries.js';
 import type { PhysicalIndex } from '../index/physical-index.js';
 import {
   combineBoost,
@@ -27,6 +27,7 @@ import {
   type Scorer,
 } from './score.js';
 import { outsideSearchMemory } from '../search-memory.js';
+import { cachedFilter, filterFor, rememberFilter } from './filter-cache.js';
 import { atLeast } from '../terms/text-index.js';
 
 /*
@@ -71,42 +72,6 @@ function kindOf(q: unknown): [string, unknown] {
   return [keys[0]!, obj[keys[0]!]];
 }
 
-/**
- * Sets worth remembering per index (long `terms` filters, numeric ranges, a listing's
- * exclusions), valid until the index changes.
- */
-const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: Map<string, Bitmap> }>();
-const FILTER_CACHE_SIZE = 32;
-
-function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
-  const c = filterCache.get(index);
-  if (!c || c.version !== index.version) return undefined;
-  const bits = c.entries.get(key);
-  if (bits) {
-    c.entries.delete(key);
-    c.entries.set(key, bits);
-  }
-  return bits;
-}
-
-/** Build the set for `key` outside search memory and keep it, as bitsets; returns what is kept. */
-function rememberFilter(index: PhysicalIndex, key: string, build: () => Bitmap): Bitmap {
-  const kept = outsideSearchMemory(() => build().withBitsets());
-  let c = filterCache.get(index);
-  if (!c || c.version !== index.version) {
-    c = { version: index.version, entries: new Map() };
-    filterCache.set(index, c);
-  }
-  c.entries.set(key, kept);
-  if (c.entries.size > FILTER_CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
-  return kept;
-}
-
-/** The set for `key`: remembered, or built and remembered. */
-function filterFor(index: PhysicalIndex, key: string, build: () => Bitmap): Bitmap {
-  return cachedFilter(index, key) ?? rememberFilter(index, key, build);
-}
-
 /** A range whose bounds are plain numbers: its documents do not depend on the clock. */
 function hasFixedBounds(opts: Record<string, unknown>): boolean {
   let bounds = 0;
@@ -129,6 +94,11 @@ function allChildren(set: FieldSet): Bitmap {
   return bits;
 }
 
+/** A leaf's documents, scored by its boost when scores are wanted. */
+function leafHits(score: boolean, bits: Bitmap, boost: number): Hits {
+  return { bits, score: score ? constantScorer(boost) : null };
+}
+
 export class Executor {
   constructor(
     /** Clock for date math, fixed for the whole request. */
@@ -141,11 +111,10 @@ export class Executor {
   run(q: unknown, scope: Scope, cand?: Bitmap, scoring = true): Hits {
     const [kind, body] = kindOf(q);
     const score = scoring && this.wantScores;
-    const env: LeafEnv = { now: this.now, space: scope.set.length, universe: () => scope.universe };
-    const leaf = (bits: Bitmap, boost: number): Hits => ({ bits, score: score ? constantScorer(boost) : null });
+    const env = this.leafEnv(scope);
     switch (kind) {
       case 'match_all':
-        return leaf(scope.universe, boostOf(asObject(body ?? {}, kind)));
+        return leafHits(score, scope.universe, boostOf(asObject(body ?? {}, kind)));
       case 'match_none':
         return { bits: new Bitmap(), score: null };
       case 'bool':
@@ -154,53 +123,59 @@ export class Executor {
         const [name, spec] = fieldEntry(body, kind);
         const { value, opts } = longForm(spec, ['value'], kind);
         const raw = scalarQueryValue(value, kind, name);
-        if (name === '_id' && scope.index) return leaf(this.ids([raw], scope), boostOf(opts));
+        if (name === '_id' && scope.index) return leafHits(score, this.ids([raw], scope), boostOf(opts));
         const f = this.field(scope, name);
-        return leaf(f ? termBits(f, raw, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
+        return leafHits(score, f ? termBits(f, raw, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'terms': {
         const [name, values] = fieldEntry(body, kind, ['boost', '_name', 'value_type']);
         const boost = boostOf(asObject(body, kind));
-        if (name === '_id' && scope.index && Array.isArray(values)) return leaf(this.ids(values, scope), boost);
+        if (name === '_id' && scope.index && Array.isArray(values)) return leafHits(score, this.ids(values, scope), boost);
         const f = this.field(scope, name);
         if (!f) {
           if (!Array.isArray(values)) throw queryError(kind, `[${name}] terms lookup is not supported; give an array of values`);
-          return leaf(new Bitmap(), boost);
+          return leafHits(score, new Bitmap(), boost);
         }
-        if (scope.index && Array.isArray(values) && values.length >= 2) {
+        if (scope.index && Array.isArray(values) && values.length >= 2 && !(cand !== undefined && cand.size <= FEW_CANDIDATES)) {
           // a filter's hidden tags: the same list on every search, worth remembering (one value
-          // is its posting list as it is)
+          // is its posting list as it is); a few candidates look up each value instead
           const key = `${name}\u0000${JSON.stringify(values)}`;
           const hit = cachedFilter(scope.index, key);
-          if (hit) return leaf(hit, boost);
-          if (cand !== undefined && cand.size * 64 < env.space) return leaf(termsBits(f, values, env, cand), boost);
-          return leaf(rememberFilter(scope.index, key, () => termsBits(f, values, env)), boost);
+          if (hit) return leafHits(score, hit, boost);
+          if (cand !== undefined && cand.size * 64 < env.space) return leafHits(score, termsBits(f, values, env, cand), boost);
+          return leafHits(score, 
+            rememberFilter(scope.index, key, () => termsBits(f, values, env), (c) => termsBits(f, values, this.leafEnv(scope), c)),
+            boost,
+          );
         }
-        return leaf(termsBits(f, values, env, cand), boost);
+        return leafHits(score, termsBits(f, values, env, cand), boost);
       }
       case 'range': {
         const [name, spec] = fieldEntry(body, kind);
         const opts = asObject(spec, kind);
         const f = this.field(scope, name);
-        if (!f) return leaf(new Bitmap(), boostOf(opts));
+        if (!f) return leafHits(score, new Bitmap(), boostOf(opts));
         if (scope.index && (cand === undefined || cand.size * 64 >= env.space) && hasFixedBounds(opts)) {
           // a numeric range such as `score.gte:100`, asked again and again: remembered like a
           // filter's tags until the index changes (the engine's answer to a query cache)
           const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
-          return leaf(filterFor(scope.index, key, () => rangeBits(f, opts, env)), boostOf(opts));
+          return leafHits(score, 
+            filterFor(scope.index, key, () => rangeBits(f, opts, env), (c) => rangeBits(f, opts, this.leafEnv(scope), c)),
+            boostOf(opts),
+          );
         }
-        return leaf(rangeBits(f, opts, env, cand), boostOf(opts));
+        return leafHits(score, rangeBits(f, opts, env, cand), boostOf(opts));
       }
       case 'exists': {
         const obj = asObject(body, kind);
         if (typeof obj.field !== 'string') throw queryError(kind, 'requires a [field]');
-        return leaf(this.exists(scope, obj.field), boostOf(obj));
+        return leafHits(score, this.exists(scope, obj.field), boostOf(obj));
       }
       case 'ids': {
         const obj = asObject(body, kind);
         const values = obj.values ?? [];
         if (!Array.isArray(values)) throw queryError(kind, '[values] must be an array');
-        return leaf(scope.index ? this.ids(values, scope) : new Bitmap(), boostOf(obj));
+        return leafHits(score, scope.index ? this.ids(values, scope) : new Bitmap(), boostOf(obj));
       }
       case 'prefix':
       case 'wildcard': {
@@ -208,14 +183,14 @@ export class Executor {
         const { value, opts } = longForm(spec, kind === 'wildcard' ? ['value', 'wildcard'] : ['value'], kind);
         const pattern = keywordOf(scalarQueryValue(value, kind, name))!;
         const f = this.field(scope, name);
-        return leaf(f ? patternBits(f, kind, pattern, opts.case_insensitive === true, env) : new Bitmap(), boostOf(opts));
+        return leafHits(score, f ? patternBits(f, kind, pattern, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'fuzzy': {
         const [name, spec] = fieldEntry(body, kind);
         const { value, opts } = longForm(spec, ['value'], kind);
         const q = keywordOf(scalarQueryValue(value, kind, name))!;
         const f = this.field(scope, name);
-        return leaf(f ? fuzzyBits(f, q, opts, env) : new Bitmap(), boostOf(opts));
+        return leafHits(score, f ? fuzzyBits(f, q, opts, env, cand) : new Bitmap(), boostOf(opts));
       }
       case 'match':
       case 'match_phrase': {
@@ -223,13 +198,13 @@ export class Executor {
         const { value, opts } = longForm(spec, ['query'], kind);
         const raw = scalarQueryValue(value, kind, name);
         const f = this.field(scope, name);
-        if (!f) return leaf(new Bitmap(), boostOf(opts));
-        return leaf(kind === 'match' ? matchBits(f, raw, opts, env, cand) : phraseBits(f, raw, opts, env, cand), boostOf(opts));
+        if (!f) return leafHits(score, new Bitmap(), boostOf(opts));
+        return leafHits(score, kind === 'match' ? matchBits(f, raw, opts, env, cand) : phraseBits(f, raw, opts, env, cand), boostOf(opts));
       }
       case 'constant_score': {
         const cs = asObject(body, kind);
         if (cs.filter === undefined) throw queryError(kind, 'requires a [filter]');
-        return leaf(this.run(cs.filter, scope, cand, false).bits, boostOf(cs));
+        return leafHits(score, this.run(cs.filter, scope, cand, false).bits, boostOf(cs));
       }
       case 'function_score':
         return this.functionScore(asObject(body, kind), scope, cand, score);
@@ -270,6 +245,11 @@ export class Executor {
       default:
         throw new Error(`Unsupported query kind: ${kind}`);
     }
+  }
+
+  /** What leaf queries read of the scope, as it is now (a remembered set's clause runs again after writes). */
+  private leafEnv(scope: Scope): LeafEnv {
+    return { now: this.now, space: scope.set.length, universe: scope.universe, set: scope.set };
   }
 
   /** The field a name designates in this scope (undefined: OpenSearch would not find it). */
@@ -367,7 +347,9 @@ export class Executor {
       ...must.map((q) => ({ q, scoring: true, cost: this.cost(q, scope) })),
       ...filter.map((q) => ({ q, scoring: false, cost: this.cost(q, scope) })),
     ].sort((a, b) => a.cost - b.cost);
-    let acc: Bitmap | null = null;
+    // few candidates (a narrow enclosing clause, or the documents a write changed): start from
+    // them, so that no clause's whole set meets another's
+    let acc: Bitmap | null = cand !== undefined && cand.size * 64 < scope.set.length ? cand : null;
     const scorers: Scorer[] = [];
     for (const r of required) {
       const h = this.run(r.q, scope, acc ?? cand, r.scoring && score);
@@ -379,7 +361,8 @@ export class Executor {
     if (should.length > 0 && (msm > 0 || score)) {
       shouldHits = should.map((q) => this.run(q, scope, acc ?? cand, score));
       if (msm > 0) {
-        const lists = shouldHits.map((h) => h.bits);
+        const narrow = acc !== null && acc.size * 64 < scope.set.length ? acc : null;
+        const lists = shouldHits.map((h) => (narrow ? narrow.and(h.bits) : h.bits));
         const combined = msm === 1 ? union(lists) : atLeast(lists, msm);
         acc = acc ? acc.and(combined) : combined;
       }
@@ -417,11 +400,17 @@ export class Executor {
    */
   private excluded(mustNot: unknown[], scope: Scope, base: Bitmap): Bitmap {
     const index = scope.index;
+    if (base.size <= FEW_CANDIDATES) return union(mustNot.map((q) => base.and(this.run(q, scope, base, false).bits)));
     if (index === null || !mustNot.every((q) => this.indexOnly(q, scope))) {
       return union(mustNot.map((q) => this.run(q, scope, base, false).bits));
     }
     const key = `must_not\u0000${JSON.stringify(mustNot)}`;
-    return filterFor(index, key, () => union(mustNot.map((q) => this.run(q, scope, undefined, false).bits)));
+    const within = (c: Bitmap | undefined) => union(mustNot.map((q) => this.run(q, scope, c, false).bits));
+    // a few candidates (a narrow query, or the documents a write changed): not worth building
+    // the whole set for them
+    const kept = cachedFilter(index, key);
+    if (kept === undefined && base.size * 64 < index.docCount) return within(base);
+    return kept ?? rememberFilter(index, key, () => within(undefined), within);
   }
 
   /** Whether a query's matches depend on the index alone (not on the clock, nor on scores). */

@@ -1,5 +1,7 @@
 import {
   booleanRangeTest,
+  compileWildcard,
+  fuzzyMatcher,
   dateBoundAt,
   dateRangeInterval,
   dateTermInterval,
@@ -20,7 +22,7 @@ import {
 } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
 import type { NumericRange } from '../columns/columns.js';
-import type { Field, LeafField, NumericField, TermField } from '../index/field-set.js';
+import type { Field, FieldSet, LeafField, NumericField, TermField } from '../index/field-set.js';
 import type { TermDictionary } from '../terms/keyword-index.js';
 import { atLeast } from '../terms/text-index.js';
 
@@ -37,7 +39,9 @@ export interface LeafEnv {
   /** Number of documents of the FieldSet (bitset size). */
   space: number;
   /** Every document of the scope (live documents at the root). */
-  universe: () => Bitmap;
+  universe: Bitmap;
+  /** The scope's fields (stored records of its documents). */
+  set: FieldSet;
 }
 
 export function boostOf(opts: Record<string, unknown>): number {
@@ -67,6 +71,18 @@ function objectError(kind: string, f: Field): Error {
 
 // ------------------------------------------------------------------ term, terms
 
+/** Up to this many candidates, leaves test each candidate instead of reading whole lists. */
+export const FEW_CANDIDATES = 512;
+
+/** The few candidates holding `term` (undefined: not few), each looked up in its list. */
+function fewIn(dict: TermDictionary, term: string, cand: Bitmap | undefined): Bitmap | undefined {
+  if (cand === undefined || cand.size > FEW_CANDIDATES) return undefined;
+  const list = dict.postingsOf(term);
+  const out: number[] = [];
+  if (list) cand.forEach((d) => list.has(d) && out.push(d));
+  return Bitmap.fromSorted(out);
+}
+
 /** Documents whose field equals `raw` (term, and match on non-text fields). */
 export function termBits(f: Field, raw: string | number | boolean, caseInsensitive: boolean, env: LeafEnv, cand?: Bitmap, kind = 'term'): Bitmap {
   switch (f.kind) {
@@ -75,13 +91,13 @@ export function termBits(f: Field, raw: string | number | boolean, caseInsensiti
       throw objectError(kind, f);
     case 'keyword': {
       const q = keywordOf(raw)!;
-      if (!caseInsensitive) return f.dict.lookup(q);
+      if (!caseInsensitive) return fewIn(f.dict, q, cand) ?? f.dict.lookup(q);
       const ql = q.toLowerCase();
       return ords(f.dict, f.dict.matchingOrds((t) => t.toLowerCase() === ql), env);
     }
     case 'text': {
       const q = keywordOf(raw)!;
-      if (!caseInsensitive) return f.text.dict.lookup(q);
+      if (!caseInsensitive) return fewIn(f.text.dict, q, cand) ?? f.text.dict.lookup(q);
       const ql = q.toLowerCase();
       return ords(f.text.dict, f.text.dict.matchingOrds((t) => t.toLowerCase() === ql), env);
     }
@@ -118,6 +134,12 @@ export function termsBits(f: Field, values: unknown, env: LeafEnv, cand?: Bitmap
       for (const r of raws) {
         const o = dict.ordOf(keywordOf(r)!);
         if (o !== undefined) list.push(o);
+      }
+      if (cand && cand.size <= FEW_CANDIDATES) {
+        const lists = list.map((o) => dict.postingAt(o));
+        const out: number[] = [];
+        cand.forEach((d) => lists.some((l) => l.has(d)) && out.push(d));
+        return Bitmap.fromSorted(out);
       }
       if (cand && list.length > 1 && cand.size * 64 < env.space) {
         // few candidates (a filter's hidden tags under a narrow query): intersect each list
@@ -204,16 +226,49 @@ function stringDict(f: Field, kind: string): TermDictionary {
   throw queryError(kind, `can only be used on keyword and text fields, not on [${f.path}] of type ${type}`);
 }
 
-export function patternBits(f: Field, kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean, env: LeafEnv): Bitmap {
-  const dict = stringDict(f, kind);
-  const expand = () => (kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive));
-  return dict.cachedUnion(`${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`, expand, env.space);
+/**
+ * The candidates holding a term of keyword field `f` that passes `test`, read from their stored
+ * records: for a few candidates (a narrow query, the documents a write changed) when the
+ * pattern's union is not kept, instead of expanding the pattern over the dictionary and merging
+ * every matching list. Undefined when that does not apply, or when a candidate holds terms its
+ * record does not list (values stored whole, beside the record).
+ */
+function fewHolding(f: Field, key: string, test: (term: string) => boolean, env: LeafEnv, cand: Bitmap | undefined): Bitmap | undefined {
+  if (f.kind !== 'keyword' || cand === undefined || cand.size > FEW_CANDIDATES || f.dict.keptUnion(key) !== undefined) return undefined;
+  const dict = f.dict;
+  const out: number[] = [];
+  let complete = true;
+  cand.forEach((d) => {
+    if (!complete || !dict.docs.has(d)) return;
+    const ords = env.set.storedOrds(d, f);
+    if (ords === null) complete = false;
+    else if (ords.some((o) => test(dict.termAt(o)))) out.push(d);
+  });
+  return complete ? Bitmap.fromSorted(out) : undefined;
 }
 
-export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, env: LeafEnv): Bitmap {
+export function patternBits(f: Field, kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean, env: LeafEnv, cand?: Bitmap): Bitmap {
+  const dict = stringDict(f, kind);
+  const key = `${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`;
+  const lower = pattern.toLowerCase();
+  const test =
+    kind === 'wildcard'
+      ? compileWildcard(pattern, caseInsensitive)
+      : caseInsensitive
+        ? (t: string) => t.toLowerCase().startsWith(lower)
+        : (t: string) => t.startsWith(pattern);
+  const few = fewHolding(f, key, test, env, cand);
+  if (few) return few;
+  const expand = () => (kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive));
+  return dict.cachedUnion(key, expand, env.space);
+}
+
+export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, env: LeafEnv, cand?: Bitmap): Bitmap {
   const dict = stringDict(f, 'fuzzy');
   const fuzzy = fuzzyOptions(q, opts, 'transpositions');
   const key = `fuzzy:${fuzzy.maxEdits}:${fuzzy.prefixLength}:${fuzzy.transpositions ? 't' : 'n'}:${q}`;
+  const few = fewHolding(f, key, fuzzyMatcher(q, fuzzy), env, cand);
+  if (few) return few;
   return dict.cachedUnion(key, () => dict.fuzzyOrds(q, fuzzy), env.space);
 }
 
@@ -222,7 +277,7 @@ export function fuzzyBits(f: Field, q: string, opts: Record<string, unknown>, en
 export function matchBits(f: Field, raw: string | number | boolean, opts: Record<string, unknown>, env: LeafEnv, cand?: Bitmap): Bitmap {
   if (f.kind !== 'text') return termBits(f, raw, false, env, cand, 'match');
   const terms = queryAnalyzer(opts, f.text.analyze)(keywordOf(raw)!).terms;
-  if (terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe() : new Bitmap();
+  if (terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe : new Bitmap();
   const required = requiredMatchTerms(terms.length, opts);
   if (required > terms.length) return new Bitmap();
   const dict = f.text.dict;
@@ -240,7 +295,7 @@ export function matchBits(f: Field, raw: string | number | boolean, opts: Record
 export function phraseBits(f: Field, raw: string | number | boolean, opts: Record<string, unknown>, env: LeafEnv, cand?: Bitmap): Bitmap {
   if (f.kind !== 'text') return termBits(f, raw, false, env, cand, 'match_phrase');
   const q = queryAnalyzer(opts, f.text.analyze)(keywordOf(raw)!);
-  if (q.terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe() : new Bitmap();
+  if (q.terms.length === 0) return opts.zero_terms_query === 'all' ? env.universe : new Bitmap();
   const slop = typeof opts.slop === 'number' ? opts.slop : 0;
   return f.text.phrase(q, slop, cand);
 }

@@ -427,6 +427,12 @@ export class TermDictionary {
    * `union(expand())`, reused while no term was added since (postings added since are patched
    * in): `key` names the expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
    */
+  /** The union `cachedUnion` keeps under `key`, if it is kept and current; nothing is built. */
+  keptUnion(key: string): Bitmap | undefined {
+    const hit = this.unions.get(key);
+    return hit !== undefined && hit.version === this.version ? hit.bits : undefined;
+  }
+
   cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
     const hit = this.unions.get(key);
     this.unions.delete(key);

@@ -1,0 +1,334 @@
+import type { SearchRequest, SearchResult } from '../engine.js';
+import type { PhysicalIndex } from './index/physical-index.js';
+import { buildSortKeys, sortNeedsScores } from './collector/sort.js';
+import { Bitmap } from './postings/bitmap.js';
+import { Executor, type Scope } from './query/execute.js';
+import { dropFilters, patchFilters } from './query/filter-cache.js';
+import { idRangeBits } from './query/score.js';
+import { withSearchMemory } from './search-memory.js';
+
+/*
+ * Answers of searches, kept across writes. A busy board asks the same few thousand searches
+ * again and again (listings, a filter's front page, popular tags) and changes a few images a
+ * second; an answer is an id list and a total that stays right as long as no document it
+ * depends on changed. Which documents a cached answer depends on is exactly those its query
+ * matches: a document outside them moves neither the total nor the page, and the sort key of a
+ * document is a function of that document alone (its field values, its id in a random order,
+ * scores that are constants per clause (query/score.ts); ties go by document number, which only
+ * grows). So a write of a few documents drops an answer only when its query matches one of them
+ * before the write or after it, which the executor finds by running the query on just those
+ * documents as candidates. Two things outside a document can still move an order: the range a
+ * random order permutes ids in grows with the largest id, and ids that are not whole numbers
+ * rank differently; when either changes, every answer of the index goes. A large batch (a
+ * reindex) clears the index's answers rather than checking each.
+ *
+ * One document changed in place (a tag edit) that the query matches before and after leaves the
+ * total as it was, and the page too when the document's sort keys did not change, provided the
+ * order has no ties for the document number to settle (a sort on `id`, unique, with numeric
+ * fields and `_score` before it): such an answer stays. So a tag edit keeps the answers of `*`
+ * and of ranges over every image unless they sort on something the edit changed.
+ *
+ * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
+ * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
+ */
+
+export interface ResultCacheOptions {
+  /** Answers kept at most, over every index (0: none). */
+  maxEntries?: number;
+  /** Bytes kept at most (an estimate, see `entryBytes`). */
+  maxBytes?: number;
+  /** A write of more documents than this clears the index's answers instead of checking them. */
+  maxBatch?: number;
+}
+
+const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256 };
+
+interface Entry {
+  owner: IndexAnswers;
+  /** The request's query (what decides whether a changed document concerns the answer). */
+  query: unknown;
+  /** Its text: answers that differ only in sort or page are checked once. */
+  queryText: string;
+  sort: unknown;
+  result: SearchResult;
+  bytes: number;
+}
+
+/** The answers of one physical index. */
+interface IndexAnswers {
+  id: number;
+  keys: Set<string>;
+}
+
+/** A write under way on one index: call `done` once it returned or threw. */
+export interface PendingChange {
+  done(ok: boolean): void;
+}
+
+/** Whether a request reads the clock: date math anchored on `now`, anywhere in it. */
+function readsClock(value: unknown): boolean {
+  if (typeof value === 'string') return value.startsWith('now');
+  if (Array.isArray(value)) return value.some(readsClock);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(readsClock);
+  return false;
+}
+
+/** The text that identifies a request's answer on one index (null: not to be kept). */
+export function answerKey(request: SearchRequest): string | null {
+  if (request.oneOff === true || readsClock(request.query) || readsClock(request.sort)) return null;
+  return JSON.stringify([request.query ?? null, request.sort ?? null, request.from ?? null, request.size ?? null]);
+}
+
+/**
+ * What an answer holds, roughly: its key, the query's text, the query itself (about as much
+ * again as its text), the ids, and the map entries.
+ */
+function entryBytes(key: string, queryText: string, result: SearchResult): number {
+  return 2 * key.length + 4 * queryText.length + 8 * result.ids.length + 200;
+}
+
+/**
+ * Whether an order is settled by the sort keys of a document alone, never by its document
+ * number: a list of plain clauses on `_score` and numeric fields of the index, one of them `id`.
+ */
+function keyedOrder(index: PhysicalIndex, sort: unknown): boolean {
+  if (!Array.isArray(sort)) return false;
+  let unique = false;
+  for (const c of sort) {
+    const [field, spec] = typeof c === 'string' ? [c, 'asc'] : c !== null && typeof c === 'object' && Object.keys(c).length === 1 ? Object.entries(c)[0]! : [];
+    if (field === undefined) return false;
+    const plain = spec === 'asc' || spec === 'desc' || (spec !== null && typeof spec === 'object' && Object.keys(spec).every((k) => k === 'order'));
+    if (!plain) return false;
+    if (field === '_score') continue;
+    const f = index.root.byPath.get(field);
+    if (f?.kind !== 'numeric') return false;
+    if (field === 'id') unique = true;
+  }
+  return unique;
+}
+
+/**
+ * The sort keys of one live document under an answer's query and sort, in one run of the query:
+ * undefined when the query does not match it, null when the run failed.
+ */
+function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] | null | undefined {
+  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
+  try {
+    const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
+    const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
+    if (!hits.bits.has(doc)) return undefined;
+    return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => k.key(doc));
+  } catch {
+    return null;
+  }
+}
+
+const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null | undefined) =>
+  !!b && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
+
+/** Whether `query` matches one of `docs` (live documents of `index`). */
+function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
+  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
+  try {
+    return !new Executor(Date.now(), false).run(query ?? { match_all: {} }, scope, docs, false).bits.and(docs).isEmpty();
+  } catch {
+    return true;
+  }
+}
+
+export class ResultCache {
+  private readonly options: Required<ResultCacheOptions>;
+  /** Every answer, least recently used first; keys are `<owner id>\0<answer key>`. */
+  private readonly entries = new Map<string, Entry>();
+  private readonly owners = new WeakMap<PhysicalIndex, IndexAnswers>();
+  private nextOwner = 1;
+  private bytes = 0;
+  /** Answers dropped by writes so far (for benchmarks). */
+  dropped = 0;
+
+  constructor(options: ResultCacheOptions = {}) {
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The answer of `request` on `index`: kept, or computed by `search` (and kept if it may be). */
+  answer(index: PhysicalIndex, request: SearchRequest, search: () => SearchResult): SearchResult {
+    const key = this.options.maxEntries > 0 ? answerKey(request) : null;
+    if (key === null) return search();
+    const owner = this.ownerOf(index);
+    const full = `${owner.id}\u0000${key}`;
+    const hit = this.entries.get(full);
+    if (hit) {
+      this.entries.delete(full);
+      this.entries.set(full, hit);
+      return { ids: hit.result.ids.slice(), total: hit.result.total };
+    }
+    const result = search();
+    const queryText = JSON.stringify(request.query ?? null);
+    const bytes = entryBytes(full, queryText, result);
+    if (bytes > this.options.maxBytes / 16) return result;
+    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    owner.keys.add(full);
+    this.bytes += bytes;
+    while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
+      this.delete(this.entries.keys().next().value!);
+    }
+    return result;
+  }
+
+  private ownerOf(index: PhysicalIndex): IndexAnswers {
+    let owner = this.owners.get(index);
+    if (!owner) {
+      owner = { id: this.nextOwner++, keys: new Set() };
+      this.owners.set(index, owner);
+    }
+    return owner;
+  }
+
+  private delete(full: string): void {
+    const e = this.entries.get(full);
+    if (!e) return;
+    this.entries.delete(full);
+    e.owner.keys.delete(full);
+    this.bytes -= e.bytes;
+  }
+
+  /** Forget every answer of `index`. */
+  clear(index: PhysicalIndex): void {
+    const owner = this.owners.get(index);
+    if (owner) for (const full of [...owner.keys]) this.delete(full);
+  }
+
+  /** Drop the answers of `index` whose query matches one of `docs`, but for those in `skip`. */
+  private dropMatching(index: PhysicalIndex, docs: Bitmap, skip?: Set<string>): void {
+    const owner = this.owners.get(index);
+    if (!owner || docs.isEmpty()) return;
+    const matched = new Map<string, boolean>();
+    for (const full of [...owner.keys]) {
+      if (skip?.has(full)) continue;
+      const e = this.entries.get(full)!;
+      let hit = matched.get(e.queryText);
+      if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+      if (hit) {
+        this.delete(full);
+        this.dropped++;
+      }
+    }
+  }
+
+  /**
+   * Before one document `doc` changes: drops the answers whose query matches it and whose order
+   * is not settled by sort keys alone; returns the sort keys of those it matches that may stay.
+   */
+  private keysBefore(index: PhysicalIndex, doc: number): Map<string, (number | undefined)[]> {
+    const kept = new Map<string, (number | undefined)[]>();
+    const owner = this.owners.get(index);
+    if (!owner) return kept;
+    const docs = Bitmap.of(doc);
+    const matched = new Map<string, boolean>();
+    for (const full of [...owner.keys]) {
+      const e = this.entries.get(full)!;
+      if (keyedOrder(index, e.sort)) {
+        // matched and keyed in one run; a failed run counts as a match (the answer goes)
+        const keys = sortValues(index, e, doc);
+        if (keys) kept.set(full, keys);
+        else if (keys === null) {
+          this.delete(full);
+          this.dropped++;
+        }
+        continue;
+      }
+      let hit = matched.get(e.queryText);
+      if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+      if (hit) {
+        this.delete(full);
+        this.dropped++;
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * After that change: of the answers that matched the old version, drops those the new version
+   * `added` (one document, or none) does not match or matches with other sort keys; returns
+   * those that stay, which the check of the new version need not see again.
+   */
+  private dropChanged(index: PhysicalIndex, keysBefore: Map<string, (number | undefined)[]>, added: Bitmap): Set<string> {
+    const doc = added.isEmpty() ? -1 : added.toArray()[0]!;
+    const stays = new Set<string>();
+    for (const [full, keys] of keysBefore) {
+      const e = this.entries.get(full);
+      if (!e) continue;
+      if (doc >= 0 && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
+      else {
+        this.delete(full);
+        this.dropped++;
+      }
+    }
+    return stays;
+  }
+
+  /**
+   * A write or delete of the documents with `ids` is about to run on `index`: answers their old
+   * versions concern go now, those their new versions concern when it is `done`; the index's
+   * remembered filter sets (query/filter-cache.ts) take in the new versions.
+   */
+  changing(index: PhysicalIndex, ids: readonly unknown[]): PendingChange {
+    const versionBefore = index.version;
+    if (ids.length > this.options.maxBatch) {
+      this.clear(index);
+      return { done: () => this.clear(index) };
+    }
+    const docsBefore = index.docCount;
+    const randomOrder = [idRangeBits(index.maxId), index.irregularIds === 0];
+    const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
+    let keysBefore: Map<string, (number | undefined)[]> | null = null;
+    // one document changed in place: answers it concerns before may stay (see the top)
+    const trusted = attempt(() =>
+      withSearchMemory(() => {
+        if (old >= 0) keysBefore = this.keysBefore(index, old);
+        else this.dropMatching(index, docsOf(index, ids, 0));
+      }),
+    );
+    return {
+      done: (ok) => {
+        const after = () => {
+          if (idRangeBits(index.maxId) !== randomOrder[0] || (index.irregularIds === 0) !== randomOrder[1]) this.clear(index);
+          const added = docsOf(index, ids, docsBefore);
+          patchFilters(index, versionBefore, added);
+          const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added);
+          this.dropMatching(index, added, checked);
+        };
+        // a batch that failed part way, or a check that did: nothing kept is trusted
+        if (ok && trusted && attempt(() => withSearchMemory(after))) return;
+        dropFilters(index);
+        this.clear(index);
+      },
+    };
+  }
+}
+
+/** Whether `work` ran to its end (a write must go on whatever a check of the caches met). */
+function attempt(work: () => void): boolean {
+  try {
+    work();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The live documents of these ids numbered `from` or later, as a bitmap. */
+function docsOf(index: PhysicalIndex, ids: readonly unknown[], from: number): Bitmap {
+  const docs: number[] = [];
+  for (const id of ids) {
+    if (typeof id !== 'number') continue;
+    const d = index.docOf(id);
+    if (d >= from) docs.push(d);
+  }
+  docs.sort((a, b) => a - b);
+  return Bitmap.fromSorted([...new Set(docs)]);
+}

@@ -1,0 +1,248 @@
+/**
+ * The embedded engine's answers kept across writes (src/search/embedded/result-cache.ts) and its
+ * remembered filter sets patched by writes (query/filter-cache.ts): after any sequence of
+ * writes and deletes, every answer equals the one a freshly built index gives for the same
+ * documents, which has no cache, no remembered set and no tombstone.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Query, SortClause } from '../../grammar/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { PhysicalIndex } from '../../src/search/embedded/index/physical-index.js';
+import { answerKey } from '../../src/search/embedded/result-cache.js';
+import { searchIndex } from '../../src/search/embedded/search.js';
+import type { IndexDocument, SearchRequest } from '../../src/search/engine.js';
+import type { IndexMapping } from '../../src/search/mapping.js';
+import { mulberry32 } from '../../src/lib/random.js';
+
+const mapping: IndexMapping = {
+  dynamic: false,
+  properties: {
+    id: { type: 'long' },
+    tags: { type: 'keyword' },
+    tag_ids: { type: 'long' },
+    score: { type: 'integer' },
+    created_at: { type: 'date' },
+    approved: { type: 'boolean' },
+    hidden_from_users: { type: 'boolean' },
+    galleries: { type: 'nested', properties: { id: { type: 'long' }, position: { type: 'integer' } } },
+  },
+};
+
+const TAGS = ['safe', 'solo', 'cat', 'dog', 'abc', 'xabcx', 'blue', 'red'];
+const DAY = 86_400_000;
+const NOW = Date.now();
+
+function pickTags(rnd: () => number): { tags: string[]; tag_ids: number[] } {
+  const tagIds = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => Math.floor(rnd() * TAGS.length)))];
+  // now and then a tag never seen: a new term makes the dictionary's kept pattern unions
+  // stale, so patterns are tested on the candidates' own terms
+  const fresh = rnd() < 0.1 ? [`${rnd() < 0.5 ? 'b' : 'xabc'}${Math.floor(rnd() * 1e6)}`] : [];
+  return { tags: [...tagIds.map((t) => TAGS[t]!), ...fresh], tag_ids: tagIds };
+}
+
+function makeDoc(id: number, rnd: () => number): IndexDocument {
+  return {
+    id,
+    ...pickTags(rnd),
+    score: Math.floor(rnd() * 20) - 5,
+    // around now, so that relative dates move documents in and out as they change
+    created_at: new Date(NOW - Math.floor(rnd() * 4 * DAY)).toISOString(),
+    approved: rnd() < 0.9,
+    hidden_from_users: rnd() < 0.1,
+    galleries: rnd() < 0.3 ? [{ id: 1 + Math.floor(rnd() * 2), position: Math.floor(rnd() * 10) }] : [],
+  };
+}
+
+const QUERIES: Query[] = [
+  { match_all: {} },
+  { term: { tags: 'safe' } },
+  { terms: { tag_ids: [2, 3] } },
+  { wildcard: { tags: '*abc*' } },
+  { prefix: { tags: 'b' } },
+  { range: { score: { gte: 5 } } },
+  { range: { created_at: { gte: 'now-2d' } } },
+  { range: { created_at: { lt: new Date(NOW - DAY).toISOString() } } },
+  { bool: { should: [{ term: { tags: 'cat' } }, { term: { tags: 'dog' } }], must_not: [{ range: { score: { lt: 0 } } }] } },
+  { nested: { path: 'galleries', query: { term: { 'galleries.id': 1 } } } },
+] as Query[];
+
+const SORTS: SortClause[][] = [
+  [{ id: 'desc' }],
+  [{ score: 'desc' }, { id: 'desc' }],
+  // ties go by document number, which an edit changes
+  [{ score: 'desc' }],
+  [{ created_at: 'asc' }, { id: 'asc' }],
+  [{ tags: 'asc' }, { id: 'asc' }],
+  [{ _score: 'desc' }, { id: 'asc' }],
+  [{ 'galleries.position': { order: 'asc', nested: { path: 'galleries', filter: { term: { 'galleries.id': 1 } } } } }, { id: 'desc' }],
+] as SortClause[][];
+
+/** What a listing sends: the query, then what the filter hides (kept as remembered sets). */
+function listing(query: Query, hidden: number[]): Query {
+  const mustNot: Query[] = [{ term: { approved: false } }, { term: { hidden_from_users: true } }] as Query[];
+  if (hidden.length > 0) mustNot.push({ bool: { should: [{ terms: { tag_ids: hidden } }] } } as Query);
+  return { bool: { must: query, must_not: mustNot } } as Query;
+}
+
+/** A fixed pool of requests, asked again and again, as a board's traffic does. */
+function requestPool(rnd: () => number, n: number): SearchRequest[] {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const pool: SearchRequest[] = [];
+  for (let i = 0; i < n; i++) {
+    let query = listing(pick(QUERIES), rnd() < 0.5 ? [] : [Math.floor(rnd() * TAGS.length), Math.floor(rnd() * TAGS.length)]);
+    let sort = pick(SORTS);
+    if (rnd() < 0.15) {
+      query = { function_score: { query, functions: [{ random_score: { seed: Math.floor(rnd() * 3), field: 'id' } }], boost_mode: 'replace' } } as Query;
+      sort = [{ _score: 'desc' }, { id: 'desc' }] as SortClause[];
+    }
+    pool.push({ query, sort, from: pick([0, 0, 3, 10]), size: pick([1, 5, 10, 50]) });
+  }
+  return pool;
+}
+
+/** An index built now from `docs` alone. */
+function freshIndex(docs: Map<number, IndexDocument>): PhysicalIndex {
+  const index = new PhysicalIndex('fresh', mapping);
+  index.write([...docs.values()]);
+  return index;
+}
+
+describe('search answers kept across writes', () => {
+  it('never serve a stale answer: random writes, deletes and searches against a fresh index', async () => {
+    for (const seed of [1, 2, 3]) {
+      const rnd = mulberry32(seed);
+      const engine = new EmbeddedEngine({ resultCache: { maxBatch: 12, maxEntries: 40 } });
+      await engine.ensureIndex({ name: 'images', mapping });
+      // in the order the engine numbers them: a rewritten document goes last (ties of a sort
+      // without `id` go by that order)
+      const docs = new Map<number, IndexDocument>();
+      const put = (d: IndexDocument) => {
+        docs.delete(d.id);
+        docs.set(d.id, d);
+      };
+      const initial = Array.from({ length: 150 }, (_, i) => makeDoc(i + 1, rnd));
+      for (const d of initial) put(d);
+      await engine.write('images', initial);
+      const pool = requestPool(rnd, 60);
+      let nextId = 151;
+      let compared = 0;
+      for (let step = 0; step < 120; step++) {
+        const r = rnd();
+        if (r < 0.15) {
+          const ids = [...docs.keys()].filter(() => rnd() < 0.03);
+          await engine.remove('images', ids);
+          for (const id of ids) docs.delete(id);
+        } else if (r < 0.45) {
+          // a tag edit of one document: its sort keys stay, so answers it is in may stay too
+          const id = [...docs.keys()][Math.floor(rnd() * docs.size)]!;
+          const edited = { ...docs.get(id)!, ...pickTags(rnd) };
+          await engine.write('images', [edited]);
+          put(edited);
+        } else if (r < 0.6) {
+          // a vote: one document's score moves it within the answers it is in
+          const id = [...docs.keys()][Math.floor(rnd() * docs.size)]!;
+          const voted = { ...docs.get(id)!, score: Math.floor(rnd() * 20) - 5 };
+          await engine.write('images', [voted]);
+          put(voted);
+        } else if (r < 0.65) {
+          // a batch past maxBatch: the index's answers are cleared
+          const batch = Array.from({ length: 20 }, () => makeDoc(rnd() < 0.5 ? nextId++ : 1 + Math.floor(rnd() * nextId), rnd));
+          await engine.write('images', batch);
+          for (const d of batch) put(d);
+        } else {
+          // a few new or changed documents: tags, scores, dates, galleries move them in and out
+          const batch = Array.from({ length: 1 + Math.floor(rnd() * 3) }, () => makeDoc(rnd() < 0.3 ? nextId++ : 1 + Math.floor(rnd() * nextId), rnd));
+          await engine.write('images', batch);
+          for (const d of batch) put(d);
+        }
+        const fresh = freshIndex(docs);
+        for (let k = 0; k < 12; k++) {
+          const request = pool[Math.floor(rnd() * pool.length)]!;
+          const got = await engine.search('images', request);
+          expect(got, `seed ${seed} step ${step}: ${JSON.stringify(request)}`).toEqual(searchIndex(fresh, request));
+          compared++;
+        }
+      }
+      expect(compared).toBe(120 * 12);
+    }
+  });
+
+  it('serves a kept answer: the same request twice gives the same ids without searching again', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const rnd = mulberry32(9);
+    await engine.write('images', Array.from({ length: 50 }, (_, i) => makeDoc(i + 1, rnd)));
+    const request: SearchRequest = { query: { term: { tags: 'safe' } } as Query, sort: [{ id: 'desc' }] as SortClause[], size: 5 };
+    const first = await engine.search('images', request);
+    first.ids.push(-1); // a caller changing its copy changes nothing kept
+    expect(await engine.search('images', request)).toEqual({ ids: first.ids.slice(0, -1), total: first.total });
+  });
+
+  it('a tag change moves a document into and out of a kept answer', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const base = (id: number, tags: string[]) => ({ id, tags, tag_ids: [], score: 0, approved: true, hidden_from_users: false });
+    await engine.write('images', [base(1, ['cat']), base(2, ['dog']), base(3, ['cat'])]);
+    const request: SearchRequest = { query: listing({ term: { tags: 'cat' } } as Query, []), sort: [{ id: 'asc' }] as SortClause[] };
+    expect(await engine.search('images', request)).toEqual({ ids: [1, 3], total: 2 });
+    await engine.write('images', [base(2, ['cat'])]);
+    expect(await engine.search('images', request)).toEqual({ ids: [1, 2, 3], total: 3 });
+    await engine.write('images', [base(1, ['dog'])]);
+    expect(await engine.search('images', request)).toEqual({ ids: [2, 3], total: 2 });
+    await engine.remove('images', [3]);
+    expect(await engine.search('images', request)).toEqual({ ids: [2], total: 1 });
+    // a change to a document the query does not match keeps the answer, and it stays right
+    await engine.write('images', [base(5, ['dog'])]);
+    expect(await engine.search('images', request)).toEqual({ ids: [2], total: 1 });
+  });
+
+  it('a batch that fails part way leaves no kept answer behind', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    await engine.write('images', [{ id: 1, tags: ['cat'], score: 1 }]);
+    const request: SearchRequest = { query: { term: { tags: 'cat' } } as Query, sort: [{ id: 'asc' }] as SortClause[] };
+    expect(await engine.search('images', request)).toEqual({ ids: [1], total: 1 });
+    // the first document is written, the second refused
+    await expect(engine.write('images', [{ id: 2, tags: ['cat'], score: 2 }, { id: 3, tags: ['cat'], score: 'many' }])).rejects.toThrow(/failed to index/);
+    expect(await engine.search('images', request)).toEqual({ ids: [1, 2], total: 2 });
+  });
+
+  it('a sort field change reorders a kept answer', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const doc = (id: number, score: number) => ({ id, tags: ['safe'], score, approved: true });
+    await engine.write('images', [doc(1, 1), doc(2, 2), doc(3, 3)]);
+    const request: SearchRequest = { query: { term: { tags: 'safe' } } as Query, sort: [{ score: 'desc' }, { id: 'desc' }] as SortClause[] };
+    expect((await engine.search('images', request)).ids).toEqual([3, 2, 1]);
+    await engine.write('images', [doc(1, 10)]);
+    expect((await engine.search('images', request)).ids).toEqual([1, 3, 2]);
+  });
+
+  it("a filter's hidden tags, remembered, take in documents written after", async () => {
+    const engine = new EmbeddedEngine({ resultCache: false });
+    await engine.ensureIndex({ name: 'images', mapping });
+    const doc = (id: number, tagIds: number[], score = 0) => ({ id, tags: ['safe'], tag_ids: tagIds, score, approved: true });
+    // enough documents that the listing's exclusions are remembered as one set
+    await engine.write('images', Array.from({ length: 2000 }, (_, i) => doc(i + 1, [i % 4])));
+    const request: SearchRequest = { query: listing({ range: { score: { gte: 0 } } } as Query, [1, 2]), size: 0 };
+    expect((await engine.search('images', request)).total).toBe(1000);
+    // 2001 is hidden, 2002 is not, 1 becomes hidden
+    await engine.write('images', [doc(2001, [2]), doc(2002, [3]), doc(1, [1])]);
+    expect((await engine.search('images', request)).total).toBe(1000);
+    await engine.write('images', [doc(2003, [3], -1)]);
+    expect((await engine.search('images', request)).total).toBe(1000);
+    // 2 is no longer hidden
+    await engine.write('images', [doc(2, [0], 5)]);
+    expect((await engine.search('images', request)).total).toBe(1001);
+  });
+
+  it('keeps no answer that reads the clock or was ordered by a seed drawn for it', () => {
+    const q = { term: { tags: 'safe' } } as Query;
+    expect(answerKey({ query: q })).not.toBeNull();
+    expect(answerKey({ query: { range: { created_at: { gte: 'now-1d/d' } } } as Query })).toBeNull();
+    expect(answerKey({ query: { bool: { filter: [{ term: { created_at: 'now' } }] } } as Query })).toBeNull();
+    expect(answerKey({ query: q, oneOff: true })).toBeNull();
+    expect(answerKey({ query: q, sort: [{ 'galleries.position': { nested: { path: 'galleries', filter: { range: { 'galleries.at': { lt: 'now' } } } } } }] as SortClause[] })).toBeNull();
+    expect(answerKey({ query: q, from: 10 })).not.toBe(answerKey({ query: q, from: 20 }));
+  });
+});
