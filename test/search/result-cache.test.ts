@@ -109,9 +109,10 @@ function freshIndex(docs: Map<number, IndexDocument>): PhysicalIndex {
 
 describe('search answers kept across writes', () => {
   it('never serve a stale answer: random writes, deletes and searches against a fresh index', async () => {
-    for (const seed of [1, 2, 3]) {
+    // seed 4: no time for checks, so every write drops what it cannot check
+    for (const [seed, checkBudgetMs] of [[1, 1_000], [2, 1_000], [3, 1_000], [4, 0]] as const) {
       const rnd = mulberry32(seed);
-      const engine = new EmbeddedEngine({ resultCache: { maxBatch: 12, maxEntries: 40 } });
+      const engine = new EmbeddedEngine({ resultCache: { maxBatch: 12, maxEntries: 40, checkBudgetMs } });
       await engine.ensureIndex({ name: 'images', mapping });
       // in the order the engine numbers them: a rewritten document goes last (ties of a sort
       // without `id` go by that order)
@@ -194,6 +195,26 @@ describe('search answers kept across writes', () => {
     // a change to a document the query does not match keeps the answer, and it stays right
     await engine.write('images', [base(5, ['dog'])]);
     expect(await engine.search('images', request)).toEqual({ ids: [2], total: 1 });
+  });
+
+  it('a write whose checks run out of time drops the answers it did not check, and answers stay right', async () => {
+    const base = (id: number, tags: string[]) => ({ id, tags, tag_ids: [], score: 0, approved: true, hidden_from_users: false });
+    const requests: SearchRequest[] = ['cat', 'dog', 'fox'].map((tag) => ({ query: listing({ term: { tags: tag } } as Query, []), sort: [{ id: 'asc' }] as SortClause[] }));
+    const kept = async (checkBudgetMs?: number) => {
+      const engine = new EmbeddedEngine({ resultCache: checkBudgetMs === undefined ? {} : { checkBudgetMs } });
+      await engine.ensureIndex({ name: 'images', mapping });
+      await engine.write('images', [base(1, ['cat']), base(2, ['dog']), base(3, ['fox'])]);
+      for (const request of requests) await engine.search('images', request);
+      expect(engine.keptAnswers().entries).toBe(3);
+      // a document none of the three queries matches
+      await engine.write('images', [base(9, ['owl'])]);
+      expect(await engine.search('images', requests[0]!)).toEqual({ ids: [1], total: 1 });
+      expect(await engine.search('images', requests[1]!)).toEqual({ ids: [2], total: 1 });
+      return engine.keptAnswers().dropped;
+    };
+    // with time to check, nothing is dropped; with none, every answer is, and searched again
+    expect(await kept()).toBe(0);
+    expect(await kept(0)).toBe(3);
   });
 
   it('a batch that fails part way leaves no kept answer behind', async () => {

@@ -39,9 +39,37 @@ export interface ResultCacheOptions {
   maxBytes?: number;
   /** A write of more documents than this clears the index's answers instead of checking them. */
   maxBatch?: number;
+  /**
+   * Longest the checks of one write may take, in ms (half before it, half after). The checks
+   * run on the engine's thread, where every search waits behind them: a few thousand kept answers
+   * took some 60 ms a write, so a board with many writes a second would spend its engine thread
+   * checking. Answers not checked when the time is up are dropped, most recently kept last.
+   */
+  checkBudgetMs?: number;
 }
 
-const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256 };
+const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256, checkBudgetMs: 10 };
+
+/** How many answers are checked between two looks at the clock. */
+const CLOCK_EVERY = 16;
+
+/** When the checks of one write must stop: the answers left unchecked then are dropped. */
+class CheckDeadline {
+  readonly #at: number;
+  #count = 0;
+  #passed = false;
+
+  constructor(budgetMs: number) {
+    this.#at = performance.now() + budgetMs;
+  }
+
+  /** Whether the time is up; the clock is read once every few calls. */
+  passed(): boolean {
+    if (this.#passed) return true;
+    if (this.#count++ % CLOCK_EVERY === 0 && performance.now() >= this.#at) this.#passed = true;
+    return this.#passed;
+  }
+}
 
 interface Entry {
   owner: IndexAnswers;
@@ -202,15 +230,19 @@ export class ResultCache {
     if (owner) for (const full of [...owner.keys]) this.delete(full);
   }
 
-  /** Drop the answers of `index` whose query matches one of `docs`, but for those in `skip`. */
-  private dropMatching(index: PhysicalIndex, docs: Bitmap, skip?: Set<string>): void {
+  /**
+   * Drop the answers of `index` whose query matches one of `docs`, but for those in `skip`; past
+   * the deadline, drop those not checked.
+   */
+  private dropMatching(index: PhysicalIndex, docs: Bitmap, deadline: CheckDeadline, skip?: Set<string>): void {
     const owner = this.owners.get(index);
     if (!owner || docs.isEmpty()) return;
     const matched = new Map<string, boolean>();
-    for (const full of [...owner.keys]) {
+    for (const full of newestFirst(owner.keys)) {
       if (skip?.has(full)) continue;
       const e = this.entries.get(full)!;
       let hit = matched.get(e.queryText);
+      if (hit === undefined && deadline.passed()) hit = true;
       if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
       if (hit) {
         this.delete(full);
@@ -223,14 +255,19 @@ export class ResultCache {
    * Before one document `doc` changes: drops the answers whose query matches it and whose order
    * is not settled by sort keys alone; returns the sort keys of those it matches that may stay.
    */
-  private keysBefore(index: PhysicalIndex, doc: number): Map<string, (number | undefined)[]> {
+  private keysBefore(index: PhysicalIndex, doc: number, deadline: CheckDeadline): Map<string, (number | undefined)[]> {
     const kept = new Map<string, (number | undefined)[]>();
     const owner = this.owners.get(index);
     if (!owner) return kept;
     const docs = Bitmap.of(doc);
     const matched = new Map<string, boolean>();
-    for (const full of [...owner.keys]) {
+    for (const full of newestFirst(owner.keys)) {
       const e = this.entries.get(full)!;
+      if (deadline.passed() && !matched.has(e.queryText)) {
+        this.delete(full);
+        this.dropped++;
+        continue;
+      }
       if (keyedOrder(index, e.sort)) {
         // matched and keyed in one run; a failed run counts as a match (the answer goes)
         const keys = sortValues(index, e, doc);
@@ -256,13 +293,13 @@ export class ResultCache {
    * `added` (one document, or none) does not match or matches with other sort keys; returns
    * those that stay, which the check of the new version need not see again.
    */
-  private dropChanged(index: PhysicalIndex, keysBefore: Map<string, (number | undefined)[]>, added: Bitmap): Set<string> {
+  private dropChanged(index: PhysicalIndex, keysBefore: Map<string, (number | undefined)[]>, added: Bitmap, deadline: CheckDeadline): Set<string> {
     const doc = added.isEmpty() ? -1 : added.toArray()[0]!;
     const stays = new Set<string>();
     for (const [full, keys] of keysBefore) {
       const e = this.entries.get(full);
       if (!e) continue;
-      if (doc >= 0 && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
+      if (doc >= 0 && !deadline.passed() && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
       else {
         this.delete(full);
         this.dropped++;
@@ -285,22 +322,24 @@ export class ResultCache {
     const docsBefore = index.docCount;
     const randomOrder = [idRangeBits(index.maxId), index.irregularIds === 0];
     const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
+    const deadline = new CheckDeadline(this.options.checkBudgetMs / 2);
     let keysBefore: Map<string, (number | undefined)[]> | null = null;
     // one document changed in place: answers it concerns before may stay (see the top)
     const trusted = attempt(() =>
       withSearchMemory(() => {
-        if (old >= 0) keysBefore = this.keysBefore(index, old);
-        else this.dropMatching(index, docsOf(index, ids, 0));
+        if (old >= 0) keysBefore = this.keysBefore(index, old, deadline);
+        else this.dropMatching(index, docsOf(index, ids, 0), deadline);
       }),
     );
     return {
       done: (ok) => {
         const after = () => {
+          const deadline = new CheckDeadline(this.options.checkBudgetMs / 2);
           if (idRangeBits(index.maxId) !== randomOrder[0] || (index.irregularIds === 0) !== randomOrder[1]) this.clear(index);
           const added = docsOf(index, ids, docsBefore);
           patchFilters(index, versionBefore, added);
-          const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added);
-          this.dropMatching(index, added, checked);
+          const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added, deadline);
+          this.dropMatching(index, added, deadline, checked);
         };
         // a batch that failed part way, or a check that did: nothing kept is trusted
         if (ok && trusted && attempt(() => withSearchMemory(after))) return;
@@ -309,6 +348,12 @@ export class ResultCache {
       },
     };
   }
+}
+
+/** An index's answer keys, the most recently kept first (checked first when time is short). */
+function* newestFirst(keys: Set<string>): Generator<string> {
+  const list = [...keys];
+  for (let i = list.length - 1; i >= 0; i--) yield list[i]!;
 }
 
 /** Whether `work` ran to its end (a write must go on whatever a check of the caches met). */
