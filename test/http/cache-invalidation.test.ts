@@ -264,6 +264,30 @@ describe('rendered tags (search/tags)', () => {
   });
 });
 
+describe('a tag page (GET /tags/:slug), from the same cache', () => {
+  const page = async (slug: string) => {
+    const res = await h.api(`/tags/${encodeURIComponent(slug)}`);
+    return { status: res.status, tag: res.body.tag as { id: number; name: string; description: string } | undefined };
+  };
+
+  it('is answered from memory, and a rename moves it to its new slug; its old slug can name another tag', async () => {
+    const a = await insertTag(h.db, `page tag ${Math.random()}`, { description: 'a' });
+    await settled();
+    expect((await page(a.slug)).tag?.description).toBe('a');
+    // unannounced: the cached answer stays (so it is one)
+    await silently(h.db, sql`update tags set description = 'a, changed silently' where id = ${a.id}`);
+    expect((await page(a.slug)).tag?.description).toBe('a');
+    const rename = heard(h.db, 'tags', a.id);
+    await h.db.update(s.tags).set({ name: 'page tag renamed', slug: 'page+tag+renamed' }).where(eq(s.tags.id, a.id));
+    await rename;
+    expect(await page(a.slug)).toMatchObject({ status: 404 });
+    expect((await page('page+tag+renamed')).tag).toMatchObject({ id: a.id, name: 'page tag renamed', description: 'a, changed silently' });
+    const b = await insertTag(h.db, a.name, { description: 'b' });
+    expect(b.slug).toBe(a.slug);
+    expect((await page(a.slug)).tag).toMatchObject({ id: b.id, description: 'b' });
+  });
+});
+
 /** The comments search/comments answers when the engine finds `ids`. */
 async function searchComments(...ids: number[]) {
   hits.comments = ids;
