@@ -41,14 +41,16 @@ export interface ResultCacheOptions {
   maxBatch?: number;
   /**
    * Longest the checks of one write may take, in ms (half before it, half after). The checks
-   * run on the engine's thread, where every search waits behind them: a few thousand kept answers
-   * took some 60 ms a write, so a board with many writes a second would spend its engine thread
-   * checking. Answers not checked when the time is up are dropped, most recently kept last.
+   * run on the engine's thread, where every search waits behind them: some 2,000 kept answers
+   * took 53–90 ms a write on the 1M-image board, and the full 8,192 would take several times
+   * that. Answers not checked when the time is up are dropped, most recently kept last. A cap
+   * on the worst case, not the usual cost: at 10 ms most answers went at every write, and the
+   * load bench's mix with one write a second fell to 0.63 of its read-only throughput.
    */
   checkBudgetMs?: number;
 }
 
-const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256, checkBudgetMs: 10 };
+const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256, checkBudgetMs: 250 };
 
 /** How many answers are checked between two looks at the clock. */
 const CLOCK_EVERY = 16;
