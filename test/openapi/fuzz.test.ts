@@ -296,8 +296,17 @@ function requiredQuery(op: OperationSpec): string {
   const shape = op.query.shape as Record<string, { isOptional(): boolean; options?: readonly string[] }>;
   return Object.entries(shape)
     .filter(([, schema]) => !schema.isOptional())
-    .map(([name, schema]) => `${name}=${encodeURIComponent(name === 'image_id' ? realPathValue(name) : name === 'index' ? 'images' : (schema.options?.[0] ?? '*'))}`)
+    .map(([name, schema]) => `${name}=${encodeURIComponent(requiredValue(name, schema.options))}`)
     .join('&');
+}
+
+/** A valid value of a required query parameter: one naming a real object where it names one. */
+function requiredValue(name: string, options: readonly string[] | undefined): string {
+  if (name === 'image_id') return realPathValue(name);
+  if (name === 'index') return 'images';
+  // ids on a board made in a shared database do not start at 1: point oEmbed at a real image
+  if (name === 'url') return `/images/${realPathValue('image_id')}`;
+  return options?.[0] ?? '*';
 }
 
 /** Real values of the board for path parameters, so that fuzzed queries also reach found objects. */
