@@ -95,27 +95,25 @@ export class EmbeddedEngine implements SearchEngine {
   async write(index: string, docs: IndexDocument[]): Promise<void> {
     await this.opening;
     const target = this.resolve(index);
-    const change = this.results.changing(
+    this.applyChange(
       target,
       docs.map((d) => d.id),
+      () => target.write(docs),
     );
-    let ok = false;
-    try {
-      target.write(docs);
-      ok = true;
-    } finally {
-      change.done(ok);
-      this.maybeCompact(target);
-    }
   }
 
   async remove(index: string, ids: number[]): Promise<void> {
     await this.opening;
     const target = this.resolve(index);
+    this.applyChange(target, ids, () => target.remove(ids));
+  }
+
+  /** `apply` a change of the documents with `ids`, the kept answers checked around it. */
+  private applyChange(target: PhysicalIndex, ids: readonly unknown[], apply: () => void): void {
     const change = this.results.changing(target, ids);
     let ok = false;
     try {
-      target.remove(ids);
+      apply();
       ok = true;
     } finally {
       change.done(ok);
