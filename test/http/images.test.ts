@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeFeedOf } from '../../src/db/change-feed.js';
 import * as s from '../../src/db/schema/index.js';
 import { assertResource } from '../support/resources.js';
 import { IMAGE, INTERACTION } from '../support/spec-shapes.js';
@@ -374,6 +375,8 @@ describe('GET /images/featured', () => {
       { imageId: newer.id, createdAt: new Date('2024-02-01T00:00:00Z') },
       { imageId: hiddenOne.id, createdAt: new Date('2024-03-01T00:00:00Z') },
     ]);
+    // the featured image is cached: wait until the new features are heard
+    await changeFeedOf(h.db).sync();
     const res = await h.api('/images/featured');
     expect(res.status).toBe(200);
     expect(res.body.image.id).toBe(newer.id);
@@ -382,6 +385,7 @@ describe('GET /images/featured', () => {
     const direct = await h.api(`/images/${newer.id}`);
     expect(res.body).toStrictEqual(direct.body);
     await h.db.delete(s.imageFeatures).where(eq(s.imageFeatures.imageId, newer.id));
+    await changeFeedOf(h.db).sync();
     expect((await h.api('/images/featured')).body.image.id).toBe(old.id);
   });
 });
