@@ -22,8 +22,10 @@
  *    oEmbed) with seeded varied paths: at full load (C keep-alive connections, closed loop, W s
  *    warm-up, S s measured), then at half the requests a second it reached, offered on a
  *    schedule (open loop, latency counted from when a request was due). requests/s, p50, p99 and
- *    p99.9 of both, the ratio to the ceiling, and the service's own event-loop delay (p99, max)
- *    and GC time over the half-load phase, from its `/metrics` (`bench/load/loop-stats.ts`).
+ *    p99.9 of both, the ratio to the ceiling, the server's CPU a request at full load (user +
+ *    system, from /proc; the figure to compare across runs on a busy machine), and the service's
+ *    own event-loop delay (p99, max) and GC time over the half-load phase, from its `/metrics`
+ *    (`bench/load/loop-stats.ts`).
  * 4. The mix of GET paths (40% image show, 25% image search, 10% tag show, 10% comment and post
  *    search, 10% featured image, forums, topics and filters, 5% oEmbed) at full load for
  *    `--mix-seconds`, read-only and then with one tag change a second written to the service's
@@ -371,17 +373,28 @@ interface RouteFigures {
   half: DriverResult;
   /** The service's event-loop delay and GC over the half-load phase (not for the ceiling). */
   halfLoop?: LoopStats;
+  /**
+   * The server's CPU (user + system) a request over the full-load window, in microseconds: unlike
+   * requests a second, other work on the machine hardly changes it.
+   */
+  fullCpuUs: number;
 }
 
 /**
  * One route (or the ceiling) at full load, closed loop over `connections`, then at half the
  * requests a second it reached, offered on a schedule over the same connections (open loop).
  */
-async function fullAndHalf(route: string, origin: string, paths: string[], o: Options, withMetrics = true): Promise<RouteFigures> {
+async function fullAndHalf(route: string, origin: string, paths: string[], o: Options, serverCpuMs: () => number | undefined, withMetrics = true): Promise<RouteFigures> {
   const job = { origin, paths, connections: o.connections, seconds: o.seconds, warmupSeconds: o.warmup, maxRequests: o.maxRequests };
   // wall-clock times, to find the phase in a CPU profile (`bench/harness/profile.ts --from`)
   log(`  ${route}: full load from ${new Date().toISOString()}`);
-  const full = await drive(job);
+  let cpuAtStart: number | undefined;
+  let cpuAtEnd: number | undefined;
+  const full = await drive(job, (phase) => {
+    if (phase === 'measure') cpuAtStart = serverCpuMs();
+    else cpuAtEnd = serverCpuMs();
+  });
+  const fullCpuUs = cpuAtStart === undefined || cpuAtEnd === undefined || full.requests === 0 ? Number.NaN : ((cpuAtEnd - cpuAtStart) * 1000) / full.requests;
   // the service's figures from when the measured window opens
   let window: ReturnType<typeof loopStatsFrom> | undefined;
   const half = await drive({ ...job, warmupSeconds: 1, rate: Math.max(1, full.rps / 2) }, (phase) => {
@@ -390,10 +403,10 @@ async function fullAndHalf(route: string, origin: string, paths: string[], o: Op
   const halfLoop = window ? await (await window).end() : undefined;
   const gc = halfLoop ? Object.values(halfLoop.gcMs).reduce((a, b) => a + b, 0) : Number.NaN;
   log(
-    `  ${route}: ${fmt(full.rps)} req/s at full load; p99 ${fmt(half.p99, 2)} ms at ${fmt(full.rps / 2)} req/s` +
+    `  ${route}: ${fmt(full.rps)} req/s at full load (${fmt(fullCpuUs)} µs of server CPU a request); p99 ${fmt(half.p99, 2)} ms at ${fmt(full.rps / 2)} req/s` +
       `${halfLoop ? ` (event loop p99 ${fmt(halfLoop.loopP99Ms, 1)} ms, max ${fmt(halfLoop.loopMaxMs, 1)} ms, GC ${fmt(gc, 0)} ms)` : ''} (load ${loadAverage()})`,
   );
-  return { route, full, half, ...(halfLoop ? { halfLoop } : {}) };
+  return { route, full, half, fullCpuUs, ...(halfLoop ? { halfLoop } : {}) };
 }
 
 const errorsOf = (s: Figures) => s.errors + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
@@ -454,7 +467,8 @@ async function main(): Promise<void> {
     const loads: Record<string, string> = { start: loadAverage() };
     log(`each route alone (load ${loads.start})`);
     const routes: RouteFigures[] = [];
-    for (const route of o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o));
+    const serviceCpuMs = () => (target?.pid === undefined ? undefined : processCpuMs(target.pid));
+    for (const route of o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o, serviceCpuMs));
 
     // The mix, read-only and then with writes, CPU clocks of the service and its PostgreSQL read
     // over each measured window (Linux /proc).
@@ -488,14 +502,20 @@ async function main(): Promise<void> {
     loads.ceiling = loadAverage();
     log(`the bare Hono ceiling (load ${loads.ceiling})`);
     const ceilingServer = await startHonoCeiling();
-    const ceiling = await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o, false).finally(() => ceilingServer.close());
+    // the ceiling's server runs in this process (the driver is a child of its own)
+    const ownCpuMs = () => {
+      const { user, system } = process.cpuUsage();
+      return (user + system) / 1000;
+    };
+    const ceiling = await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o, ownCpuMs, false).finally(() => ceilingServer.close());
     loads.end = loadAverage();
 
     const pct = (x: number) => `${fmt(x * 100, 1)}%`;
-    const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop }) => [
+    const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop, fullCpuUs }) => [
       route,
       fmt(full.rps),
       route === 'bare Hono' ? '-' : pct(full.rps / ceiling.full.rps),
+      fmt(fullCpuUs),
       fmt(full.p50, 2),
       fmt(full.p99, 2),
       fmt(full.p999, 2),
@@ -511,9 +531,9 @@ async function main(): Promise<void> {
     log('');
     log(
       table(
-        ['route', 'full req/s', 'of Hono', 'p50 ms', 'p99 ms', 'p99.9 ms', 'half req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'loop p99/max', 'GC ms', 'errors', 'non-2xx / socket'],
+        ['route', 'full req/s', 'of Hono', 'CPU µs/req', 'p50 ms', 'p99 ms', 'p99.9 ms', 'half req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'loop p99/max', 'GC ms', 'errors', 'non-2xx / socket'],
         routeRows,
-        [0, 13],
+        [0, 14],
       ),
     );
     log('');
@@ -544,11 +564,12 @@ async function main(): Promise<void> {
     log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
     log(`load average (1/5/15 min): ${Object.entries(loads).map(([k, v]) => `${k} ${v}`).join('; ')}`);
     const byRoute = Object.fromEntries(
-      routes.map(({ route, full, half }) => [
+      routes.map(({ route, full, half, fullCpuUs }) => [
         route,
         {
           rps: round(full.rps, 1),
           of_hono: round(full.rps / ceiling.full.rps, 3),
+          cpu_us: round(fullCpuUs, 1),
           p99_ms: round(full.p99, 2),
           half_p99_ms: round(half.p99, 2),
           half_p999_ms: round(half.p999, 2),
@@ -560,6 +581,7 @@ async function main(): Promise<void> {
       JSON.stringify({
         images: o.bulk ?? o.images,
         hono_ceiling_rps: round(ceiling.full.rps, 1),
+        hono_cpu_us: round(ceiling.fullCpuUs, 1),
         hono_half_p99_ms: round(ceiling.half.p99, 2),
         routes: byRoute,
         mix_rps: round(readOnly.result.rps, 1),
