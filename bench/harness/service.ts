@@ -37,7 +37,8 @@ export interface ServiceOptions {
   /**
    * After `/readyz`, wait for the image cache's warm start to end (its `image cache warmed` log
    * line, written at log level info or below), so that the phases measure the steady state and not
-   * a cache filling beside them.
+   * a cache filling beside them. `IMAGE_CACHE_WARM=off`, given here or inherited from the shell,
+   * has no warm start to wait for.
    */
   awaitWarmStart?: boolean;
 }
@@ -113,7 +114,7 @@ export async function startService(o: ServiceOptions): Promise<Target> {
     await sleep(500);
   }
   log(`service ready after ${((Date.now() - started) / 1000).toFixed(1)} s (load ${loadAverage()})`);
-  if (o.awaitWarmStart && (o.env?.IMAGE_CACHE_WARM ?? 'on') === 'on') {
+  if (o.awaitWarmStart && (o.env?.IMAGE_CACHE_WARM ?? process.env.IMAGE_CACHE_WARM ?? 'on') === 'on') {
     if (!INFO_LEVELS.has(logLevel)) log(`not waiting for the image cache's warm start: log level ${logLevel} does not write its line`);
     else {
       const warmed = () => readFileSync(logFile).subarray(logStart).toString().split('\n').find((l) => l.includes('"msg":"image cache warmed"'));
