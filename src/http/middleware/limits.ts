@@ -20,12 +20,10 @@
  * before its wait is over (or while banned) gets its refusal after a pause of about a second,
  * with `Connection: close` (see `refuse`).
  *
- * Client address: the socket's peer address; with `TRUST_PROXY=true` the last entry of
- * `X-Forwarded-For`, the address our own reverse proxy saw (earlier entries are the client's
- * word and could be forged to dodge limits and bans).
+ * Client address: `clientAddress` (src/http/client-address.ts), the socket's peer or, with
+ * `TRUST_PROXY=true`, the last entry of `X-Forwarded-For`.
  */
-import type { Context, MiddlewareHandler } from 'hono';
-import ipaddr from 'ipaddr.js';
+import type { MiddlewareHandler } from 'hono';
 import type { ActiveBan } from '../../contexts/users/active-bans.js';
 import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
@@ -33,6 +31,7 @@ import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { routeQuery } from '../schemas/params.js';
 import { carriesBody, tarpitOf } from '../tarpit.js';
+import { clientAddress } from '../client-address.js';
 import { toPaging } from './paging.js';
 import { formatTime } from '../views/time.js';
 
@@ -73,31 +72,6 @@ export function chargeFor(path: string, query: (name: string) => string | undefi
   }
   if (FILE_PREFIXES.some((p) => path.startsWith(p))) return { budget: 'read', cost: FILE_COST };
   return undefined;
-}
-
-/** A valid IP address in its canonical text (IPv4-mapped IPv6 as IPv4), else undefined. */
-function normalizeIp(text: string | undefined): string | undefined {
-  const value = text?.trim();
-  if (!value || !ipaddr.isValid(value)) return undefined;
-  try {
-    return ipaddr.process(value).toString();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The caller's IP address (see the module comment for `TRUST_PROXY`). */
-export function clientAddress(c: Context, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for');
-    if (forwarded) {
-      const last = forwarded.split(',').at(-1);
-      const ip = normalizeIp(last);
-      if (ip) return ip;
-    }
-  }
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return normalizeIp(env?.incoming?.socket?.remoteAddress);
 }
 
 export function bannedResponse(c: AppContext, ban: ActiveBan): Response {
