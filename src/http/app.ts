@@ -54,7 +54,6 @@ export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv
   api.route('/', postRoutes());
   api.route('/', profileRoutes());
   api.route('/', tagRoutes());
-  // Before filterRoutes: `/filters/test` and `/filters/explain` are not filter ids.
   api.route('/', workbenchRoutes());
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());

@@ -11,6 +11,7 @@ import { DEFAULT_DISTANCE, MAX_LIMIT, parseDistance, parseLimit } from '../../co
 import { SEARCH_INDEXES } from '../../search/explain.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';
+import { INT32_MAX } from '../../db/int32.js';
 import { id } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -210,8 +211,24 @@ export type QueryParamName = keyof typeof queryParams;
 // Path parameters
 // ---------------------------------------------------------------------------------------------
 
-const pathId = (what: string) =>
-  z.preprocess(decimalId, id()).meta({ description: `${what} id. Anything but a decimal id within 1..2147483647 is 404.` });
+/** The schemas made by `pathId`: parameters that `pathIdValue` reads. */
+const idSchemas = new WeakSet<z.ZodType>();
+const pathId = (what: string) => {
+  const schema = z.preprocess(decimalId, id()).meta({ description: `${what} id. Anything but a decimal id within 1..2147483647 is 404.` });
+  idSchemas.add(schema);
+  return schema;
+};
+
+/**
+ * An id path parameter's value as its schema reads it (decimal digits only, within 1..2147483647),
+ * else undefined: the routes of single records read it on every request, and the schema's
+ * preprocess and checks cost more than the test itself.
+ */
+export function pathIdValue(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,10}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 1 && n <= INT32_MAX ? n : undefined;
+}
 const pathText = (description: string) => z.string().min(1).max(1000).refine(storable).meta({ description });
 
 export const pathParams = {
@@ -226,6 +243,9 @@ export const pathParams = {
 } as const;
 
 export type PathParamName = keyof typeof pathParams;
+
+/** Whether a path parameter is a record id (`pathIdValue` reads it as its schema does). */
+export const isIdPathParam = (name: PathParamName): boolean => idSchemas.has(pathParams[name]);
 
 // ---------------------------------------------------------------------------------------------
 // Per route
