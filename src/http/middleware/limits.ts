@@ -23,12 +23,11 @@
  * Client address: `clientAddress` (src/http/client-address.ts), the socket's peer or, with
  * `TRUST_PROXY=true`, the last entry of `X-Forwarded-For`.
  */
-import type { MiddlewareHandler } from 'hono';
 import type { ActiveBan } from '../../contexts/users/active-bans.js';
-import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
+import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type LimitDecision, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext } from '../context.js';
 import { routeQuery } from '../schemas/params.js';
 import { carriesBody, tarpitOf } from '../tarpit.js';
 import { clientAddress } from '../client-address.js';
@@ -98,36 +97,42 @@ function refuse(c: AppContext, caller: Caller, waitSeconds: number, answer: () =
 /** Seconds left of a ban (a permanent one never ends). */
 const banSecondsLeft = (ban: ActiveBan) => (ban.validUntil ? Math.max(0, (ban.validUntil.getTime() - Date.now()) / 1000) : Number.POSITIVE_INFINITY);
 
+/** A request's limits: undefined to go on, else the refusal's answer (a promise only when the answer needs a lookup). */
+export type LimitCheck = (c: AppContext) => Response | Promise<Response | undefined> | undefined;
+
 /**
- * The limits middleware. Under `/api/v1/json` it must run after key auth (it charges the key's
- * user); for stored files it runs at the top level (no key there: the address is charged).
+ * The limits of one scope, or undefined when nothing is ever checked (no limiter and no bans).
+ * Under `/api/v1/json` it must run after key auth (it charges the key's user); for stored files
+ * the request frame runs it (no key there: the address is charged).
  */
-export function requestLimits(options: LimitsOptions): MiddlewareHandler<AppEnv> {
+export function requestLimits(options: LimitsOptions): LimitCheck | undefined {
   const { limiter, bans, trustProxy, metrics, scope } = options;
-  return async (c, next) => {
-    if ((!limiter && !bans) || c.req.method === 'OPTIONS') return next();
-    if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return next();
+  if (!limiter && !bans) return undefined;
+  const refuseBanned = (c: AppContext, caller: Caller, charge: Charge, ban: ActiveBan) => {
+    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: 'banned' });
+    return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
+  };
+  const decide = (c: AppContext, caller: Caller, charge: Charge, decision: LimitDecision) => {
+    if (decision.kind === 'ok') return undefined;
+    if (decision.kind === 'banned') return refuseBanned(c, caller, charge, decision.ban);
+    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: decision.kind });
+    const wait = decision.retryAfterSeconds;
+    return refuse(c, caller, wait, () => tooManyResponse(c, wait));
+  };
+  return (c) => {
+    if (c.req.method === 'OPTIONS') return undefined;
+    if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return undefined;
     const charge = chargeFor(c.req.path, (name) => c.req.query(name));
-    if (!charge) return next();
+    if (!charge) return undefined;
     const user = c.get('user');
     const ip = clientAddress(c, trustProxy);
     const caller: Caller = {};
     if (user) caller.userId = user.id;
     if (ip) caller.ip = ip;
-    if (!limiter) {
-      const ban = await bans!.lookup(caller);
-      if (!ban) return next();
-      metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: 'banned' });
-      return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
-    }
-    const decision = await limiter.check(caller, charge.budget, charge.cost);
-    if (decision.kind === 'ok') return next();
-    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: decision.kind });
-    if (decision.kind === 'banned') {
-      const { ban } = decision;
-      return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
-    }
-    const wait = decision.retryAfterSeconds;
-    return refuse(c, caller, wait, () => tooManyResponse(c, wait));
+    if (limiter) return limiter.check(caller, charge.budget, charge.cost).then((decision) => decide(c, caller, charge, decision));
+    // a caller whose answer is remembered passes without a promise
+    const known = bans!.known(caller);
+    if (known) return known.ban ? refuseBanned(c, caller, charge, known.ban) : undefined;
+    return bans!.lookup(caller).then((ban) => (ban ? refuseBanned(c, caller, charge, ban) : undefined));
   };
 }
