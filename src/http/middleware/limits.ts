@@ -28,7 +28,7 @@ import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, ty
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext } from '../context.js';
-import { routeQuery } from '../schemas/params.js';
+import { readPage, readPerPage } from '../schemas/params.js';
 import { carriesBody, tarpitOf } from '../tarpit.js';
 import { clientAddress } from '../client-address.js';
 import { toPaging } from './paging.js';
@@ -64,7 +64,7 @@ export function chargeFor(path: string, query: (name: string) => string | undefi
     const rest = path.slice(API_PREFIX.length);
     if (rest === '/search/reverse') return { budget: 'search', cost: REVERSE_SEARCH_COST };
     if (rest === '/search' || rest.startsWith('/search/')) {
-      const { page, perPage } = toPaging(routeQuery.paged.parse({ page: query('page'), per_page: query('per_page') }));
+      const { page, perPage } = toPaging({ page: readPage(query('page')), per_page: readPerPage(query('per_page')) });
       return { budget: 'search', cost: searchCost(query('q'), page, perPage) };
     }
     return { budget: 'read', cost: 1 };

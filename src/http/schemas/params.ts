@@ -79,8 +79,17 @@ export const FilterIdParam = z.preprocess((value) => RecordId.safeParse(value).d
     'Id of a filter to see the answer through instead of the current one (the key user\'s filter, else the system filter `Default`). Ignored when the caller may not use that filter (system, public and own filters are usable) or when it is not an id.',
 });
 
+/** `page` as its schema reads it (the limits read it too, without running the schema). */
+export const readPage = (value: Raw): number => clamp(integerParsePrefix(first(value)) ?? 1, 1, MAX_PAGE);
+
+/** `per_page` as its schema reads it: undefined when absent or invalid. */
+export const readPerPage = (value: Raw): number | undefined => {
+  const n = integerParsePrefix(first(value));
+  return n === undefined ? undefined : clamp(n, 1, MAX_PER_PAGE);
+};
+
 export const PageParam = z
-  .preprocess((value) => clamp(integerParsePrefix(first(value)) ?? 1, 1, MAX_PAGE), z.int().min(1).max(MAX_PAGE))
+  .preprocess(readPage, z.int().min(1).max(MAX_PAGE))
   .default(1)
   .meta({
     id: 'Page',
@@ -90,10 +99,7 @@ export const PageParam = z
 
 /** Read as undefined when absent or invalid: the route's default applies (a key user's setting for image searches). */
 export const PerPageParam = z
-  .preprocess((value) => {
-    const n = integerParsePrefix(first(value));
-    return n === undefined ? undefined : clamp(n, 1, MAX_PER_PAGE);
-  }, z.int().min(1).max(MAX_PER_PAGE).optional())
+  .preprocess(readPerPage, z.int().min(1).max(MAX_PER_PAGE).optional())
   .meta({
     id: 'PerPage',
     default: DEFAULT_PER_PAGE,
