@@ -29,13 +29,13 @@ export function cacheFor(c: AppContext, maxAge: number, options: CacheOptions = 
 const CORS_METHODS = 'GET, HEAD, OPTIONS';
 
 /**
- * A 200 JSON answer from JSON the route already has (text or UTF-8), with its ETag: `cacheHeaders` would
+ * A 200 JSON answer from JSON the route already has (text or UTF-8), with its ETag: `finishCacheHeaders` would
  * otherwise clone the response to read the body back (for search pages, a large share of the
  * answer's cost). The tag is a digest of `tagSource`, the body itself unless the route has
  * something shorter that determines the body just as well.
  *
  * A GET under a cache policy (`cacheFor`, called before) is answered complete here, 304 included:
- * every header `cacheHeaders` and the request log would add, as one plain record in the order
+ * every header `finishCacheHeaders` and the request log would add, as one plain record in the order
  * Node wrote them before (names sorted as `Headers` iterates them, then `Content-Length`), so that
  * `@hono/node-server` passes it to Node without a `Headers` object, its copies and its sorting.
  * Headers set with `c.header` before are not carried over; the routes answering this way set none.
