@@ -1,20 +1,17 @@
 /**
  * The HTTP application: the read API under `/api/v1/json`, the stored files (embedded CDN),
- * `/healthz`, `/readyz` and `/metrics`. Order of the shared middleware: request id and log,
- * metrics, dependencies, CORS preflight, cache headers (which wrap every answer, errors
- * included), request limits of the files; under `/api/v1/json` key auth, request limits and the
- * current filter.
+ * `/healthz`, `/readyz` and `/metrics`. The shared middleware is two layers: the request frame
+ * around every request (request id and log, metrics, dependencies, CORS preflight, cache headers,
+ * which wrap every answer, errors included, and the request limits of the files), and under
+ * `/api/v1/json` the caller (key auth, request limits and the current filter).
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import { limitPolicyFrom, RequestLimiter } from '../limits/index.js';
 import type { AppDeps, AppEnv } from './context.js';
-import { cacheHeaders, corsPreflight } from './middleware/cache.js';
 import { errorHandler, notFoundHandler } from './middleware/errors.js';
-import { keyAuth } from './middleware/auth.js';
-import { currentFilter } from './middleware/filter.js';
-import { requestLimits, type LimitsOptions } from './middleware/limits.js';
-import { httpMetrics } from './middleware/metrics.js';
-import { requestLog } from './middleware/request-log.js';
+import { caller } from './middleware/caller.js';
+import { requestLimits, type LimitCheck, type LimitsOptions } from './middleware/limits.js';
+import { requestFrame } from './middleware/request-frame.js';
 import { commentRoutes } from './routes/comments.js';
 import { dumpRoutes } from './routes/dumps.js';
 import { fileRoutes } from './routes/files.js';
@@ -29,7 +26,6 @@ import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { API_PREFIX } from './api-prefix.js';
 import { createReadCaches } from './read-caches.js';
-import { readYourWrites } from './middleware/read-your-writes.js';
 import { LiveService } from './live/service.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
@@ -44,17 +40,14 @@ import { workbenchRoutes } from './routes/workbench.js';
 export type { AppDeps, AppEnv } from './context.js';
 
 /** The `/api/v1/json` routes, behind key auth, request limits and the current filter. */
-export function createApiRoutes(limits?: MiddlewareHandler<AppEnv>): Hono<AppEnv> {
+export function createApiRoutes(limits?: LimitCheck): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
-  api.use('*', keyAuth());
-  if (limits) api.use('*', limits);
-  api.use('*', currentFilter());
+  api.use('*', caller(limits));
   api.route('/', imageRoutes());
   api.route('/', commentRoutes());
   api.route('/', postRoutes());
   api.route('/', profileRoutes());
   api.route('/', tagRoutes());
-  // Before filterRoutes: `/filters/test` and `/filters/explain` are not filter ids.
   api.route('/', workbenchRoutes());
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());
@@ -77,23 +70,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(errorHandler(deps.logger));
   app.notFound(notFoundHandler);
-  app.use('*', requestLog(deps.logger));
-  app.use('*', httpMetrics(metrics));
-  app.use('*', (c, next) => {
-    c.set('deps', appDeps);
-    return next();
-  });
-  app.use('*', readYourWrites(caches.feed));
-  app.use('*', corsPreflight());
-  app.use('*', cacheHeaders());
-  app.use('*', requestLimits({ ...limits, scope: 'files' }));
+  app.use('*', requestFrame({ deps: appDeps, metrics, feed: caches.feed, fileLimits: requestLimits({ ...limits, scope: 'files' }) }));
   app.route('/', healthRoutes());
   app.route('/', metricsRoutes(metrics));
   app.route('/', fileRoutes(deps.config.dataDir));
   app.route('/', dumpRoutes(deps.config));
   app.route('/', openapiRoutes());
   app.route('/', searchPageRoutes());
-  app.use('/socket/*', keyAuth(), currentFilter());
+  app.use('/socket/*', caller());
   app.route('/', socketRoutes());
   app.route(API_PREFIX, createApiRoutes(requestLimits({ ...limits, scope: 'api' })));
   return app;

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { validator } from 'hono/validator';
 import { z } from 'zod';
 import { ApiError, notFound } from './errors.js';
-import { pathParams, type PathParamName } from './schemas/params.js';
+import { isIdPathParam, pathIdValue, pathParams, type PathParamName } from './schemas/params.js';
 
 /**
  * The query string by name: one string, or every value of a name given more than once. Decoded
@@ -22,20 +22,38 @@ export function queryValues(url: string): Record<string, string | string[]> {
   return out;
 }
 
-/** The query read by `schema`; a value it refuses is 400 with the schema's message. */
-export const validQuery = <T extends z.ZodType>(schema: T) =>
-  validator('query', (_value, c: Context): z.output<T> => {
-    const parsed = schema.safeParse(queryValues(c.req.url));
-    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
-    return parsed.data;
-  });
+/** The query read by `schema`; a value it refuses is an `ApiError` 400 with the schema's message. */
+export function parseQuery<T extends z.ZodType>(c: Context, schema: T): z.output<T> {
+  const parsed = schema.safeParse(queryValues(c.req.url));
+  if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+  return parsed.data;
+}
 
-/** The path parameters `names`, read by their schemas; a value they refuse is 404. */
+/** The query read by `schema`; a value it refuses is 400 with the schema's message. */
+export const validQuery = <T extends z.ZodType>(schema: T) => validator('query', (_value, c: Context): z.output<T> => parseQuery(c, schema));
+
+/**
+ * The path parameters `names`, read by their schemas; a value they refuse is 404. Ids alone are
+ * read by `pathIdValue`, which gives what their schemas give without running them.
+ */
 export const validPath = <const N extends PathParamName>(...names: N[]) => {
   const schema = z.object(Object.fromEntries(names.map((name) => [name, pathParams[name]]))) as unknown as z.ZodObject<{
     [K in N]: (typeof pathParams)[K];
   }>;
+  type Params = z.output<typeof schema>;
+  const readIds = names.every(isIdPathParam)
+    ? (value: Record<string, string>): Params | undefined => {
+        const out: Record<string, number> = {};
+        for (const name of names) {
+          const id = pathIdValue(value[name]);
+          if (id === undefined) return undefined;
+          out[name] = id;
+        }
+        return out as Params;
+      }
+    : undefined;
   return validator('param', (value, c: Context) => {
+    if (readIds) return readIds(value) ?? notFound(c);
     const parsed = schema.safeParse(value);
     return parsed.success ? parsed.data : notFound(c);
   });

@@ -42,10 +42,24 @@ export class BanCache {
     this.entries.clear();
   }
 
+  /**
+   * The ban in force from what is remembered, when that answer is still good (`{ ban }`, `ban`
+   * undefined for none); undefined when only `lookup` can tell. Lets a caller known to be
+   * unbanned pass without waiting on a promise.
+   */
+  known(who: { userId?: number; ip?: string }, nowMs = Date.now()): { ban: ActiveBan | undefined } | undefined {
+    const hit = this.entries.get(identity(who));
+    return hit && this.fresh(hit, nowMs) ? { ban: inForce(hit.ban, nowMs) } : undefined;
+  }
+
+  private fresh(hit: Entry, nowMs: number): boolean {
+    return this.feed?.live === true || hit.readAt + this.ttlMs > nowMs;
+  }
+
   async lookup(who: { userId?: number; ip?: string }, nowMs = Date.now()): Promise<ActiveBan | undefined> {
     const key = identity(who);
     const hit = this.entries.get(key);
-    if (hit && (this.feed?.live || hit.readAt + this.ttlMs > nowMs)) return inForce(hit.ban, nowMs);
+    if (hit && this.fresh(hit, nowMs)) return inForce(hit.ban, nowMs);
     const mark = this.changeCount;
     let ban: ActiveBan | undefined;
     try {

@@ -1,7 +1,8 @@
 /**
  * The warm start of the image cache in the service (`src/main.ts`): on by default, it loads the
  * board's images after start-up and says so in one log line and in `/metrics`;
- * `IMAGE_CACHE_WARM=off` starts without it.
+ * `IMAGE_CACHE_WARM=off` starts without it (and its request line is written while it idles, as
+ * the log's batches are flushed on a timer).
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/db/embedded-postgres.js';
+import { waitUntil } from '../support/wait.js';
 import { postgresPid, startService } from './service-process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-warm-'));
@@ -64,6 +66,10 @@ describe('the warm start of the image cache', () => {
     await sleep(Math.max(2_000, 5 * warmMs));
     expect(svc.lines.some((l) => l.msg === 'image cache warmed')).toBe(false);
     expect(await warmedMetric(svc.base)).toBe(0);
+    // the log gathers lines into batches, yet a lone request line of an idle service is written
+    expect((await fetch(`${svc.base}/api/v1/json/images/2147483647`, { headers: { 'X-Request-Id': 'lone-line' } })).status).toBe(404);
+    const lone = await waitUntil('the lone request line', () => svc.lines.find((l) => l.reqId === 'lone-line'), 10_000, 50);
+    expect(lone).toMatchObject({ msg: 'request', status: 404, route: '/api/v1/json/images/:image_id' });
     svc.child.kill('SIGTERM');
     expect((await svc.exited).code).toBe(0);
   });

@@ -5,10 +5,9 @@
  * error of ours is JSON). No database query is made when there is no key, nor for a key the app's
  * key cache knows (`src/http/key-cache.ts`).
  */
-import type { MiddlewareHandler, Next } from 'hono';
 import { findUserByApiKey, isDeactivatedKey } from '../../contexts/users/api-keys.js';
 import type { Database } from '../../db/client.js';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { KeyState } from '../key-cache.js';
 
@@ -19,18 +18,20 @@ async function readKeyState(db: Database, key: string): Promise<KeyState> {
   return { kind: 'anonymous' };
 }
 
-export function keyAuth(): MiddlewareHandler<AppEnv> {
-  const withKey = async (c: AppContext, next: Next, key: string): Promise<Response | undefined> => {
-    const { db, caches } = c.get('deps');
-    const state = caches ? await caches.keys.resolve(key, caches.feed.live, () => readKeyState(db, key)) : await readKeyState(db, key);
-    if (state.kind === 'refused') return forbidden(c);
-    if (state.kind === 'user') c.set('user', state.user);
-    await next();
-  };
-  // an anonymous request is passed straight on, without a promise of this middleware's own
-  return (c, next) => {
-    c.set('user', null);
-    const key = c.req.query('key');
-    return key ? withKey(c, next, key) : next();
-  };
+async function authenticateKey(c: AppContext, key: string): Promise<Response | undefined> {
+  const { db, caches } = c.get('deps');
+  const state = caches ? await caches.keys.resolve(key, caches.feed.live, () => readKeyState(db, key)) : await readKeyState(db, key);
+  if (state.kind === 'refused') return forbidden(c);
+  if (state.kind === 'user') c.set('user', state.user);
+  return undefined;
+}
+
+/**
+ * Sets the request's `user` (null when anonymous); the refusal's answer when the key is refused.
+ * An anonymous request is settled at once, without a promise.
+ */
+export function authenticate(c: AppContext): Promise<Response | undefined> | undefined {
+  c.set('user', null);
+  const key = c.req.query('key');
+  return key ? authenticateKey(c, key) : undefined;
 }

@@ -12,8 +12,7 @@
  * - CORS: `Access-Control-Allow-Origin: *` on GET, HEAD and OPTIONS; a preflight is answered 204.
  */
 import { hash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
-import type { AppContext, AppEnv, CachePolicy } from '../context.js';
+import type { AppContext, CachePolicy } from '../context.js';
 import { exposedHeaders } from './request-log.js';
 import { requestHeader } from '../request-header.js';
 
@@ -30,13 +29,13 @@ export function cacheFor(c: AppContext, maxAge: number, options: CacheOptions = 
 const CORS_METHODS = 'GET, HEAD, OPTIONS';
 
 /**
- * A 200 JSON answer from JSON the route already has (text or UTF-8), with its ETag: `cacheHeaders` would
+ * A 200 JSON answer from JSON the route already has (text or UTF-8), with its ETag: `finishCacheHeaders` would
  * otherwise clone the response to read the body back (for search pages, a large share of the
  * answer's cost). The tag is a digest of `tagSource`, the body itself unless the route has
  * something shorter that determines the body just as well.
  *
  * A GET under a cache policy (`cacheFor`, called before) is answered complete here, 304 included:
- * every header `cacheHeaders` and the request log would add, as one plain record in the order
+ * every header `finishCacheHeaders` and the request log would add, as one plain record in the order
  * Node wrote them before (names sorted as `Headers` iterates them, then `Content-Length`), so that
  * `@hono/node-server` passes it to Node without a `Headers` object, its copies and its sorting.
  * Headers set with `c.header` before are not carried over; the routes answering this way set none.
@@ -69,22 +68,18 @@ function cacheControl(policy: CachePolicy): string {
   return `${policy.private ? 'private' : 'public'}, max-age=${policy.maxAge}`;
 }
 
-/** Answers CORS preflights; must run before routing. */
-export function corsPreflight(): MiddlewareHandler<AppEnv> {
-  // not async: the requests it lets through pay no promise of their own
-  return (c, next) => {
-    if (c.req.method !== 'OPTIONS') return next();
-    const headers = new Headers({
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Allow-Methods': CORS_METHODS,
-      'Access-Control-Max-Age': '86400',
-      'Cache-Control': 'public, max-age=86400',
-      Vary: 'Accept-Encoding',
-    });
-    const requested = c.req.header('Access-Control-Request-Headers');
-    if (requested && /^[\w\-, ]{1,500}$/.test(requested)) headers.set('Access-Control-Allow-Headers', requested);
-    return Promise.resolve(new Response(null, { status: 204, headers }));
-  };
+/** The answer to a CORS preflight (any OPTIONS request: the request frame answers it before routing). */
+export function preflightAnswer(c: AppContext): Response {
+  const headers = new Headers({
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Methods': CORS_METHODS,
+    'Access-Control-Max-Age': '86400',
+    'Cache-Control': 'public, max-age=86400',
+    Vary: 'Accept-Encoding',
+  });
+  const requested = c.req.header('Access-Control-Request-Headers');
+  if (requested && /^[\w\-, ]{1,500}$/.test(requested)) headers.set('Access-Control-Allow-Headers', requested);
+  return new Response(null, { status: 204, headers });
 }
 
 /** A strong entity tag over the body bytes (or the UTF-8 of a string). */
@@ -151,30 +146,43 @@ export function notModified(from: Headers): Response {
   return new Response(null, { status: 304, headers });
 }
 
-export function cacheHeaders(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    c.set('cachePolicy', undefined);
-    await next();
-    const res = c.res;
-    if (res === c.get('completeAnswer')) return;
-    const method = c.req.method;
-    if (method === 'GET' || method === 'HEAD') res.headers.set('Access-Control-Allow-Origin', '*');
-    appendVary(res.headers, 'Accept-Encoding');
+/**
+ * The caching headers of a finished answer (the request frame calls it once the route has
+ * answered, errors included): CORS, `Vary`, `Cache-Control`, the ETag and a 304 for a matching
+ * `If-None-Match`. An answer `jsonText` made complete has them all already. A promise only when
+ * the body must be read back for its ETag.
+ */
+export function finishCacheHeaders(c: AppContext): Promise<void> | undefined {
+  const res = c.res;
+  if (res === c.get('completeAnswer')) return undefined;
+  const method = c.req.method;
+  if (method === 'GET' || method === 'HEAD') res.headers.set('Access-Control-Allow-Origin', '*');
+  appendVary(res.headers, 'Accept-Encoding');
 
-    const policy = c.get('cachePolicy');
-    if (!policy || res.status !== 200) {
-      if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
-      return;
-    }
-    res.headers.set('Cache-Control', cacheControl(policy));
-    if (!res.headers.has('ETag')) {
-      const body = await res.clone().arrayBuffer();
+  const policy = c.get('cachePolicy');
+  if (!policy || res.status !== 200) {
+    if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
+    return undefined;
+  }
+  res.headers.set('Cache-Control', cacheControl(policy));
+  if (res.headers.has('ETag')) {
+    answerNotModified(c, res);
+    return undefined;
+  }
+  return res
+    .clone()
+    .arrayBuffer()
+    .then((body) => {
       res.headers.set('ETag', bodyEtag(body));
-    }
-    if (etagMatches(requestHeader(c, 'if-none-match'), res.headers.get('ETag')!)) {
-      const headers = res.headers;
-      c.res = undefined;
-      c.res = notModified(headers);
-    }
-  };
+      answerNotModified(c, res);
+    });
+}
+
+/** The answer turned into a 304 when the request's `If-None-Match` matches its ETag. */
+function answerNotModified(c: AppContext, res: Response): void {
+  if (etagMatches(requestHeader(c, 'if-none-match'), res.headers.get('ETag')!)) {
+    const headers = res.headers;
+    c.res = undefined;
+    c.res = notModified(headers);
+  }
 }

@@ -6,12 +6,11 @@
  *
  * The filter is loaded on first use, so routes that do not need it cost no query.
  */
-import type { MiddlewareHandler } from 'hono';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
-import type { AppDeps, AppEnv } from '../context.js';
+import type { AppContext, AppDeps } from '../context.js';
 import { FilterIdParam } from '../schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 import type { FilterCache } from '../render/filter-cache.js';
@@ -44,13 +43,11 @@ export async function resolveCurrentFilter(
   return (await findDefaultFilter(db)) ?? null;
 }
 
-export function currentFilter(): MiddlewareHandler<AppEnv> {
-  return (c, next) => {
-    let pending: Promise<FilterRow | null> | undefined;
-    c.set('currentFilter', () => {
-      pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), c.req.query('filter_id'));
-      return pending;
-    });
-    return next();
-  };
+/** Gives the request its `currentFilter`, resolved on first use. */
+export function attachCurrentFilter(c: AppContext): void {
+  let pending: Promise<FilterRow | null> | undefined;
+  c.set('currentFilter', () => {
+    pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), c.req.query('filter_id'));
+    return pending;
+  });
 }

@@ -20,19 +20,17 @@
  * before its wait is over (or while banned) gets its refusal after a pause of about a second,
  * with `Connection: close` (see `refuse`).
  *
- * Client address: the socket's peer address; with `TRUST_PROXY=true` the last entry of
- * `X-Forwarded-For`, the address our own reverse proxy saw (earlier entries are the client's
- * word and could be forged to dodge limits and bans).
+ * Client address: `clientAddress` (src/http/client-address.ts), the socket's peer or, with
+ * `TRUST_PROXY=true`, the last entry of `X-Forwarded-For`.
  */
-import type { Context, MiddlewareHandler } from 'hono';
-import ipaddr from 'ipaddr.js';
 import type { ActiveBan } from '../../contexts/users/active-bans.js';
-import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type RequestLimiter } from '../../limits/index.js';
+import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type LimitDecision, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
-import type { AppContext, AppEnv } from '../context.js';
-import { routeQuery } from '../schemas/params.js';
+import type { AppContext } from '../context.js';
+import { readPage, readPerPage } from '../schemas/params.js';
 import { carriesBody, tarpitOf } from '../tarpit.js';
+import { clientAddress } from '../client-address.js';
 import { toPaging } from './paging.js';
 import { formatTime } from '../views/time.js';
 
@@ -66,38 +64,13 @@ export function chargeFor(path: string, query: (name: string) => string | undefi
     const rest = path.slice(API_PREFIX.length);
     if (rest === '/search/reverse') return { budget: 'search', cost: REVERSE_SEARCH_COST };
     if (rest === '/search' || rest.startsWith('/search/')) {
-      const { page, perPage } = toPaging(routeQuery.paged.parse({ page: query('page'), per_page: query('per_page') }));
+      const { page, perPage } = toPaging({ page: readPage(query('page')), per_page: readPerPage(query('per_page')) });
       return { budget: 'search', cost: searchCost(query('q'), page, perPage) };
     }
     return { budget: 'read', cost: 1 };
   }
   if (FILE_PREFIXES.some((p) => path.startsWith(p))) return { budget: 'read', cost: FILE_COST };
   return undefined;
-}
-
-/** A valid IP address in its canonical text (IPv4-mapped IPv6 as IPv4), else undefined. */
-function normalizeIp(text: string | undefined): string | undefined {
-  const value = text?.trim();
-  if (!value || !ipaddr.isValid(value)) return undefined;
-  try {
-    return ipaddr.process(value).toString();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The caller's IP address (see the module comment for `TRUST_PROXY`). */
-export function clientAddress(c: Context, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for');
-    if (forwarded) {
-      const last = forwarded.split(',').at(-1);
-      const ip = normalizeIp(last);
-      if (ip) return ip;
-    }
-  }
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return normalizeIp(env?.incoming?.socket?.remoteAddress);
 }
 
 export function bannedResponse(c: AppContext, ban: ActiveBan): Response {
@@ -124,36 +97,42 @@ function refuse(c: AppContext, caller: Caller, waitSeconds: number, answer: () =
 /** Seconds left of a ban (a permanent one never ends). */
 const banSecondsLeft = (ban: ActiveBan) => (ban.validUntil ? Math.max(0, (ban.validUntil.getTime() - Date.now()) / 1000) : Number.POSITIVE_INFINITY);
 
+/** A request's limits: undefined to go on, else the refusal's answer (a promise only when the answer needs a lookup). */
+export type LimitCheck = (c: AppContext) => Response | Promise<Response | undefined> | undefined;
+
 /**
- * The limits middleware. Under `/api/v1/json` it must run after key auth (it charges the key's
- * user); for stored files it runs at the top level (no key there: the address is charged).
+ * The limits of one scope, or undefined when nothing is ever checked (no limiter and no bans).
+ * Under `/api/v1/json` it must run after key auth (it charges the key's user); for stored files
+ * the request frame runs it (no key there: the address is charged).
  */
-export function requestLimits(options: LimitsOptions): MiddlewareHandler<AppEnv> {
+export function requestLimits(options: LimitsOptions): LimitCheck | undefined {
   const { limiter, bans, trustProxy, metrics, scope } = options;
-  return async (c, next) => {
-    if ((!limiter && !bans) || c.req.method === 'OPTIONS') return next();
-    if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return next();
+  if (!limiter && !bans) return undefined;
+  const refuseBanned = (c: AppContext, caller: Caller, charge: Charge, ban: ActiveBan) => {
+    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: 'banned' });
+    return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
+  };
+  const decide = (c: AppContext, caller: Caller, charge: Charge, decision: LimitDecision) => {
+    if (decision.kind === 'ok') return undefined;
+    if (decision.kind === 'banned') return refuseBanned(c, caller, charge, decision.ban);
+    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: decision.kind });
+    const wait = decision.retryAfterSeconds;
+    return refuse(c, caller, wait, () => tooManyResponse(c, wait));
+  };
+  return (c) => {
+    if (c.req.method === 'OPTIONS') return undefined;
+    if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return undefined;
     const charge = chargeFor(c.req.path, (name) => c.req.query(name));
-    if (!charge) return next();
+    if (!charge) return undefined;
     const user = c.get('user');
     const ip = clientAddress(c, trustProxy);
     const caller: Caller = {};
     if (user) caller.userId = user.id;
     if (ip) caller.ip = ip;
-    if (!limiter) {
-      const ban = await bans!.lookup(caller);
-      if (!ban) return next();
-      metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: 'banned' });
-      return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
-    }
-    const decision = await limiter.check(caller, charge.budget, charge.cost);
-    if (decision.kind === 'ok') return next();
-    metrics?.rateLimitRejections.inc({ budget: charge.budget, outcome: decision.kind });
-    if (decision.kind === 'banned') {
-      const { ban } = decision;
-      return refuse(c, caller, banSecondsLeft(ban), () => bannedResponse(c, ban));
-    }
-    const wait = decision.retryAfterSeconds;
-    return refuse(c, caller, wait, () => tooManyResponse(c, wait));
+    if (limiter) return limiter.check(caller, charge.budget, charge.cost).then((decision) => decide(c, caller, charge, decision));
+    // a caller whose answer is remembered passes without a promise
+    const known = bans!.known(caller);
+    if (known) return known.ban ? refuseBanned(c, caller, charge, known.ban) : undefined;
+    return bans!.lookup(caller).then((ban) => (ban ? refuseBanned(c, caller, charge, ban) : undefined));
   };
 }

@@ -8,17 +8,11 @@
  * from before its change. Writes made by other processes are heard when their announcements
  * arrive; the writer there waits for its own.
  */
-import type { MiddlewareHandler } from 'hono';
 import type { ChangeFeed } from '../../db/change-feed.js';
-import type { AppEnv } from '../context.js';
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export function readYourWrites(feed: ChangeFeed): MiddlewareHandler<AppEnv> {
-  const afterWrite = async (next: () => Promise<void>) => {
-    await next();
-    await feed.sync();
-  };
-  // reads are passed straight on, without a promise of this middleware's own
-  return (c, next) => (READS.has(c.req.method) ? next() : afterWrite(next));
+/** After the answer of a request that may write is made (the request frame calls it): the caches caught up; nothing for reads. */
+export function catchUpAfterWrite(feed: ChangeFeed, method: string): Promise<void> | undefined {
+  return READS.has(method) ? undefined : feed.sync();
 }

@@ -10,10 +10,8 @@
  * Cross-origin scripts may read `X-Request-Id` and `Retry-After` (`Access-Control-Expose-Headers`).
  */
 import { randomUUID } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
 import pino, { type Logger } from 'pino';
-import type { AppDeps, AppEnv } from '../context.js';
+import type { AppContext, AppDeps } from '../context.js';
 import { requestHeader } from '../request-header.js';
 import { RequestLogger } from '../request-logger.js';
 
@@ -83,45 +81,56 @@ function pathAndQuery(url: string): string {
   return start < 0 ? '/' : url.slice(start);
 }
 
-export function requestLog(logger: AppDeps['logger']): MiddlewareHandler<AppEnv> {
-  const base = isPino(logger) ? logger : silent;
-  return async (c, next) => {
-    const started = performance.now();
+/**
+ * The request log of an app: ids, the request's logger and its line, as plain steps the request
+ * frame (request-frame.ts) takes around each request.
+ */
+export class RequestLog {
+  private readonly base: Logger;
+
+  constructor(logger: AppDeps['logger']) {
+    this.base = isPino(logger) ? logger : silent;
+  }
+
+  /** Gives the request its id and its logger; returns the id. */
+  begin(c: AppContext): string {
     const reqId = requestIdFrom(requestHeader(c, 'x-request-id'));
-    const log = new RequestLogger(base, reqId);
     c.set('requestId', reqId);
-    c.set('log', log);
+    c.set('log', new RequestLogger(this.base, reqId));
+    return reqId;
+  }
+
+  /** Puts the id on the answer, readable by cross-origin scripts. */
+  stamp(c: AppContext, reqId: string): void {
+    // an answer made complete (`jsonText`) carries the id and exposes it already
+    if (c.res === c.get('completeAnswer')) return;
     try {
-      await next();
-    } finally {
-      // an answer made complete (`jsonText`) carries the id and exposes it already
-      if (c.res !== c.get('completeAnswer')) {
-        try {
-          c.res.headers.set(REQUEST_ID_HEADER, reqId);
-        } catch {
-          // Immutable headers (a response passed through as is): copy it.
-          c.res = new Response(c.res.body, c.res);
-          c.res.headers.set(REQUEST_ID_HEADER, reqId);
-        }
-        exposeHeaders(c.res.headers);
-      }
-      const status = c.res.status;
-      const level = status >= 500 ? 'error' : QUIET_PATHS.has(c.req.path) ? 'debug' : 'info';
-      // the line is built only when it is written
-      if (base.isLevelEnabled(level)) {
-        const url = redactUrl(pathAndQuery(c.req.url));
-        // `reqId` first, as the request's logger puts it, without copying the line into another object
-        const line: Record<string, unknown> = {
-          reqId,
-          method: c.req.method,
-          route: routePath(c) || 'unmatched',
-          url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
-          status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        };
-        if (c.error) line.err = c.error;
-        base[level](line, 'request');
-      }
+      c.res.headers.set(REQUEST_ID_HEADER, reqId);
+    } catch {
+      // Immutable headers (a response passed through as is): copy it.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set(REQUEST_ID_HEADER, reqId);
     }
-  };
+    exposeHeaders(c.res.headers);
+  }
+
+  /** The request's line, when its level is written; `started` is `performance.now()` at its start. */
+  write(c: AppContext, reqId: string, route: string, started: number): void {
+    const status = c.res.status;
+    const level = status >= 500 ? 'error' : QUIET_PATHS.has(c.req.path) ? 'debug' : 'info';
+    // the line is built only when it is written
+    if (!this.base.isLevelEnabled(level)) return;
+    const url = redactUrl(pathAndQuery(c.req.url));
+    // `reqId` first, as the request's logger puts it, without copying the line into another object
+    const line: Record<string, unknown> = {
+      reqId,
+      method: c.req.method,
+      route,
+      url: url.length > MAX_LOGGED_URL ? `${url.slice(0, MAX_LOGGED_URL)}…` : url,
+      status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    };
+    if (c.error) line.err = c.error;
+    this.base[level](line, 'request');
+  }
 }

@@ -113,20 +113,21 @@ export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<Ap
   app.get('/dumps', index);
   app.get('/dumps/', index);
 
-  app.get('/dumps/latest.json', async (c) => {
+  // `latest.json` and `latest/` share the places of a dump's name: one route for each place,
+  // since Hono's RegExpRouter cannot hold a fixed name beside a parameter in the same place
+  const latestPointer = async (c: AppContext) => {
     const latest = await readLatest(root);
     if (!latest) return notFound(c);
     cacheFor(c, INDEX_MAX_AGE);
     return c.json({ ...latest, url: `${config.baseUrl}/dumps/${latest.name}/` });
-  });
+  };
 
-  app.get('/dumps/latest/:file', async (c) => {
-    const file = c.req.param('file');
+  const latestFile = async (c: AppContext, file: string) => {
     const latest = await readLatest(root);
     if (!latest || !isDumpFile(file)) return notFound(c);
     c.header('Cache-Control', `public, max-age=${INDEX_MAX_AGE}`);
     return c.redirect(`${config.baseUrl}/dumps/${latest.name}/${file}`, 302);
-  });
+  };
 
   const oneDump = async (c: AppContext) => {
     const name = c.req.param('name') ?? '';
@@ -136,12 +137,13 @@ export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<Ap
     cacheFor(c, INDEX_MAX_AGE);
     return c.json({ dump: await dumpJson(config, root, name, manifest) });
   };
-  app.get('/dumps/:name', oneDump);
+  app.get('/dumps/:name', (c) => (c.req.param('name') === 'latest.json' ? latestPointer(c) : oneDump(c)));
   app.get('/dumps/:name/', oneDump);
 
   app.get('/dumps/:name/:file', async (c) => {
     const name = c.req.param('name');
     const file = c.req.param('file');
+    if (name === 'latest') return latestFile(c, file);
     // Fixed names only: a date and one of a dump's own files.
     if (!DUMP_NAME.test(name) || !isDumpFile(file)) return notFound(c);
     return serveDumpFile(c, join(root, name, file), file);

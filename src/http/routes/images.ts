@@ -6,7 +6,7 @@ import { featuredImageAndWatched } from '../../contexts/images/features.js';
 import { liveCaches } from '../read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
-import { validPath } from '../validate.js';
+import { pathIdValue } from '../schemas/params.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */
 const IMAGE_MAX_AGE = 60;
@@ -33,20 +33,29 @@ async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   return jsonText(c, body, `image ${image.fingerprint} ${interactions}`);
 }
 
+/** The newest feature whose image is not hidden. */
+async function featuredImage(c: AppContext): Promise<Response> {
+  const { db, caches } = c.get('deps');
+  const cache = liveCaches(caches)?.featured;
+  const imageId = cache ? await cache.imageId(() => featuredImageAndWatched(db)) : (await featuredImageAndWatched(db)).imageId;
+  if (imageId === undefined) return notFound(c);
+  return respondWithImage(c, imageId);
+}
+
 export function imageRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  /** The newest feature whose image is not hidden. */
-  app.get('/images/featured', async (c) => {
-    const { db, caches } = c.get('deps');
-    const cache = liveCaches(caches)?.featured;
-    const imageId = cache ? await cache.imageId(() => featuredImageAndWatched(db)) : (await featuredImageAndWatched(db)).imageId;
-    if (imageId === undefined) return notFound(c);
-    return respondWithImage(c, imageId);
+  /**
+   * `/images/featured`, and any image by id, hidden ones included (with `hidden_from_users` and the
+   * merge or deletion reason); anything else is 404. One route: Hono's RegExpRouter cannot hold a
+   * fixed name beside a parameter in the same place, and would leave the app on its slower router.
+   */
+  app.get('/images/:image_id', (c) => {
+    const segment = c.req.param('image_id');
+    if (segment === 'featured') return featuredImage(c);
+    const id = pathIdValue(segment);
+    return id === undefined ? notFound(c) : respondWithImage(c, id);
   });
-
-  /** Any image, hidden ones included (with `hidden_from_users` and the merge or deletion reason). */
-  app.get('/images/:image_id', validPath('image_id'), (c) => respondWithImage(c, c.req.valid('param').image_id));
 
   return app;
 }

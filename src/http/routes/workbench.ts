@@ -8,8 +8,8 @@
  *
  * An inline filter is given by `hidden_tags`/`spoilered_tags` (names), `hidden_tag_ids`/
  * `spoilered_tag_ids` and `hidden_complex`/`spoilered_complex`. The test bench without any of
- * them runs `filter_id`'s filter, else the current filter. Mounted before routes/filters.ts so
- * `/filters/test` and `/filters/explain` are not read as filter ids.
+ * them runs `filter_id`'s filter, else the current filter. `/filters/explain` and `/filters/test`
+ * are answered through routes/filters.ts's one route of `/filters/<name or id>`.
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
@@ -22,7 +22,7 @@ import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import type { FilterExplainResponse, FilterTestResponse } from '../schemas/workbench.js';
 import { workbenchQuery } from '../schemas/workbench.js';
-import { validPath, validQuery } from '../validate.js';
+import { parseQuery, validPath, validQuery } from '../validate.js';
 import { runFilterBench } from '../workbench/filter-bench.js';
 import { explainFilter } from '../workbench/filter-explain.js';
 import { compileFilter, givesInlineFilter, inlineSpec, specOfRow, type FilterSpec } from '../workbench/filter-rules.js';
@@ -77,13 +77,17 @@ async function filterTest(c: AppContext, params: TestParams): Promise<Response> 
   } satisfies z.output<typeof FilterTestResponse>);
 }
 
+/** `GET /filters/explain`: an inline filter on one image (dispatched from routes/filters.ts). */
+export async function explainInlineFilter(c: AppContext): Promise<Response> {
+  const params = parseQuery(c, workbenchQuery.filterExplain);
+  return explainResponse(c, await inlineSpec(c.get('deps').db, params), params.image_id);
+}
+
+/** `GET /filters/test`: the test bench (dispatched from routes/filters.ts). */
+export const testFilter = (c: AppContext): Promise<Response> => filterTest(c, parseQuery(c, workbenchQuery.filterTest));
+
 export function workbenchRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get('/filters/explain', validQuery(workbenchQuery.filterExplain), async (c) => {
-    const params = c.req.valid('query');
-    return explainResponse(c, await inlineSpec(c.get('deps').db, params), params.image_id);
-  });
-  app.get('/filters/test', validQuery(workbenchQuery.filterTest), (c) => filterTest(c, c.req.valid('query')));
   app.get('/filters/:filter_id/explain', validPath('filter_id'), validQuery(workbenchQuery.filterExplainById), async (c) => {
     const spec = await savedSpec(c, c.req.valid('param').filter_id);
     if (spec === null) return notFound(c);

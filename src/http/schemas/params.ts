@@ -11,6 +11,7 @@ import { DEFAULT_DISTANCE, MAX_LIMIT, parseDistance, parseLimit } from '../../co
 import { SEARCH_INDEXES } from '../../search/explain.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';
+import { INT32_MAX } from '../../db/int32.js';
 import { id } from './common.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -78,8 +79,17 @@ export const FilterIdParam = z.preprocess((value) => RecordId.safeParse(value).d
     'Id of a filter to see the answer through instead of the current one (the key user\'s filter, else the system filter `Default`). Ignored when the caller may not use that filter (system, public and own filters are usable) or when it is not an id.',
 });
 
+/** `page` as its schema reads it (the limits read it too, without running the schema). */
+export const readPage = (value: Raw): number => clamp(integerParsePrefix(first(value)) ?? 1, 1, MAX_PAGE);
+
+/** `per_page` as its schema reads it: undefined when absent or invalid. */
+export const readPerPage = (value: Raw): number | undefined => {
+  const n = integerParsePrefix(first(value));
+  return n === undefined ? undefined : clamp(n, 1, MAX_PER_PAGE);
+};
+
 export const PageParam = z
-  .preprocess((value) => clamp(integerParsePrefix(first(value)) ?? 1, 1, MAX_PAGE), z.int().min(1).max(MAX_PAGE))
+  .preprocess(readPage, z.int().min(1).max(MAX_PAGE))
   .default(1)
   .meta({
     id: 'Page',
@@ -89,10 +99,7 @@ export const PageParam = z
 
 /** Read as undefined when absent or invalid: the route's default applies (a key user's setting for image searches). */
 export const PerPageParam = z
-  .preprocess((value) => {
-    const n = integerParsePrefix(first(value));
-    return n === undefined ? undefined : clamp(n, 1, MAX_PER_PAGE);
-  }, z.int().min(1).max(MAX_PER_PAGE).optional())
+  .preprocess(readPerPage, z.int().min(1).max(MAX_PER_PAGE).optional())
   .meta({
     id: 'PerPage',
     default: DEFAULT_PER_PAGE,
@@ -210,8 +217,24 @@ export type QueryParamName = keyof typeof queryParams;
 // Path parameters
 // ---------------------------------------------------------------------------------------------
 
-const pathId = (what: string) =>
-  z.preprocess(decimalId, id()).meta({ description: `${what} id. Anything but a decimal id within 1..2147483647 is 404.` });
+/** The schemas made by `pathId`: parameters that `pathIdValue` reads. */
+const idSchemas = new WeakSet<z.ZodType>();
+const pathId = (what: string) => {
+  const schema = z.preprocess(decimalId, id()).meta({ description: `${what} id. Anything but a decimal id within 1..2147483647 is 404.` });
+  idSchemas.add(schema);
+  return schema;
+};
+
+/**
+ * An id path parameter's value as its schema reads it (decimal digits only, within 1..2147483647),
+ * else undefined: the routes of single records read it on every request, and the schema's
+ * preprocess and checks cost more than the test itself.
+ */
+export function pathIdValue(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,10}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 1 && n <= INT32_MAX ? n : undefined;
+}
 const pathText = (description: string) => z.string().min(1).max(1000).refine(storable).meta({ description });
 
 export const pathParams = {
@@ -226,6 +249,9 @@ export const pathParams = {
 } as const;
 
 export type PathParamName = keyof typeof pathParams;
+
+/** Whether a path parameter is a record id (`pathIdValue` reads it as its schema does). */
+export const isIdPathParam = (name: PathParamName): boolean => idSchemas.has(pathParams[name]);
 
 // ---------------------------------------------------------------------------------------------
 // Per route
