@@ -83,6 +83,8 @@ export interface AppVariables {
   log: RequestLogger;
   /** An answer made with every header it leaves with (`jsonText`): the middleware pass it on untouched. */
   completeAnswer: Response | undefined;
+  /** The route to log and count this request under, when not its pattern (`route-name.ts`). */
+  routeName: string | undefined;
 }
 
 export interface AppEnv {

@@ -64,6 +64,21 @@ describe('request ids and the request log', () => {
     expect(h.lines.filter((l) => l.reqId === id && l.msg === 'request')).toHaveLength(1);
   });
 
+  it('logs a fixed name answered inside a parameter route under a route of its own', async () => {
+    const cases: Array<[string, string]> = [
+      ['/api/v1/json/images/featured', '/api/v1/json/images/featured'],
+      ['/api/v1/json/filters/system', '/api/v1/json/filters/system'],
+      ['/api/v1/json/filters/12345', '/api/v1/json/filters/:filter_id'],
+      ['/dumps/latest/manifest.json', '/dumps/latest/:file'],
+      ['/dumps/latest.json', '/dumps/latest.json'],
+    ];
+    for (const [path, route] of cases) {
+      const res = await h.request(path, { headers: { 'X-Request-Id': `named-${cases.findIndex((x) => x[0] === path)}` } });
+      await res.arrayBuffer();
+      expect((await requestLine(h, res.headers.get('x-request-id')!)).route, path).toBe(route);
+    }
+  });
+
   it("honours the caller's X-Request-Id when it is a short safe token, else makes one", async () => {
     const mine = await h.request('/api/v1/json/tags/1', { headers: { 'X-Request-Id': 'proxy-4f2a.91:7' } });
     expect(mine.headers.get('x-request-id')).toBe('proxy-4f2a.91:7');

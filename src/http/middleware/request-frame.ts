@@ -9,10 +9,10 @@
  * (read-your-writes.ts), the request id on the answer, the metrics (metrics.ts) and the log line.
  */
 import type { MiddlewareHandler } from 'hono';
-import { routePath } from 'hono/route';
 import type { Metrics } from '../../observability/metrics.js';
 import type { ChangeFeed } from '../../db/change-feed.js';
 import type { AppDeps, AppEnv } from '../context.js';
+import { routeOf } from '../route-name.js';
 import { finishCacheHeaders, preflightAnswer } from './cache.js';
 import type { LimitCheck } from './limits.js';
 import { recordRequest } from './metrics.js';
@@ -34,6 +34,7 @@ export function requestFrame({ deps, metrics, feed, fileLimits }: RequestFrameOp
     const reqId = log.begin(c);
     c.set('deps', deps);
     c.set('cachePolicy', undefined);
+    c.set('routeName', undefined);
     try {
       const method = c.req.method;
       if (method === 'OPTIONS') {
@@ -50,7 +51,7 @@ export function requestFrame({ deps, metrics, feed, fileLimits }: RequestFrameOp
       }
     } finally {
       log.stamp(c, reqId);
-      const route = routePath(c) || 'unmatched';
+      const route = routeOf(c);
       recordRequest(metrics, c, route, started);
       log.write(c, reqId, route, started);
     }

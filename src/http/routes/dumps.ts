@@ -34,6 +34,7 @@ import {
 } from '../../dumps/layout.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
+import { nameRoute } from '../route-name.js';
 import { cacheFor } from '../middleware/cache.js';
 import { fileResponse } from './files.js';
 
@@ -137,13 +138,20 @@ export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<Ap
     cacheFor(c, INDEX_MAX_AGE);
     return c.json({ dump: await dumpJson(config, root, name, manifest) });
   };
-  app.get('/dumps/:name', (c) => (c.req.param('name') === 'latest.json' ? latestPointer(c) : oneDump(c)));
+  app.get('/dumps/:name', (c) => {
+    if (c.req.param('name') !== 'latest.json') return oneDump(c);
+    nameRoute(c, 'name', 'latest.json');
+    return latestPointer(c);
+  });
   app.get('/dumps/:name/', oneDump);
 
   app.get('/dumps/:name/:file', async (c) => {
     const name = c.req.param('name');
     const file = c.req.param('file');
-    if (name === 'latest') return latestFile(c, file);
+    if (name === 'latest') {
+      nameRoute(c, 'name', 'latest');
+      return latestFile(c, file);
+    }
     // Fixed names only: a date and one of a dump's own files.
     if (!DUMP_NAME.test(name) || !isDumpFile(file)) return notFound(c);
     return serveDumpFile(c, join(root, name, file), file);

@@ -17,6 +17,7 @@ import { cacheFor } from '../middleware/cache.js';
 import { toPaging } from '../middleware/paging.js';
 import type { FilterListResponse, FilterResponse } from '../schemas/envelopes.js';
 import { pathIdValue, routeQuery } from '../schemas/params.js';
+import { nameRoute } from '../route-name.js';
 import { parseQuery } from '../validate.js';
 import { explainInlineFilter, testFilter } from './workbench.js';
 import { filterView } from '../views/filter.js';
@@ -64,7 +65,10 @@ export function filterRoutes(): Hono<AppEnv> {
   app.get('/filters/:filter_id', (c) => {
     const segment = c.req.param('filter_id');
     const named = NAMED.get(segment);
-    if (named) return named(c);
+    if (named) {
+      nameRoute(c, 'filter_id', segment);
+      return named(c);
+    }
     const id = pathIdValue(segment);
     return id === undefined ? notFound(c) : oneFilter(c, id);
   });

@@ -7,6 +7,7 @@ import { liveCaches } from '../read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { pathIdValue } from '../schemas/params.js';
+import { nameRoute } from '../route-name.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */
 const IMAGE_MAX_AGE = 60;
@@ -52,7 +53,10 @@ export function imageRoutes(): Hono<AppEnv> {
    */
   app.get('/images/:image_id', (c) => {
     const segment = c.req.param('image_id');
-    if (segment === 'featured') return featuredImage(c);
+    if (segment === 'featured') {
+      nameRoute(c, 'image_id', 'featured');
+      return featuredImage(c);
+    }
     const id = pathIdValue(segment);
     return id === undefined ? notFound(c) : respondWithImage(c, id);
   });
