@@ -59,6 +59,7 @@ import {
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { CompiledCache } from '../compiled-cache.js';
+import { SearchParams } from '../search-params.js';
 import { queryApiError } from '../query-error.js';
 import { explainOnImage } from '../workbench/query-explain.js';
 import { compileComplexFilter } from '../filter-query.js';
@@ -217,7 +218,7 @@ function deletedParam(c: AppContext, del: '1' | 'only' | 'deleted' | undefined):
 
 const IMAGES_OPEN = Buffer.from('{"images":[');
 
-type ImageSearchParams = z.output<typeof routeQuery.searchImages>;
+type ImageSearchParams = Readonly<z.output<typeof routeQuery.searchImages>>;
 
 async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
   const deps = c.get('deps');
@@ -324,7 +325,7 @@ async function render(deps: AppDeps, index: SimpleIndex, ids: number[]): Promise
 }
 
 function simpleSearch(index: SimpleIndex) {
-  return async (c: AppContext, params: z.output<typeof routeQuery.search>): Promise<Response> => {
+  return async (c: AppContext, params: Readonly<z.output<typeof routeQuery.search>>): Promise<Response> => {
     const deps = c.get('deps');
     const page = toPaging(params);
     const query = await compileFor(c, index, params.q ?? '');
@@ -360,13 +361,13 @@ async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Pr
 
 export function searchRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const images = validQuery(routeQuery.searchImages);
-  app.get('/search/images', images, (c) => searchImages(c, c.req.valid('query')));
-  app.get('/search', images, (c) => searchImages(c, c.req.valid('query')));
-  const others = validQuery(routeQuery.search);
+  const images = new SearchParams(routeQuery.searchImages);
+  app.get('/search/images', (c) => searchImages(c, images.read(c)));
+  app.get('/search', (c) => searchImages(c, images.read(c)));
+  const others = new SearchParams(routeQuery.search);
   for (const index of ['comments', 'posts', 'galleries', 'tags', 'filters'] as const) {
     const search = simpleSearch(index);
-    app.get(`/search/${index}`, others, (c) => search(c, c.req.valid('query')));
+    app.get(`/search/${index}`, (c) => search(c, others.read(c)));
   }
   app.get('/search/explain', validQuery(workbenchQuery.searchExplain), (c) => explain(c, c.req.valid('query')));
   return app;
