@@ -154,13 +154,17 @@ function compiling<T>(q: string, options: CompileOptions, compile: (q: string, o
  */
 const anonymousQueries = new CompiledCache<Query>();
 
+/** `q` compiled for an anonymous caller, when it names no `filter_id:` (else undefined). */
+function compileAnonymous(index: SearchIndexName, q: string): Query | undefined {
+  if (filterIdsIn(q).length > 0) return undefined;
+  const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined } };
+  return anonymousQueries.get(`${index}\u0000${q}`, () => compiling(q, options, compileQuery));
+}
+
 /** `q` compiled for the caller; a `QueryError` becomes 400 with its message and position. */
 export async function compileFor(c: AppContext, index: SearchIndexName, q: string): Promise<Query> {
-  if (c.get('user') === null && filterIdsIn(q).length === 0) {
-    const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined } };
-    return anonymousQueries.get(`${index}\u0000${q}`, () => compiling(q, options, compileQuery));
-  }
-  return compiling(q, await compileOptionsFor(c, index, q), compileQuery);
+  const anonymous = c.get('user') === null ? compileAnonymous(index, q) : undefined;
+  return anonymous ?? compiling(q, await compileOptionsFor(c, index, q), compileQuery);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,21 +224,80 @@ const IMAGES_OPEN = Buffer.from('{"images":[');
 
 type ImageSearchParams = Readonly<z.output<typeof routeQuery.searchImages>>;
 
+/**
+ * Engine requests of anonymous image searches, by the current filter's row and the parameters
+ * they depend on: a page asked again is neither compiled nor built again, and its request is the
+ * same frozen object, whose JSON text the engine thread keeps. A filter edited is a new row
+ * (render/filter-cache.ts), so it never meets the requests of its old version; an entry lives
+ * as long as the compiled query in it (see `compiled-cache.ts`). Requests with a seed drawn for
+ * them (`oneOff`) are not kept.
+ */
+const anonymousImageRequests = new CompiledCache<SearchRequest>();
+
+/** A number for each filter row, for the keys of `anonymousImageRequests` (0: no filter). */
+const filterRowNumbers = new WeakMap<FilterRow, number>();
+let lastFilterRowNumber = 0;
+
+function filterRowNumber(filter: FilterRow | null): number {
+  if (filter === null) return 0;
+  let n = filterRowNumbers.get(filter);
+  if (n === undefined) {
+    n = ++lastFilterRowNumber;
+    filterRowNumbers.set(filter, n);
+  }
+  return n;
+}
+
+/** The engine request of `/search/images` for the caller. */
+async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging): Promise<SearchRequest> {
+  const deps = c.get('deps');
+  const user = c.get('user');
+  const q = params.q ?? '';
+  const build = (query: Query) =>
+    buildImageSearch({
+      query,
+      sort: parseImageSort(params.sf, params.sd),
+      filters: hiddenBy(deps, filter, user),
+      ...(user === null ? {} : { userId: user.id, showOwnHidden: params.hidden === '1' }),
+      ...withDeleted(deletedParam(c, params.del)),
+      page: page.page,
+      perPage: page.perPage,
+    });
+  if (user !== null) return build(await compileFor(c, 'images', q));
+  // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
+  const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}\u0000${q}`;
+  try {
+    return anonymousImageRequests.get(key, () => {
+      const query = compileAnonymous('images', q);
+      if (query === undefined) throw new NotKept(null);
+      const request = build(query);
+      if (request.oneOff) throw new NotKept(request);
+      return Object.freeze(request);
+    });
+  } catch (err) {
+    if (!(err instanceof NotKept)) throw err;
+    return err.request ?? build(await compileFor(c, 'images', q));
+  }
+}
+
+/** Thrown out of `anonymousImageRequests.get` for a request not to keep (a throw is not kept). */
+class NotKept {
+  constructor(readonly request: SearchRequest | null) {}
+}
+
 async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
   const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
-  const query = await compileFor(c, 'images', params.q ?? '');
-  const filter = await c.get('currentFilter')();
-  const request = buildImageSearch({
-    query,
-    sort: parseImageSort(params.sf, params.sd),
-    filters: hiddenBy(deps, filter, user),
-    ...(user === null ? {} : { userId: user.id, showOwnHidden: params.hidden === '1' }),
-    ...withDeleted(deletedParam(c, params.del)),
-    page: page.page,
-    perPage: page.perPage,
-  });
+  let filter: FilterRow | null;
+  try {
+    filter = await c.get('currentFilter')();
+  } catch (err) {
+    // a query that does not compile is answered before a filter that cannot be used, as ever
+    await compileFor(c, 'images', params.q ?? '');
+    throw err;
+  }
+  const request = await imageSearchRequest(c, params, filter, page);
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, interactions] = await Promise.all([
     renderImageListJson(deps, ids, { filter, user }),

@@ -36,6 +36,19 @@ export type EngineCalls = EngineCall[];
 /** What comes back: the replies to one message's calls, in the order they were answered. */
 export type EngineReplies = EngineReply[];
 
+/** The JSON text of frozen requests, by object. */
+const textsOfRequests = new WeakMap<SearchRequest, string>();
+
+function requestText(request: SearchRequest): string {
+  if (!Object.isFrozen(request)) return JSON.stringify(request);
+  let text = textsOfRequests.get(request);
+  if (text === undefined) {
+    text = JSON.stringify(request);
+    textsOfRequests.set(request, text);
+  }
+  return text;
+}
+
 const BOOT = new URL('./engine-thread-boot.mjs', import.meta.url);
 const HOST = new URL('./engine-thread-host.ts', import.meta.url);
 
@@ -116,10 +129,11 @@ export class EngineThread implements SearchEngine {
   /**
    * The request goes as JSON text: it is JSON by nature (the OpenSearch engine sends the same
    * text), and writing and parsing it costs half of cloning its object tree (about 20 against
-   * 40 µs for a listing's request).
+   * 40 µs for a listing's request). A frozen request (one a route keeps and asks again) is
+   * written once.
    */
   search(index: string, request: SearchRequest): Promise<SearchResult> {
-    return this.call('search', index, JSON.stringify(request));
+    return this.call('search', index, requestText(request));
   }
 
   searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult> {
