@@ -58,7 +58,7 @@ import {
 } from '../../search/requests/index.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { CompiledCache } from '../compiled-cache.js';
+import { ClockReading, CompiledCache } from '../compiled-cache.js';
 import { SearchParams } from '../search-params.js';
 import { queryApiError } from '../query-error.js';
 import { explainOnImage } from '../workbench/query-explain.js';
@@ -150,21 +150,40 @@ function compiling<T>(q: string, options: CompileOptions, compile: (q: string, o
 
 /**
  * Queries compiled for anonymous callers, whose compilation depends on the text alone when it
- * names no `filter_id:` (see `compiled-cache.ts`).
+ * names no `filter_id:` (see `compiled-cache.ts`); one that read no clock is kept for a minute.
  */
-const anonymousQueries = new CompiledCache<Query>();
+const anonymousQueries = new CompiledCache<AnonymousQuery>();
+
+interface AnonymousQuery {
+  query: Query;
+  /** The same at any time: no date was resolved against the clock. */
+  clockFree: boolean;
+}
+
+/** How long a compiled query (or a request built with it) that read no clock is kept. */
+const CLOCK_FREE_MS = 60_000;
 
 /** `q` compiled for an anonymous caller, when it names no `filter_id:` (else undefined). */
-function compileAnonymous(index: SearchIndexName, q: string): Query | undefined {
+function compileAnonymous(index: SearchIndexName, q: string): AnonymousQuery | undefined {
   if (filterIdsIn(q).length > 0) return undefined;
-  const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined } };
-  return anonymousQueries.get(`${index}\u0000${q}`, () => compiling(q, options, compileQuery));
+  return anonymousQueries.get(
+    `${index}\u0000${q}`,
+    () => {
+      const now = new ClockReading();
+      const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined, now } };
+      const query = compiling(q, options, compileQuery);
+      return { query, clockFree: !now.read };
+    },
+    lifetimeOf,
+  );
 }
+
+const lifetimeOf = (compiled: { clockFree: boolean }) => (compiled.clockFree ? CLOCK_FREE_MS : undefined);
 
 /** `q` compiled for the caller; a `QueryError` becomes 400 with its message and position. */
 export async function compileFor(c: AppContext, index: SearchIndexName, q: string): Promise<Query> {
   const anonymous = c.get('user') === null ? compileAnonymous(index, q) : undefined;
-  return anonymous ?? compiling(q, await compileOptionsFor(c, index, q), compileQuery);
+  return anonymous?.query ?? compiling(q, await compileOptionsFor(c, index, q), compileQuery);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,11 +247,12 @@ type ImageSearchParams = Readonly<z.output<typeof routeQuery.searchImages>>;
  * Engine requests of anonymous image searches, by the current filter's row and the parameters
  * they depend on: a page asked again is neither compiled nor built again, and its request is the
  * same frozen object, whose JSON text the engine thread keeps. A filter edited is a new row
- * (render/filter-cache.ts), so it never meets the requests of its old version; an entry lives
- * as long as the compiled query in it (see `compiled-cache.ts`). Requests with a seed drawn for
- * them (`oneOff`) are not kept.
+ * (render/filter-cache.ts), so it never meets the requests of its old version. An entry lives as
+ * long as the compiled query in it (see `compiled-cache.ts`), a second when the filter hides by a
+ * complex expression (which may hold relative dates). Requests with a seed drawn for them
+ * (`oneOff`) are not kept.
  */
-const anonymousImageRequests = new CompiledCache<SearchRequest>();
+const anonymousImageRequests = new CompiledCache<{ request: SearchRequest; clockFree: boolean }>();
 
 /** A number for each filter row, for the keys of `anonymousImageRequests` (0: no filter). */
 const filterRowNumbers = new WeakMap<FilterRow, number>();
@@ -267,13 +287,17 @@ async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filt
   // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
   const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}\u0000${q}`;
   try {
-    return anonymousImageRequests.get(key, () => {
-      const query = compileAnonymous('images', q);
-      if (query === undefined) throw new NotKept(null);
-      const request = build(query);
-      if (request.oneOff) throw new NotKept(request);
-      return Object.freeze(request);
-    });
+    return anonymousImageRequests.get(
+      key,
+      () => {
+        const compiled = compileAnonymous('images', q);
+        if (compiled === undefined) throw new NotKept(null);
+        const request = build(compiled.query);
+        if (request.oneOff) throw new NotKept(request);
+        return { request: Object.freeze(request), clockFree: compiled.clockFree && (filter === null || filter.hiddenComplexStr.trim() === '') };
+      },
+      lifetimeOf,
+    ).request;
   } catch (err) {
     if (!(err instanceof NotKept)) throw err;
     return err.request ?? build(await compileFor(c, 'images', q));
