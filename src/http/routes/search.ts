@@ -244,17 +244,17 @@ const IMAGES_OPEN = Buffer.from('{"images":[');
 type ImageSearchParams = Readonly<z.output<typeof routeQuery.searchImages>>;
 
 /**
- * Engine requests of anonymous image searches, by the current filter's row and the parameters
- * they depend on: a page asked again is neither compiled nor built again, and its request is the
- * same frozen object, whose JSON text the engine thread keeps. A filter edited is a new row
- * (render/filter-cache.ts), so it never meets the requests of its old version. An entry lives as
- * long as the compiled query in it (see `compiled-cache.ts`), a second when the filter hides by a
- * complex expression (which may hold relative dates). Requests with a seed drawn for them
- * (`oneOff`) are not kept.
+ * Engine requests of anonymous searches, by index, the current filter's row (when the request
+ * depends on it) and the parameters they depend on: a page asked again is neither compiled nor
+ * built again, and its request is the same frozen object, whose JSON text the engine thread
+ * keeps. A filter edited is a new row (render/filter-cache.ts), so it never meets the requests of
+ * its old version. An entry lives as long as the compiled query in it (see `compiled-cache.ts`),
+ * a second when the filter hides by a complex expression (which may hold relative dates).
+ * Requests with a seed drawn for them (`oneOff`) are not kept.
  */
-const anonymousImageRequests = new CompiledCache<{ request: SearchRequest; clockFree: boolean }>();
+const anonymousRequests = new CompiledCache<{ request: SearchRequest; clockFree: boolean }>();
 
-/** A number for each filter row, for the keys of `anonymousImageRequests` (0: no filter). */
+/** A number for each filter row, for the keys of `anonymousRequests` (0: no filter). */
 const filterRowNumbers = new WeakMap<FilterRow, number>();
 let lastFilterRowNumber = 0;
 
@@ -266,6 +266,50 @@ function filterRowNumber(filter: FilterRow | null): number {
     filterRowNumbers.set(filter, n);
   }
   return n;
+}
+
+/** Whether what `filter` hides reads no clock. */
+const clockFreeFilter = (filter: FilterRow | null) => filter === null || filter.hiddenComplexStr.trim() === '';
+
+/**
+ * The request `build` makes of `q` compiled for an anonymous caller on `index`, kept under `key`
+ * (what else it depends on); undefined when `q` names a filter (`filter_id:`).
+ */
+function anonymousRequest(index: SearchIndexName, key: string, q: string, build: (query: Query) => SearchRequest, filterClockFree = true): SearchRequest | undefined {
+  try {
+    return anonymousRequests.get(
+      `${index}\u0000${key}\u0000${q}`,
+      () => {
+        const compiled = compileAnonymous(index, q);
+        if (compiled === undefined) throw new NotKept(undefined);
+        const request = build(compiled.query);
+        if (request.oneOff) throw new NotKept(request);
+        return { request: Object.freeze(request), clockFree: compiled.clockFree && filterClockFree };
+      },
+      lifetimeOf,
+    ).request;
+  } catch (err) {
+    if (!(err instanceof NotKept)) throw err;
+    return err.request;
+  }
+}
+
+/** Thrown out of `anonymousRequests.get` for a request not to keep (a throw is not kept). */
+class NotKept {
+  constructor(readonly request: SearchRequest | undefined) {}
+}
+
+/**
+ * The current filter, resolved before `q` is compiled (requests are kept by filter row); a filter
+ * that cannot be used is answered after a query that does not compile, as when `q` came first.
+ */
+async function currentFilterAfter(c: AppContext, index: SearchIndexName, q: string): Promise<FilterRow | null> {
+  try {
+    return await c.get('currentFilter')();
+  } catch (err) {
+    await compileFor(c, index, q);
+    throw err;
+  }
 }
 
 /** The engine request of `/search/images` for the caller. */
@@ -283,44 +327,17 @@ async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filt
       page: page.page,
       perPage: page.perPage,
     });
-  if (user !== null) return build(await compileFor(c, 'images', q));
   // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
-  const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}\u0000${q}`;
-  try {
-    return anonymousImageRequests.get(
-      key,
-      () => {
-        const compiled = compileAnonymous('images', q);
-        if (compiled === undefined) throw new NotKept(null);
-        const request = build(compiled.query);
-        if (request.oneOff) throw new NotKept(request);
-        return { request: Object.freeze(request), clockFree: compiled.clockFree && (filter === null || filter.hiddenComplexStr.trim() === '') };
-      },
-      lifetimeOf,
-    ).request;
-  } catch (err) {
-    if (!(err instanceof NotKept)) throw err;
-    return err.request ?? build(await compileFor(c, 'images', q));
-  }
-}
-
-/** Thrown out of `anonymousImageRequests.get` for a request not to keep (a throw is not kept). */
-class NotKept {
-  constructor(readonly request: SearchRequest | null) {}
+  const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}`;
+  const kept = user === null ? anonymousRequest('images', key, q, build, clockFreeFilter(filter)) : undefined;
+  return kept ?? build(await compileFor(c, 'images', q));
 }
 
 async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
   const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
-  let filter: FilterRow | null;
-  try {
-    filter = await c.get('currentFilter')();
-  } catch (err) {
-    // a query that does not compile is answered before a filter that cannot be used, as ever
-    await compileFor(c, 'images', params.q ?? '');
-    throw err;
-  }
+  const filter = await currentFilterAfter(c, 'images', params.q ?? '');
   const request = await imageSearchRequest(c, params, filter, page);
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, interactions] = await Promise.all([
@@ -359,13 +376,12 @@ const withDeleted = (deleted: 'include' | 'only' | 'deleted' | undefined) => (de
 
 type SimpleIndex = Exclude<SearchIndexName, 'images'>;
 
-/** The request of a search on an index other than images. */
-async function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, page: Paging): Promise<SearchRequest> {
+/** The request of a search on an index other than images; `filter` is the current one (comments hide by it). */
+function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, page: Paging, filter: FilterRow | null): SearchRequest {
   const user = c.get('user');
   const window = { page: page.page, perPage: page.perPage };
   switch (index) {
-    case 'comments': {
-      const filter = await c.get('currentFilter')();
+    case 'comments':
       return buildCommentSearch({
         query,
         hiddenTagIds: filter?.hiddenTagIds ?? [],
@@ -373,7 +389,6 @@ async function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, pa
         ...(user === null ? {} : { userId: user.id }),
         ...window,
       });
-    }
     case 'posts':
       return buildPostSearch({ query, ...window });
     case 'galleries':
@@ -415,8 +430,11 @@ function simpleSearch(index: SimpleIndex) {
   return async (c: AppContext, params: Readonly<z.output<typeof routeQuery.search>>): Promise<Response> => {
     const deps = c.get('deps');
     const page = toPaging(params);
-    const query = await compileFor(c, index, params.q ?? '');
-    const request = await simpleRequest(c, index, query, page);
+    const q = params.q ?? '';
+    const filter = index === 'comments' ? await currentFilterAfter(c, index, q) : null;
+    const build = (query: Query) => simpleRequest(c, index, query, page, filter);
+    const kept = c.get('user') === null ? anonymousRequest(index, `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}`, q, build) : undefined;
+    const request = kept ?? build(await compileFor(c, index, q));
     const { ids, total } = await runSearch(deps, index, request);
     const list = await render(deps, index, ids);
     cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
