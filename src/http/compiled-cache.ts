@@ -18,7 +18,7 @@ export class CompiledCache<T> {
 
   /**
    * The value kept under `key`, else `compile()`'s (kept; a throw is not), for `lifetimeMs` of
-   * it when given, else a second.
+   * it when given, else a second; a lifetime of 0 keeps it not at all.
    */
   get(key: string, compile: () => T, lifetimeMs?: (value: T) => number | undefined): T {
     const now = this.now();

@@ -252,7 +252,14 @@ type ImageSearchParams = Readonly<z.output<typeof routeQuery.searchImages>>;
  * a second when the filter hides by a complex expression (which may hold relative dates).
  * Requests with a seed drawn for them (`oneOff`) are not kept.
  */
-const anonymousRequests = new CompiledCache<{ request: SearchRequest; clockFree: boolean }>();
+const anonymousRequests = new CompiledCache<KeptRequest>();
+
+interface KeptRequest {
+  /** Undefined when `q` names a filter (its compilation depends on the caller). */
+  request: SearchRequest | undefined;
+  /** 0: not kept (see `CompiledCache.get`); undefined: a second. */
+  lifetimeMs: number | undefined;
+}
 
 /** A number for each filter row, for the keys of `anonymousRequests` (0: no filter). */
 const filterRowNumbers = new WeakMap<FilterRow, number>();
@@ -276,27 +283,18 @@ const clockFreeFilter = (filter: FilterRow | null) => filter === null || filter.
  * (what else it depends on); undefined when `q` names a filter (`filter_id:`).
  */
 function anonymousRequest(index: SearchIndexName, key: string, q: string, build: (query: Query) => SearchRequest, filterClockFree = true): SearchRequest | undefined {
-  try {
-    return anonymousRequests.get(
-      `${index}\u0000${key}\u0000${q}`,
-      () => {
-        const compiled = compileAnonymous(index, q);
-        if (compiled === undefined) throw new NotKept(undefined);
-        const request = build(compiled.query);
-        if (request.oneOff) throw new NotKept(request);
-        return { request: Object.freeze(request), clockFree: compiled.clockFree && filterClockFree };
-      },
-      lifetimeOf,
-    ).request;
-  } catch (err) {
-    if (!(err instanceof NotKept)) throw err;
-    return err.request;
-  }
-}
-
-/** Thrown out of `anonymousRequests.get` for a request not to keep (a throw is not kept). */
-class NotKept {
-  constructor(readonly request: SearchRequest | undefined) {}
+  const kept = anonymousRequests.get(
+    `${index}\u0000${key}\u0000${q}`,
+    (): KeptRequest => {
+      const compiled = compileAnonymous(index, q);
+      if (compiled === undefined) return { request: undefined, lifetimeMs: 0 };
+      const request = build(compiled.query);
+      if (request.oneOff) return { request, lifetimeMs: 0 };
+      return { request: Object.freeze(request), lifetimeMs: compiled.clockFree && filterClockFree ? CLOCK_FREE_MS : undefined };
+    },
+    (entry) => entry.lifetimeMs,
+  );
+  return kept.request;
 }
 
 /**
