@@ -310,25 +310,31 @@ async function currentFilterAfter(c: AppContext, index: SearchIndexName, q: stri
   }
 }
 
-/** The engine request of `/search/images` for the caller. */
-async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging): Promise<SearchRequest> {
-  const deps = c.get('deps');
+/** The engine request of `/search/images` for the caller, of `query` compiled for them. */
+function imageRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging, query: Query): SearchRequest {
   const user = c.get('user');
+  return buildImageSearch({
+    query,
+    sort: parseImageSort(params.sf, params.sd),
+    filters: hiddenBy(c.get('deps'), filter, user),
+    ...(user === null ? {} : { userId: user.id, showOwnHidden: params.hidden === '1' }),
+    ...withDeleted(deletedParam(c, params.del)),
+    page: page.page,
+    perPage: page.perPage,
+  });
+}
+
+/** The engine request of `/search/images` for the caller: kept for anonymous callers. */
+async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging): Promise<SearchRequest> {
   const q = params.q ?? '';
-  const build = (query: Query) =>
-    buildImageSearch({
-      query,
-      sort: parseImageSort(params.sf, params.sd),
-      filters: hiddenBy(deps, filter, user),
-      ...(user === null ? {} : { userId: user.id, showOwnHidden: params.hidden === '1' }),
-      ...withDeleted(deletedParam(c, params.del)),
-      page: page.page,
-      perPage: page.perPage,
-    });
-  // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
-  const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}`;
-  const kept = user === null ? anonymousRequest('images', key, q, build, clockFreeFilter(filter)) : undefined;
-  return kept ?? build(await compileFor(c, 'images', q));
+  // (closures passed, not named: under tsx a named closure made per request costs a `__name`)
+  if (c.get('user') === null) {
+    // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
+    const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}`;
+    const kept = anonymousRequest('images', key, q, (query) => imageRequest(c, params, filter, page, query), clockFreeFilter(filter));
+    if (kept !== undefined) return kept;
+  }
+  return imageRequest(c, params, filter, page, await compileFor(c, 'images', q));
 }
 
 async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
@@ -430,9 +436,11 @@ function simpleSearch(index: SimpleIndex) {
     const page = toPaging(params);
     const q = params.q ?? '';
     const filter = index === 'comments' ? await currentFilterAfter(c, index, q) : null;
-    const build = (query: Query) => simpleRequest(c, index, query, page, filter);
-    const kept = c.get('user') === null ? anonymousRequest(index, `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}`, q, build) : undefined;
-    const request = kept ?? build(await compileFor(c, index, q));
+    const kept =
+      c.get('user') === null
+        ? anonymousRequest(index, `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}`, q, (query) => simpleRequest(c, index, query, page, filter))
+        : undefined;
+    const request = kept ?? simpleRequest(c, index, await compileFor(c, index, q), page, filter);
     const { ids, total } = await runSearch(deps, index, request);
     const list = await render(deps, index, ids);
     cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
