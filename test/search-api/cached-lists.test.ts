@@ -184,4 +184,21 @@ describe('changes reach cached pages within a second', () => {
       .where(eq(s.filters.id, defaultFilter.id));
     expect(await until(async () => (await imageJson(image.id)).spoilered === true)).toBeLessThan(LIMIT_MS);
   });
+
+  it('the Default filter edited: a page asked just before no longer lists what it now hides', async () => {
+    const gory = await insertTag(h.db, 'gory');
+    const image = await cachedImage({ tags: [safe, gory] });
+    const listed = async (extra: Record<string, string | number> = {}) => JSON.parse((await imagePage(image.id, extra)).text).images.length;
+    // the page's request is built now, and would be reused for a second if kept by its text alone
+    expect(await listed()).toBe(1);
+    const asked = Date.now();
+    await h.db
+      .update(s.filters)
+      .set({ hiddenTagIds: sql`array_append(${s.filters.hiddenTagIds}, ${gory.id})` })
+      .where(eq(s.filters.id, defaultFilter.id));
+    // another page, built after the edit reached the filter cache
+    expect(await until(async () => (await listed({ per_page: 10 })) === 0)).toBeLessThan(LIMIT_MS);
+    expect(await listed()).toBe(0);
+    expect(Date.now() - asked).toBeLessThan(1000);
+  });
 });

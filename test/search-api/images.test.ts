@@ -124,6 +124,10 @@ describe('sorting (sf, sd)', () => {
     const body = await search({ q: 'sortable', filter_id: b.filters.everything.id, per_page: 50, sf: 'random' });
     expect(body.total).toBe(14);
     expect(new Set(idsOf(body.images)).size).toBe(14);
+    // a seed drawn for each request, asked again with the same text: another order (of 14! orders)
+    const orders = new Set<string>();
+    for (let i = 0; i < 3; i++) orders.add(idsOf((await search({ q: 'sortable', filter_id: b.filters.everything.id, per_page: 50, sf: 'random' })).images).join());
+    expect(orders.size).toBeGreaterThan(1);
   });
 
   it('gallery_id:N orders by gallery position in both directions (hidden members left out)', async () => {

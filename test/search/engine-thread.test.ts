@@ -80,4 +80,31 @@ describe('EngineThread', () => {
     const second = started(dataDir);
     expect((await second.search('images', { query: q({ term: { tags: 'kept' } }) })).ids).toEqual([7]);
   });
+
+  it('fails only the call whose arguments cannot be sent, of the calls made in one turn', async () => {
+    const engine = started();
+    await engine.ensureIndex(spec);
+    const before = engine.write('images', [{ id: 1, tags: ['a'] }]);
+    const unsendable = engine.write('images', [{ id: 2, tags: ['b'], bad: () => 1 } as never]);
+    const after = engine.write('images', [{ id: 3, tags: ['a'] }]);
+    const found = engine.search('images', { query: q({ term: { tags: 'a' } }), sort: [{ id: 'asc' }] });
+    await expect(unsendable).rejects.toThrow(/could not be cloned/);
+    await Promise.all([before, after]);
+    expect(await found).toEqual({ ids: [1, 3], total: 2 });
+    expect(await engine.count('images')).toBe(2);
+  });
+
+  it('answers the same request again the same, and a changed one by its new text', async () => {
+    const engine = started();
+    await engine.ensureIndex(spec);
+    await engine.write('images', [1, 2, 3, 4].map((id) => ({ id, tags: id % 2 === 0 ? ['even'] : ['odd'] })));
+    const request = { query: q({ term: { tags: 'even' } }), sort: [{ id: 'desc' as const }], size: 1 };
+    const first = await engine.search('images', request);
+    expect(await engine.search('images', request)).toEqual(first);
+    expect(first).toEqual({ ids: [4], total: 2 });
+    request.size = 2;
+    expect(await engine.search('images', request)).toEqual({ ids: [4, 2], total: 2 });
+    await engine.remove('images', [4]);
+    expect(await engine.search('images', request)).toEqual({ ids: [2], total: 1 });
+  });
 });

@@ -58,7 +58,8 @@ import {
 } from '../../search/requests/index.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
-import { CompiledCache } from '../compiled-cache.js';
+import { ClockReading, CompiledCache } from '../compiled-cache.js';
+import { SearchParams } from '../search-params.js';
 import { queryApiError } from '../query-error.js';
 import { explainOnImage } from '../workbench/query-explain.js';
 import { compileComplexFilter } from '../filter-query.js';
@@ -149,17 +150,40 @@ function compiling<T>(q: string, options: CompileOptions, compile: (q: string, o
 
 /**
  * Queries compiled for anonymous callers, whose compilation depends on the text alone when it
- * names no `filter_id:` (see `compiled-cache.ts`).
+ * names no `filter_id:` (see `compiled-cache.ts`); one that read no clock is kept for a minute.
  */
-const anonymousQueries = new CompiledCache<Query>();
+const anonymousQueries = new CompiledCache<AnonymousQuery>();
+
+interface AnonymousQuery {
+  query: Query;
+  /** The same at any time: no date was resolved against the clock. */
+  clockFree: boolean;
+}
+
+/** How long a compiled query (or a request built with it) that read no clock is kept. */
+const CLOCK_FREE_MS = 60_000;
+
+/** `q` compiled for an anonymous caller, when it names no `filter_id:` (else undefined). */
+function compileAnonymous(index: SearchIndexName, q: string): AnonymousQuery | undefined {
+  if (filterIdsIn(q).length > 0) return undefined;
+  return anonymousQueries.get(
+    `${index}\u0000${q}`,
+    () => {
+      const now = new ClockReading();
+      const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined, now } };
+      const query = compiling(q, options, compileQuery);
+      return { query, clockFree: !now.read };
+    },
+    lifetimeOf,
+  );
+}
+
+const lifetimeOf = (compiled: { clockFree: boolean }) => (compiled.clockFree ? CLOCK_FREE_MS : undefined);
 
 /** `q` compiled for the caller; a `QueryError` becomes 400 with its message and position. */
 export async function compileFor(c: AppContext, index: SearchIndexName, q: string): Promise<Query> {
-  if (c.get('user') === null && filterIdsIn(q).length === 0) {
-    const options: CompileOptions = { fields: queryFields[index], role: roleOf(null), context: { userId: null, filters: () => undefined } };
-    return anonymousQueries.get(`${index}\u0000${q}`, () => compiling(q, options, compileQuery));
-  }
-  return compiling(q, await compileOptionsFor(c, index, q), compileQuery);
+  const anonymous = c.get('user') === null ? compileAnonymous(index, q) : undefined;
+  return anonymous?.query ?? compiling(q, await compileOptionsFor(c, index, q), compileQuery);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,23 +241,108 @@ function deletedParam(c: AppContext, del: '1' | 'only' | 'deleted' | undefined):
 
 const IMAGES_OPEN = Buffer.from('{"images":[');
 
-type ImageSearchParams = z.output<typeof routeQuery.searchImages>;
+type ImageSearchParams = Readonly<z.output<typeof routeQuery.searchImages>>;
 
-async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
-  const deps = c.get('deps');
+/**
+ * Engine requests of anonymous searches, by index, the current filter's row (when the request
+ * depends on it) and the parameters they depend on: a page asked again is neither compiled nor
+ * built again, and its request is the same frozen object, whose JSON text the engine thread
+ * keeps. A filter edited is a new row (render/filter-cache.ts), so it never meets the requests of
+ * its old version. An entry lives as long as the compiled query in it (see `compiled-cache.ts`),
+ * a second when the filter hides by a complex expression (which may hold relative dates).
+ * Requests with a seed drawn for them (`oneOff`) are not kept.
+ */
+const anonymousRequests = new CompiledCache<KeptRequest>();
+
+interface KeptRequest {
+  /** Undefined when `q` names a filter (its compilation depends on the caller). */
+  request: SearchRequest | undefined;
+  /** 0: not kept (see `CompiledCache.get`); undefined: a second. */
+  lifetimeMs: number | undefined;
+}
+
+/** A number for each filter row, for the keys of `anonymousRequests` (0: no filter). */
+const filterRowNumbers = new WeakMap<FilterRow, number>();
+let lastFilterRowNumber = 0;
+
+function filterRowNumber(filter: FilterRow | null): number {
+  if (filter === null) return 0;
+  let n = filterRowNumbers.get(filter);
+  if (n === undefined) {
+    n = ++lastFilterRowNumber;
+    filterRowNumbers.set(filter, n);
+  }
+  return n;
+}
+
+/** Whether what `filter` hides reads no clock. */
+const clockFreeFilter = (filter: FilterRow | null) => filter === null || filter.hiddenComplexStr.trim() === '';
+
+/**
+ * The request `build` makes of `q` compiled for an anonymous caller on `index`, kept under `key`
+ * (what else it depends on); undefined when `q` names a filter (`filter_id:`).
+ */
+function anonymousRequest(index: SearchIndexName, key: string, q: string, build: (query: Query) => SearchRequest, filterClockFree = true): SearchRequest | undefined {
+  const kept = anonymousRequests.get(
+    `${index}\u0000${key}\u0000${q}`,
+    (): KeptRequest => {
+      const compiled = compileAnonymous(index, q);
+      if (compiled === undefined) return { request: undefined, lifetimeMs: 0 };
+      const request = build(compiled.query);
+      if (request.oneOff) return { request, lifetimeMs: 0 };
+      return { request: Object.freeze(request), lifetimeMs: compiled.clockFree && filterClockFree ? CLOCK_FREE_MS : undefined };
+    },
+    (entry) => entry.lifetimeMs,
+  );
+  return kept.request;
+}
+
+/**
+ * The current filter, resolved before `q` is compiled (requests are kept by filter row); a filter
+ * that cannot be used is answered after a query that does not compile, as when `q` came first.
+ */
+async function currentFilterAfter(c: AppContext, index: SearchIndexName, q: string): Promise<FilterRow | null> {
+  try {
+    return await c.get('currentFilter')();
+  } catch (err) {
+    await compileFor(c, index, q);
+    throw err;
+  }
+}
+
+/** The engine request of `/search/images` for the caller, of `query` compiled for them. */
+function imageRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging, query: Query): SearchRequest {
   const user = c.get('user');
-  const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
-  const query = await compileFor(c, 'images', params.q ?? '');
-  const filter = await c.get('currentFilter')();
-  const request = buildImageSearch({
+  return buildImageSearch({
     query,
     sort: parseImageSort(params.sf, params.sd),
-    filters: hiddenBy(deps, filter, user),
+    filters: hiddenBy(c.get('deps'), filter, user),
     ...(user === null ? {} : { userId: user.id, showOwnHidden: params.hidden === '1' }),
     ...withDeleted(deletedParam(c, params.del)),
     page: page.page,
     perPage: page.perPage,
   });
+}
+
+/** The engine request of `/search/images` for the caller: kept for anonymous callers. */
+async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging): Promise<SearchRequest> {
+  const q = params.q ?? '';
+  // (closures passed, not named: under tsx a named closure made per request costs a `__name`)
+  if (c.get('user') === null) {
+    // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
+    const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}`;
+    const kept = anonymousRequest('images', key, q, (query) => imageRequest(c, params, filter, page, query), clockFreeFilter(filter));
+    if (kept !== undefined) return kept;
+  }
+  return imageRequest(c, params, filter, page, await compileFor(c, 'images', q));
+}
+
+async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
+  const deps = c.get('deps');
+  const user = c.get('user');
+  const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
+  const filter = await currentFilterAfter(c, 'images', params.q ?? '');
+  const request = await imageSearchRequest(c, params, filter, page);
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, interactions] = await Promise.all([
     renderImageListJson(deps, ids, { filter, user }),
@@ -271,13 +380,12 @@ const withDeleted = (deleted: 'include' | 'only' | 'deleted' | undefined) => (de
 
 type SimpleIndex = Exclude<SearchIndexName, 'images'>;
 
-/** The request of a search on an index other than images. */
-async function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, page: Paging): Promise<SearchRequest> {
+/** The request of a search on an index other than images; `filter` is the current one (comments hide by it). */
+function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, page: Paging, filter: FilterRow | null): SearchRequest {
   const user = c.get('user');
   const window = { page: page.page, perPage: page.perPage };
   switch (index) {
-    case 'comments': {
-      const filter = await c.get('currentFilter')();
+    case 'comments':
       return buildCommentSearch({
         query,
         hiddenTagIds: filter?.hiddenTagIds ?? [],
@@ -285,7 +393,6 @@ async function simpleRequest(c: AppContext, index: SimpleIndex, query: Query, pa
         ...(user === null ? {} : { userId: user.id }),
         ...window,
       });
-    }
     case 'posts':
       return buildPostSearch({ query, ...window });
     case 'galleries':
@@ -324,11 +431,16 @@ async function render(deps: AppDeps, index: SimpleIndex, ids: number[]): Promise
 }
 
 function simpleSearch(index: SimpleIndex) {
-  return async (c: AppContext, params: z.output<typeof routeQuery.search>): Promise<Response> => {
+  return async (c: AppContext, params: Readonly<z.output<typeof routeQuery.search>>): Promise<Response> => {
     const deps = c.get('deps');
     const page = toPaging(params);
-    const query = await compileFor(c, index, params.q ?? '');
-    const request = await simpleRequest(c, index, query, page);
+    const q = params.q ?? '';
+    const filter = index === 'comments' ? await currentFilterAfter(c, index, q) : null;
+    const kept =
+      c.get('user') === null
+        ? anonymousRequest(index, `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}`, q, (query) => simpleRequest(c, index, query, page, filter))
+        : undefined;
+    const request = kept ?? simpleRequest(c, index, await compileFor(c, index, q), page, filter);
     const { ids, total } = await runSearch(deps, index, request);
     const list = await render(deps, index, ids);
     cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
@@ -360,13 +472,13 @@ async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Pr
 
 export function searchRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const images = validQuery(routeQuery.searchImages);
-  app.get('/search/images', images, (c) => searchImages(c, c.req.valid('query')));
-  app.get('/search', images, (c) => searchImages(c, c.req.valid('query')));
-  const others = validQuery(routeQuery.search);
+  const images = new SearchParams(routeQuery.searchImages);
+  app.get('/search/images', (c) => searchImages(c, images.read(c)));
+  app.get('/search', (c) => searchImages(c, images.read(c)));
+  const others = new SearchParams(routeQuery.search);
   for (const index of ['comments', 'posts', 'galleries', 'tags', 'filters'] as const) {
     const search = simpleSearch(index);
-    app.get(`/search/${index}`, others, (c) => search(c, c.req.valid('query')));
+    app.get(`/search/${index}`, (c) => search(c, others.read(c)));
   }
   app.get('/search/explain', validQuery(workbenchQuery.searchExplain), (c) => explain(c, c.req.valid('query')));
   return app;

@@ -110,6 +110,23 @@ export function answerKey(request: SearchRequest): string | null {
 }
 
 /**
+ * Answer keys of frozen requests, by object: the engine thread hands the same frozen object for
+ * the same request text (thread/parsed-requests.ts). A request that is not frozen may change
+ * between searches, so its key is made each time.
+ */
+const keysOfRequests = new WeakMap<SearchRequest, string | null>();
+
+function keyOf(request: SearchRequest): string | null {
+  if (!Object.isFrozen(request)) return answerKey(request);
+  let key = keysOfRequests.get(request);
+  if (key === undefined) {
+    key = answerKey(request);
+    keysOfRequests.set(request, key);
+  }
+  return key;
+}
+
+/**
  * What an answer holds, roughly: its key, the query's text, the query itself (about as much
  * again as its text), the ids, and the map entries.
  */
@@ -186,7 +203,7 @@ export class ResultCache {
 
   /** The answer of `request` on `index`: kept, or computed by `search` (and kept if it may be). */
   answer(index: PhysicalIndex, request: SearchRequest, search: () => SearchResult): SearchResult {
-    const key = this.options.maxEntries > 0 ? answerKey(request) : null;
+    const key = this.options.maxEntries > 0 ? keyOf(request) : null;
     if (key === null) return search();
     const owner = this.ownerOf(index);
     const full = `${owner.id}\u0000${key}`;

@@ -2,34 +2,56 @@
  * The worker thread behind `EngineThread`: an `EmbeddedEngine` of its own, answering the calls
  * posted to it in the order they come. Each engine method awaits the snapshot load once and then
  * runs to completion, so calls that follow one another on the port also take effect in order.
+ * The answers of one turn go back in one reply (see engine-thread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../engine.js';
-import type { EngineCall, EngineReply } from './engine-thread.js';
+import type { EngineCall, EngineCalls, EngineReplies, EngineReply } from './engine-thread.js';
+import { ParsedRequests } from './parsed-requests.js';
 
 const engine = new EmbeddedEngine((workerData as { options: EmbeddedEngineOptions }).options);
 const port = parentPort!;
 
+const requests = new ParsedRequests();
+
 /** A call's arguments as the engine takes them: a search's request comes as JSON text. */
 function argumentsOf(call: EngineCall): unknown[] {
-  if (call.method === 'search') return [call.args[0], JSON.parse(call.args[1] as string)];
+  if (call.method === 'search') return [call.args[0], requests.parse(call.args[1] as string)];
   return call.args;
 }
 
-port.on('message', (call: EngineCall) => {
+let replies: EngineReplies = [];
+
+/** Queue a reply; the replies of this turn are posted together when it ends. */
+function reply(answer: EngineReply): void {
+  if (replies.length === 0) setImmediate(postReplies);
+  replies.push(answer);
+}
+
+function postReplies(): void {
+  const batch = replies;
+  replies = [];
+  port.postMessage(batch);
+}
+
+function run(call: EngineCall): void {
   const method = engine[call.method] as (...args: unknown[]) => Promise<unknown>;
   let args: unknown[];
   try {
     args = argumentsOf(call);
   } catch (err) {
-    port.postMessage({ id: call.id, ok: false, error: { name: 'Error', message: String(err) } } satisfies EngineReply);
+    reply({ id: call.id, ok: false, error: { name: 'Error', message: String(err) } });
     return;
   }
   method.apply(engine, args).then(
-    (value) => port.postMessage({ id: call.id, ok: true, value } satisfies EngineReply),
+    (value) => reply({ id: call.id, ok: true, value }),
     (err: unknown) => {
       const error = err instanceof Error ? { name: err.name, message: err.message } : { name: 'Error', message: String(err) };
-      port.postMessage({ id: call.id, ok: false, error } satisfies EngineReply);
+      reply({ id: call.id, ok: false, error });
     },
   );
+}
+
+port.on('message', (calls: EngineCalls) => {
+  for (const call of calls) run(call);
 });

@@ -1,0 +1,36 @@
+/**
+ * Search requests parsed from their JSON text, kept by the text: the same page asked again (the
+ * common case, whose answer the result cache keeps) is neither parsed again nor given a new
+ * object, so what the engine derives from a request once (its answer key, see result-cache.ts)
+ * is found by identity. Kept requests are frozen, to the last array, so nothing can change one
+ * that later searches share.
+ */
+import type { SearchRequest } from '../../engine.js';
+
+const MAX_ENTRIES = 4_096;
+/** Texts longer than this are parsed each time: rare, and they would hold the most memory. */
+const MAX_TEXT = 16_384;
+
+export class ParsedRequests {
+  private readonly byText = new Map<string, SearchRequest>();
+
+  /** `JSON.parse(text)`, the same object for the same text while it is kept. */
+  parse(text: string): SearchRequest {
+    const kept = this.byText.get(text);
+    if (kept !== undefined) return kept;
+    const request = JSON.parse(text) as SearchRequest;
+    if (text.length > MAX_TEXT) return request;
+    if (this.byText.size >= MAX_ENTRIES) this.byText.clear();
+    this.byText.set(text, deepFreeze(request));
+    return request;
+  }
+}
+
+/** `value` with it and everything in it frozen (a JSON tree: no cycles). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,33 @@
+/**
+ * The engine thread's parsed requests: one frozen object per text while kept, equal to what
+ * `JSON.parse` gives; long texts parsed each time and left as they are.
+ */
+import { describe, expect, it } from 'vitest';
+import { ParsedRequests } from '../../src/search/embedded/thread/parsed-requests.js';
+
+describe('ParsedRequests', () => {
+  it('gives the same frozen object for the same text, a new one for another text', () => {
+    const parsed = new ParsedRequests();
+    const text = JSON.stringify({ query: { bool: { must: [{ term: { tags: 'a' } }] } }, sort: [{ id: 'desc' }], size: 25 });
+    const a = parsed.parse(text);
+    expect(a).toEqual(JSON.parse(text));
+    expect(parsed.parse(text)).toBe(a);
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(Object.isFrozen(a.sort)).toBe(true);
+    const must = (a.query as { bool: { must: object[] } }).bool.must;
+    expect(Object.isFrozen(must)).toBe(true);
+    expect(Object.isFrozen(must[0])).toBe(true);
+    const other = parsed.parse(text.replace('"size":25', '"size":50'));
+    expect(other).not.toBe(a);
+    expect(other.size).toBe(50);
+  });
+
+  it('parses a long text each time and does not freeze it', () => {
+    const parsed = new ParsedRequests();
+    const text = JSON.stringify({ query: { terms: { tags: Array.from({ length: 3_000 }, (_, i) => `tag number ${i}`) } } });
+    const a = parsed.parse(text);
+    expect(a).toEqual(JSON.parse(text));
+    expect(Object.isFrozen(a)).toBe(false);
+    expect(parsed.parse(text)).not.toBe(a);
+  });
+});
