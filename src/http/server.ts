@@ -25,6 +25,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { WebSocketServer } from 'ws';
 import type { HttpLimits } from '../config.js';
+import { batchAnswers } from './answer-batches.js';
 
 /** Bytes of request line plus headers Node accepts (its default); the URL limit the docs state. */
 export const MAX_HEADER_BYTES = 16_384;
@@ -76,7 +77,7 @@ export function startHttpServer(
 ): HttpServer {
   const { limits } = options;
   const server = serve({
-    fetch,
+    fetch: batchAnswers(fetch),
     port: options.port,
     hostname: options.hostname,
     ...(options.websocket ? { websocket: { server: options.websocket } } : {}),
