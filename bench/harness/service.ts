@@ -46,12 +46,18 @@ export interface ServiceOptions {
 /** Log levels at which the service writes its info lines. */
 const INFO_LEVELS = new Set(['trace', 'debug', 'info']);
 
-/** The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is measured as it runs. */
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = start.split(/\s+/);
+/**
+ * The V8 and Node flags `npm start` gives the service (e.g. the young generation's size), so it is
+ * measured as it runs: the words between `node` and `--import` of its script, after the
+ * environment settings before `node` (`bench/run.ts` gives those to every benchmark).
+ */
+export function startFlags(script?: string): string[] {
+  const start = script ?? (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = start.trim().split(/\s+/);
+  const node = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
   const until = words.indexOf('--import');
-  return words[0] === 'node' && until > 0 ? words.slice(1, until) : [];
+  if (words[node] !== 'node' || until <= node) throw new Error(`npm start's script is not \`[VAR=value …] node [flags] --import …\`: ${start}`);
+  return words.slice(node + 1, until);
 }
 
 /**
