@@ -304,9 +304,18 @@ function requiredQuery(op: OperationSpec): string {
 function requiredValue(name: string, options: readonly string[] | undefined): string {
   if (name === 'image_id') return realPathValue(name);
   if (name === 'index') return 'images';
-  // ids on a board made in a shared database do not start at 1: point oEmbed at a real image
-  if (name === 'url') return `/images/${realPathValue('image_id')}`;
   return options?.[0] ?? '*';
+}
+
+/**
+ * The query of a read asked once with real values: its required parameters, and the optional ones
+ * without which it cannot answer 200 — a live search refuses an empty query, and oEmbed without a
+ * `url` has no image to describe.
+ */
+function fallbackQuery(op: OperationSpec): string {
+  if (op.operationId === 'liveSearchImages') return 'q=*';
+  if (op.operationId === 'getOembed') return `url=${encodeURIComponent(`/images/${realPathValue('image_id')}`)}`;
+  return requiredQuery(op);
 }
 
 /** Real values of the board for path parameters, so that fuzzed queries also reach found objects. */
@@ -612,8 +621,7 @@ describe('fuzzing methods, bodies and targets', () => {
     // Runs cut short by the time limit on a busy machine may not have drawn real values for
     // every route: ask those with the board's real path values once.
     for (const op of reads.filter((o) => !seen.get(o.operationId)?.get(200))) {
-      // A live search needs a query to answer 200 (an empty one is refused), though `q` is optional everywhere.
-      const query = op.operationId === 'liveSearchImages' ? 'q=*' : requiredQuery(op);
+      const query = fallbackQuery(op);
       const path = fillPath(op, [...op.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => realPathValue(m[1]!)));
       const target = `${API_PREFIX}${path}${query === '' ? '' : `?${query}`}`;
       await expectAcceptable({ method: 'GET', target });
