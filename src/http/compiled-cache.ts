@@ -25,8 +25,14 @@ export class CompiledCache<T> {
     const hit = this.entries.get(key);
     if (hit !== undefined && hit.expires > now) return hit.value;
     const value = compile();
+    const lifetime = lifetimeMs?.(value) ?? TTL_MS;
+    // a value kept not at all takes no place (nor pushes the others out when the map is full)
+    if (lifetime <= 0) {
+      if (hit !== undefined) this.entries.delete(key);
+      return value;
+    }
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, { value, expires: now + (lifetimeMs?.(value) ?? TTL_MS) });
+    this.entries.set(key, { value, expires: now + lifetime });
     return value;
   }
 }
