@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- load [--bulk N | --images N | --url URL] [--seconds S] [--mix-seconds S]
- *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR] [--only ROUTE]`: the whole
+ *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR] [--node-flag F]… [--only ROUTE]`: the whole
  * service, route by route and under a mixed workload with and without writes, beside the bare
  * Hono ceiling of the same stack.
  *
@@ -12,8 +12,9 @@
  *    `/readyz` says ready and then until its image cache's warm start has ended (so the phases
  *    measure the steady state), and is stopped with SIGTERM at the end. `--cpu-prof DIR` has it write
  *    V8 CPU profiles there (`npx tsx bench/harness/profile.ts` breaks one down by stage; each
- *    phase's start time is printed); `--only ROUTE` measures that route alone and the read-only
- *    mix. The search/images route sends tag queries as clients do (one to three tags, AND, OR,
+ *    phase's start time is printed), and each `--node-flag` is one more flag of its node (e.g.
+ *    `--trace-gc`, written to the service's log file); `--only ROUTE` measures that route alone and the read-only
+ *    mix, `--only mix` both mixes and no route alone. The search/images route sends tag queries as clients do (one to three tags, AND, OR,
  *    negation, default and score order, pages 1–5); the engine's heavy kinds (match-all sorts,
  *    infix wildcards, ranges over every image) are in the mix.
  * 2. Discovery through the API: image ids, tag names and slugs, forums and topics, system
@@ -324,6 +325,7 @@ function options() {
       bulk: { type: 'string' },
       'mix-seconds': { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'node-flag': { type: 'string', multiple: true },
       only: { type: 'string' },
     },
   });
@@ -347,6 +349,7 @@ function options() {
     mixSeconds: int(values['mix-seconds'], 'mix-seconds', 15, 1, 600),
     bulk: values.bulk === undefined ? undefined : int(values.bulk, 'bulk', 1_000_000, 1_000, 10_000_000),
     cpuProf: values['cpu-prof'],
+    nodeFlags: values['node-flag'] ?? [],
     only: values.only === undefined ? undefined : routeNamed(values.only),
     connections: int(values.connections, 'connections', 16, 1, 1024),
     warmup: int(values.warmup, 'warmup', 2, 0, 60),
@@ -356,9 +359,9 @@ function options() {
   };
 }
 
-function routeNamed(name: string): Route {
-  const route = ROUTES.find((r) => r === name);
-  if (!route) throw new Error(`--only must be one of ${ROUTES.join(', ')}`);
+function routeNamed(name: string): Route | 'mix' {
+  const route = [...ROUTES, 'mix' as const].find((r) => r === name);
+  if (!route) throw new Error(`--only must be one of ${ROUTES.join(', ')}, mix`);
   return route;
 }
 
@@ -438,7 +441,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void cleanup().finally(() => process.exit(143)));
   try {
     if (o.bulk !== undefined) bulk = await bulkBoard(o.bulk);
-    const nodeFlags = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
+    const nodeFlags = [...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : []), ...o.nodeFlags];
     target = o.url
       ? { origin: o.url, stop: async () => {} }
       : await startService({
@@ -468,7 +471,7 @@ async function main(): Promise<void> {
     log(`each route alone (load ${loads.start})`);
     const routes: RouteFigures[] = [];
     const serviceCpuMs = () => (target?.pid === undefined ? undefined : processCpuMs(target.pid));
-    for (const route of o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o, serviceCpuMs));
+    for (const route of o.only === 'mix' ? [] : o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o, serviceCpuMs));
 
     // The mix, read-only and then with writes, CPU clocks of the service and its PostgreSQL read
     // over each measured window (Linux /proc).
@@ -494,7 +497,7 @@ async function main(): Promise<void> {
     loads.mix = loadAverage();
     log(`the mix (load ${loads.mix})`);
     const readOnly = await mixed(0);
-    const withWrites = db && !o.only ? await mixed(1) : undefined;
+    const withWrites = db && (o.only === undefined || o.only === 'mix') ? await mixed(1) : undefined;
     if (!db) log('  (no database at hand with --url: the run with writes is left out)');
     await target.stop();
     target = undefined;
