@@ -133,12 +133,12 @@ describe('ImageJsonCache', () => {
     cache.lookup([1]);
     cache.keep(cache.mark(), [image(5)]);
     expect(ids(cache.lookup([1, 2, 3, 4, 5]).found)).toEqual([1, 3, 4, 5]);
-    // an entry used while among the younger half stays in its place, and is dropped in turn
-    const approximate = new ImageJsonCache({ maxBytes: four });
-    approximate.keep(approximate.mark(), [image(1), image(2), image(3), image(4)]);
-    approximate.lookup([3]);
-    approximate.keep(approximate.mark(), [image(5), image(6), image(7)]);
-    expect(ids(approximate.lookup([1, 2, 3, 4, 5, 6, 7]).found)).toEqual([4, 5, 6, 7]);
+    // a read is a second chance, not a place kept for good: 3 is passed over once, 1, 2 and 4 go
+    const again = new ImageJsonCache({ maxBytes: four });
+    again.keep(again.mark(), [image(1), image(2), image(3), image(4)]);
+    again.lookup([3]);
+    again.keep(again.mark(), [image(5), image(6), image(7)]);
+    expect(ids(again.lookup([1, 2, 3, 4, 5, 6, 7]).found)).toEqual([3, 5, 6, 7]);
   });
 
   it('counts bytes, not entries: one large image takes the room of several small ones', () => {

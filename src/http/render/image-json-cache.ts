@@ -26,6 +26,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
+import { nextToEvict } from '../../lib/second-chance.js';
 
 /**
  * One image's JSON as UTF-8, rendered with `spoilered: false`: a page is copied from these bytes
@@ -58,18 +59,17 @@ interface Entry {
   image: CachedImage;
   /** `cachedImageBytes(image)`, counted once. */
   bytes: number;
-  /** The cache's count of insertions when this entry was (re)inserted: its place in the order. */
-  inserted: number;
+  /** Read since eviction last passed it (`src/lib/second-chance.ts`). */
+  used: boolean;
 }
 
 export interface ImageJsonCacheOptions {
   /**
    * Bytes kept (`IMAGE_CACHE_MB`, by default from the machine's memory; 256 MiB here when not
-   * given: some 85,000 images of the benchmark board's 3 KB), least
-   * recently used dropped first. Counted by size, not entries: a board's working set is a number
-   * of bytes, and an image's JSON runs from under a kilobyte to tens of them (long descriptions,
-   * many tags). Use moves an entry only once it is in the older half of the insertions, so this
-   * order is that of last use to within half.
+   * given: some 85,000 images of the benchmark board's 3 KB), the oldest not read lately dropped
+   * first (second chance, `src/lib/second-chance.ts`: a read only marks its entry). Counted by
+   * size, not entries: a board's working set is a number of bytes, and an image's JSON runs from
+   * under a kilobyte to tens of them (long descriptions, many tags).
    */
   maxBytes?: number;
 }
@@ -158,7 +158,6 @@ export class ImageJsonCache {
   private readonly recentIds = new Float64Array(RECENT_CHANGES);
   /** The number of the last `*` (everything may have changed): no load from before it is kept. */
   private clearedAt = 0;
-  private insertions = 0;
   /** Tags and users changed since the last sweep (dropping their images needs a pass over all). */
   private readonly changedTags = new Set<number>();
   private readonly changedUsers = new Set<number>();
@@ -197,10 +196,7 @@ export class ImageJsonCache {
         missing.push(id);
         continue;
       }
-      // Re-inserting moves the entry to the young end of the map's order; an entry still in the
-      // younger half is far from eviction and stays where it is (a page's fifty moves cost more
-      // than the rest of the lookup).
-      if (this.insertions - entry.inserted > this.entries.size / 2) this.insert(id, entry);
+      entry.used = true;
       found.set(id, entry.image);
     }
     return { found, missing };
@@ -219,18 +215,11 @@ export class ImageJsonCache {
     for (const image of images) {
       if (stale !== null && touches(stale, image)) continue;
       this.drop(image.id);
-      const entry = { image, bytes: cachedImageBytes(image), inserted: 0 };
+      const entry = { image, bytes: cachedImageBytes(image), used: false };
       this.bytes += entry.bytes;
-      this.insert(image.id, entry);
+      this.entries.set(image.id, entry);
     }
-    while (this.bytes > this.maxBytes) this.drop(this.entries.keys().next().value!);
-  }
-
-  /** (Re)insert `entry` at the young end of the order; its bytes are counted already. */
-  private insert(id: number, entry: Entry): void {
-    entry.inserted = ++this.insertions;
-    this.entries.delete(id);
-    this.entries.set(id, entry);
+    while (this.bytes > this.maxBytes) this.drop(nextToEvict(this.entries)!);
   }
 
   private drop(id: number): void {

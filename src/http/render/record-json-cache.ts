@@ -7,9 +7,11 @@
  * implications and DNP entries; a comment: itself, its image, its author), and a change drops the
  * entries watching its key, found through an index of watchers: one change costs what it drops,
  * not a pass over the cache. A load that overlapped any change is not kept (it may predate it);
- * `*` empties the cache. Bounded by bytes, least recently used dropped first.
+ * `*` empties the cache. Bounded by bytes, the oldest not read lately dropped first (second chance,
+ * `src/lib/second-chance.ts`: a read only marks its entry).
  */
 import type { RecordChange } from '../../db/change-feed.js';
+import { nextToEvict } from '../../lib/second-chance.js';
 
 export interface RecordJson {
   id: number;
@@ -22,6 +24,8 @@ export interface RecordJson {
 interface Entry {
   record: RecordJson;
   bytes: number;
+  /** Read since eviction last passed it (`src/lib/second-chance.ts`). */
+  used: boolean;
 }
 
 /** What an entry costs besides its text (objects, watch keys, map slots), roughly. */
@@ -57,9 +61,7 @@ export class RecordJsonCache {
         missing.push(id);
         continue;
       }
-      // to the young end of the order
-      this.entries.delete(id);
-      this.entries.set(id, entry);
+      entry.used = true;
       found.set(id, entry.record.json);
     }
     return { found, missing };
@@ -70,7 +72,7 @@ export class RecordJsonCache {
     if (mark !== this.changeCount) return;
     for (const record of records) {
       this.drop(record.id);
-      const entry = { record, bytes: bytesOf(record) };
+      const entry = { record, bytes: bytesOf(record), used: false };
       this.entries.set(record.id, entry);
       this.bytes += entry.bytes;
       for (const key of record.watches) {
@@ -79,7 +81,7 @@ export class RecordJsonCache {
         set.add(record.id);
       }
     }
-    while (this.bytes > this.maxBytes) this.drop(this.entries.keys().next().value!);
+    while (this.bytes > this.maxBytes) this.drop(nextToEvict(this.entries)!);
   }
 
   onChange(change: RecordChange): void {
