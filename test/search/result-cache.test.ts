@@ -217,6 +217,24 @@ describe('search answers kept across writes', () => {
     expect(await kept(0)).toBe(3);
   });
 
+  it('checks the pages of one search with one run of its query a side of the write', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const doc = (id: number, tags: string[]) => ({ id, tags, tag_ids: [], score: id % 3, approved: true, hidden_from_users: false });
+    await engine.write('images', Array.from({ length: 30 }, (_, i) => doc(i + 1, ['cat'])));
+    const pages = [0, 5, 10, 15, 20].map((from): SearchRequest => ({ query: listing({ term: { tags: 'cat' } } as Query, []), sort: [{ score: 'desc' }, { id: 'desc' }] as SortClause[], from, size: 5 }));
+    const before = await Promise.all(pages.map((page) => engine.search('images', page)));
+    expect(engine.keptAnswers()).toMatchObject({ entries: 5, checkRuns: 0 });
+    // a tag edit of one document every page matches: its sort keys, the same, found once before and once after
+    await engine.write('images', [doc(7, ['cat', 'dog'])]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 5, dropped: 0, checkRuns: 2 });
+    for (const [i, page] of pages.entries()) expect(await engine.search('images', page)).toEqual(before[i]);
+    // a score change: every page goes (the document moves), still for one run a side
+    await engine.write('images', [doc(7, ['cat'])].map((d) => ({ ...d, score: 9 })));
+    expect(engine.keptAnswers()).toMatchObject({ entries: 0, dropped: 5, checkRuns: 4 });
+    expect((await engine.search('images', pages[0]!)).ids[0]).toBe(7);
+  });
+
   it('a batch that fails part way leaves no kept answer behind', async () => {
     const engine = new EmbeddedEngine();
     await engine.ensureIndex({ name: 'images', mapping });

@@ -183,9 +183,12 @@ export class EmbeddedEngine implements SearchEngine {
     await this.flush();
   }
 
-  /** Search answers kept, and how many writes dropped so far (for diagnostics and benchmarks). */
-  keptAnswers(): { entries: number; dropped: number } {
-    return { entries: this.results.size, dropped: this.results.dropped };
+  /**
+   * Search answers kept, how many writes dropped so far, and how many queries their checks ran
+   * (for diagnostics and benchmarks).
+   */
+  keptAnswers(): { entries: number; dropped: number; checkRuns: number } {
+    return { entries: this.results.size, dropped: this.results.dropped, checkRuns: this.results.checkRuns };
   }
 
   /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */

@@ -80,6 +80,8 @@ interface Entry {
   /** Its text: answers that differ only in sort or page are checked once. */
   queryText: string;
   sort: unknown;
+  /** The sort's text: answers that differ only in page share their sort keys. */
+  sortText: string;
   result: SearchResult;
   bytes: number;
 }
@@ -170,6 +172,45 @@ function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | unde
   }
 }
 
+/**
+ * The sort keys of one document under the answers checked for one write, each query and sort run
+ * once: the answers of the pages of one search (and its sizes) share them, and so does the check
+ * of whether an order is settled by them.
+ */
+class SortKeysOf {
+  private readonly values = new Map<string, (number | undefined)[] | null | undefined>();
+  private readonly settled = new Map<string, boolean>();
+  /** Queries run so far. */
+  runs = 0;
+
+  constructor(
+    private readonly index: PhysicalIndex,
+    private readonly doc: number,
+  ) {}
+
+  /** Whether the answer's order is settled by sort keys alone (`keyedOrder`). */
+  settles(e: Entry): boolean {
+    let settled = this.settled.get(e.sortText);
+    if (settled === undefined) this.settled.set(e.sortText, (settled = keyedOrder(this.index, e.sort)));
+    return settled;
+  }
+
+  /** Whether the keys of the answer's query and sort were found already (no run left to pay). */
+  known(e: Entry): boolean {
+    return this.values.has(`${e.queryText}\u0000${e.sortText}`);
+  }
+
+  /** `sortValues` of the document under the answer's query and sort. */
+  of(e: Entry): (number | undefined)[] | null | undefined {
+    const both = `${e.queryText}\u0000${e.sortText}`;
+    if (this.values.has(both)) return this.values.get(both);
+    const keys = sortValues(this.index, e, this.doc);
+    this.runs++;
+    this.values.set(both, keys);
+    return keys;
+  }
+}
+
 const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null | undefined) =>
   !!b && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
@@ -192,6 +233,8 @@ export class ResultCache {
   private bytes = 0;
   /** Answers dropped by writes so far (for benchmarks). */
   dropped = 0;
+  /** Queries the checks of writes have run so far, each on the written documents (for benchmarks). */
+  checkRuns = 0;
 
   constructor(options: ResultCacheOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
@@ -217,7 +260,8 @@ export class ResultCache {
     const queryText = JSON.stringify(request.query ?? null);
     const bytes = entryBytes(full, queryText, result);
     if (bytes > this.options.maxBytes / 16) return result;
-    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    const sortText = JSON.stringify(request.sort ?? null);
+    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, sortText, result: { ids: result.ids.slice(), total: result.total }, bytes });
     owner.keys.add(full);
     this.bytes += bytes;
     while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
@@ -262,7 +306,10 @@ export class ResultCache {
       const e = this.entries.get(full)!;
       let hit = matched.get(e.queryText);
       if (hit === undefined && deadline.passed()) hit = true;
-      if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+      if (hit === undefined) {
+        matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+        this.checkRuns++;
+      }
       if (hit) {
         this.delete(full);
         this.dropped++;
@@ -280,16 +327,17 @@ export class ResultCache {
     if (!owner) return kept;
     const docs = Bitmap.of(doc);
     const matched = new Map<string, boolean>();
+    const keyed = new SortKeysOf(index, doc);
     for (const full of newestFirst(owner.keys)) {
       const e = this.entries.get(full)!;
-      if (deadline.passed() && !matched.has(e.queryText)) {
+      if (deadline.passed() && !matched.has(e.queryText) && !keyed.known(e)) {
         this.delete(full);
         this.dropped++;
         continue;
       }
-      if (keyedOrder(index, e.sort)) {
+      if (keyed.settles(e)) {
         // matched and keyed in one run; a failed run counts as a match (the answer goes)
-        const keys = sortValues(index, e, doc);
+        const keys = keyed.of(e);
         if (keys) kept.set(full, keys);
         else if (keys === null) {
           this.delete(full);
@@ -298,12 +346,16 @@ export class ResultCache {
         continue;
       }
       let hit = matched.get(e.queryText);
-      if (hit === undefined) matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+      if (hit === undefined) {
+        matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
+        this.checkRuns++;
+      }
       if (hit) {
         this.delete(full);
         this.dropped++;
       }
     }
+    this.checkRuns += keyed.runs;
     return kept;
   }
 
@@ -314,16 +366,18 @@ export class ResultCache {
    */
   private dropChanged(index: PhysicalIndex, keysBefore: Map<string, (number | undefined)[]>, added: Bitmap, deadline: CheckDeadline): Set<string> {
     const doc = added.isEmpty() ? -1 : added.toArray()[0]!;
+    const keyed = new SortKeysOf(index, doc);
     const stays = new Set<string>();
     for (const [full, keys] of keysBefore) {
       const e = this.entries.get(full);
       if (!e) continue;
-      if (doc >= 0 && !deadline.passed() && sameValues(keys, sortValues(index, e, doc))) stays.add(full);
+      if (doc >= 0 && (keyed.known(e) || !deadline.passed()) && sameValues(keys, keyed.of(e))) stays.add(full);
       else {
         this.delete(full);
         this.dropped++;
       }
     }
+    this.checkRuns += keyed.runs;
     return stays;
   }
 
