@@ -69,8 +69,9 @@ function measure(read: (id: number) => unknown): Figures {
   };
 }
 
-// one small image, shared: the order's cost is the map's, not the bytes'
+// small images: the order's cost is the map's, not the bytes'
 const images = Array.from({ length: entries }, (_, i) => cachedImageJson(i + 1, JSON.stringify({ id: i + 1, spoilered: false }), [1, 2, 3], null));
+// room for every image: reads are measured, not evictions
 const budget = 2 * entries * 1024;
 
 const moving = new MoveOnRead();

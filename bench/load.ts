@@ -1,8 +1,8 @@
 /**
  * `npm run bench -- load [--bulk N | --images N | --url URL] [--seconds S] [--mix-seconds S]
- *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR] [--node-flag F]… [--only ROUTE]`: the whole
- * service, route by route and under a mixed workload with and without writes, beside the bare
- * Hono ceiling of the same stack.
+ *  [--connections C] [--warmup W] [--max-requests R] [--log-level L] [--cpu-prof DIR] [--node-flag F]…
+ *  [--only ROUTE|mix]`: the whole service, route by route and under a mixed workload with and
+ *  without writes, beside the bare Hono ceiling of the same stack.
  *
  * 1. The target: `--url` (a running server on a loopback address); `--bulk N`, the bulk-seeded
  *    board of N images of the search benchmark (`bench/.cache/board-<N>/`, built once; the 1M
@@ -13,10 +13,11 @@
  *    measure the steady state), and is stopped with SIGTERM at the end. `--cpu-prof DIR` has it write
  *    V8 CPU profiles there (`npx tsx bench/harness/profile.ts` breaks one down by stage; each
  *    phase's start time is printed), and each `--node-flag` is one more flag of its node (e.g.
- *    `--trace-gc`, written to the service's log file); `--only ROUTE` measures that route alone and the read-only
- *    mix, `--only mix` both mixes and no route alone. The search/images route sends tag queries as clients do (one to three tags, AND, OR,
- *    negation, default and score order, pages 1–5); the engine's heavy kinds (match-all sorts,
- *    infix wildcards, ranges over every image) are in the mix.
+ *    `--trace-gc`, written to the service's log file); `--only ROUTE` measures that route alone
+ *    and the read-only mix, `--only mix` both mixes and no route alone. The search/images route
+ *    sends tag queries as clients do (one to three tags, AND, OR, negation, default and score
+ *    order, pages 1–5); the engine's heavy kinds (match-all sorts, infix wildcards, ranges over
+ *    every image) are in the mix.
  * 2. Discovery through the API: image ids, tag names and slugs, forums and topics, system
  *    filters; a board without a featured image gets one.
  * 3. Each hot read alone (search/images, images/:id, search/tags, search/comments, featured,
