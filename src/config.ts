@@ -4,7 +4,6 @@
  */
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
-import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -269,14 +268,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /**
  * The default of `IMAGE_CACHE_MB`: an eighth of the machine's memory, at least 256 MiB, so that
- * the images of a board fit on a server sized for it (3.0 KB an image counted, 3.3 KB in memory,
- * on the 1M-image benchmark board: `npm run bench -- image-cache`). At most V8's heap limit: a
- * fifth of an entry lives on the heap (630 bytes; its JSON is a buffer outside it), and a heap
- * that reaches its limit ends the process.
+ * the images of a board fit on a server sized for it (about 3 KB an image on the 1M-image
+ * benchmark board: `npm run bench -- image-cache`). Not bounded by V8's heap limit: the entries
+ * live outside the heap, which holds some 30 bytes an image (the map from id to slot).
  */
 export function defaultImageCacheMb(): number {
-  const mb = (bytes: number) => Math.floor(bytes / (1024 * 1024));
-  return Math.max(256, Math.min(mb(totalmem() / 8), mb(getHeapStatistics().heap_size_limit)));
+  return Math.max(256, Math.floor(totalmem() / 8 / (1024 * 1024)));
 }
 
 /** For command-line entry points: load the config or print why not and exit 1. */

@@ -13,11 +13,13 @@ import type { AppDeps } from './context.js';
 import { compileComplexFilter } from './filter-query.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import type { UserRow } from '../contexts/users/types.js';
+import type { TagCheckMemo } from './tag-check-memo.js';
 
-export interface SpoilerCandidate {
+export interface SpoilerCandidate extends Partial<TagCheckMemo> {
   id: number;
-  tagIds: readonly number[];
+  tagIds: ArrayLike<number>;
 }
+
 
 /**
  * Compiled expressions, by source and caller (fields and `my:` depend on who asks). Entries
@@ -56,36 +58,38 @@ export function complexPredicates(filter: FilterRow, user: UserRow | null): DocP
     .filter((p): p is DocPredicate => p !== null);
 }
 
-/** A filter's spoilered and hidden tag ids, by row (rows are kept and shared between requests). */
-const filteredTags = new WeakMap<FilterRow, ReadonlySet<number>>();
-
-function filteredTagsOf(filter: FilterRow): ReadonlySet<number> {
-  let set = filteredTags.get(filter);
-  if (set === undefined) {
-    set = new Set([...filter.spoileredTagIds, ...filter.hiddenTagIds]);
-    filteredTags.set(filter, set);
-  }
-  return set;
+interface FilteredTags {
+  tags: ReadonlySet<number>;
+  /** Names this set in tag check memos: a number no other set had. */
+  token: number;
 }
 
-/**
- * The last answer for a tag list, by the list: cached images keep theirs, so a page listed again
- * through the same filter skips some thirty set lookups an image.
- */
-const lastTagCheck = new WeakMap<readonly number[], { filtered: ReadonlySet<number>; meets: boolean }>();
+/** A filter's spoilered and hidden tag ids, by row (rows are kept and shared between requests). */
+const filteredTags = new WeakMap<FilterRow, FilteredTags>();
+let lastToken = 0;
 
-/** Whether any of `tagIds` is in `filtered`. */
-function meetsTags(tagIds: readonly number[], filtered: ReadonlySet<number>): boolean {
-  const last = lastTagCheck.get(tagIds);
-  if (last !== undefined && last.filtered === filtered) return last.meets;
+function filteredTagsOf(filter: FilterRow): FilteredTags {
+  let filtered = filteredTags.get(filter);
+  if (filtered === undefined) {
+    filtered = { tags: new Set([...filter.spoileredTagIds, ...filter.hiddenTagIds]), token: ++lastToken };
+    filteredTags.set(filter, filtered);
+  }
+  return filtered;
+}
+
+/** Whether any of the candidate's tags is in `filtered`, from its memo when it has one. */
+function meetsTags(candidate: SpoilerCandidate, filtered: FilteredTags): boolean {
+  const known = candidate.recallTagCheck?.(filtered.token);
+  if (known !== undefined) return known;
+  const { tagIds } = candidate;
   let meets = false;
-  for (const id of tagIds) {
-    if (filtered.has(id)) {
+  for (let i = 0; i < tagIds.length; i++) {
+    if (filtered.tags.has(tagIds[i]!)) {
       meets = true;
       break;
     }
   }
-  lastTagCheck.set(tagIds, { filtered, meets });
+  candidate.rememberTagCheck?.(filtered.token, meets);
   return meets;
 }
 
@@ -101,7 +105,7 @@ export async function spoileredImageIds(
   const filtered = filteredTagsOf(filter);
   const rest: number[] = [];
   for (const c of candidates) {
-    if (meetsTags(c.tagIds, filtered)) hit.add(c.id);
+    if (meetsTags(c, filtered)) hit.add(c.id);
     else rest.push(c.id);
   }
   if (rest.length === 0) return hit;

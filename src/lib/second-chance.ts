@@ -26,14 +26,25 @@ const MAX_PASSES = 32;
  * it given their second chance (flag cleared, moved to the young end). Undefined when empty.
  */
 export function nextToEvict<K, E extends SecondChanceEntry>(entries: Map<K, E>): K | undefined {
+  return nextToEvictBy(entries, (entry) => {
+    const used = entry.used;
+    entry.used = false;
+    return used;
+  });
+}
+
+/**
+ * `nextToEvict` for a map whose values keep their flag elsewhere (a cache whose entries live in
+ * typed arrays): `takeUse` tells whether the entry was used and clears its flag.
+ */
+export function nextToEvictBy<K, V>(entries: Map<K, V>, takeUse: (value: V) => boolean): K | undefined {
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const oldest = entries.entries().next();
     if (oldest.done) return undefined;
-    const [key, entry] = oldest.value;
-    if (!entry.used) return key;
-    entry.used = false;
+    const [key, value] = oldest.value;
+    if (!takeUse(value)) return key;
     entries.delete(key);
-    entries.set(key, entry);
+    entries.set(key, value);
   }
   return entries.keys().next().value;
 }

@@ -157,6 +157,95 @@ describe('ImageJsonCache', () => {
     cache.clear();
     expect(cache.heldBytes).toBe(0);
   });
+
+  /** What a reader sees of a cached image, as plain values. */
+  const seen = (image: CachedImage) => ({
+    id: image.id,
+    json: Buffer.from(image.json).toString(),
+    spoileredAt: image.spoileredAt,
+    digest: image.digest,
+    tagIds: [...Array.from(image.tagIds)],
+    uploaderId: image.uploaderId,
+    oembed: image.oembed,
+  });
+
+  /** An image with text of its own: tags, uploader, a description of `size` characters, oEmbed text. */
+  function varied(id: number, size = 100, oembed?: string | null): CachedImage {
+    const json = JSON.stringify({ id, description: `é${id}`.padEnd(size, '✓'), spoilered: false });
+    return cachedImageJson(id, json, [id % 7, 100 + id, 2 ** 31 - 1], id % 3 === 0 ? null : id * 1000, oembed);
+  }
+
+  it('hands back exactly what it kept: text, digest, tags, uploader, oEmbed', () => {
+    const cache = new ImageJsonCache();
+    const kept = [varied(1), varied(2, 5_000, null), varied(3, 300, '{"title":"naïve ✓"}'), varied(4, 10)];
+    cache.keep(cache.mark(), kept);
+    const { found } = cache.lookup([1, 2, 3, 4]);
+    expect([...found.values()].map(seen)).toEqual(kept.map(seen));
+    // oEmbed asked for: an image kept without it is to be loaded; one kept with none (hidden) is not
+    expect(cache.lookup([1, 2, 3], true).missing).toEqual([1]);
+    expect(found.get(2)!.oembed).toBeNull();
+  });
+
+  it('keeps what a lookup handed out unchanged while the cache drops, moves and reuses its room', () => {
+    const cache = new ImageJsonCache({ maxBytes: 2 * 1024 * 1024 });
+    const first = Array.from({ length: 200 }, (_, i) => varied(i + 1, 1_000 + i));
+    cache.keep(cache.mark(), first);
+    const held = [...cache.lookup(first.map((i) => i.id)).found.values()];
+    const before = held.map(seen);
+    // every image replaced, dropped or evicted many times over
+    for (let round = 0; round < 20; round++) {
+      for (let id = 1; id <= 200; id += 2) cache.onChange({ kind: 'images', id });
+      cache.keep(cache.mark(), Array.from({ length: 400 }, (_, i) => varied(1_000 * (round + 1) + i, 2_000)));
+    }
+    cache.clear();
+    cache.keep(cache.mark(), Array.from({ length: 200 }, (_, i) => varied(i + 1, 1_500)));
+    expect(held.map(seen)).toEqual(before);
+  });
+
+  it('gives back the room of dropped images, and still reads every image it holds', () => {
+    const cache = new ImageJsonCache({ maxBytes: 16 * 1024 * 1024 });
+    const images = Array.from({ length: 10_000 }, (_, i) => varied(i + 1, 100 + (i % 300)));
+    cache.keep(cache.mark(), images);
+    expect(cache.size).toBe(images.length);
+    const full = cache.storedBytes;
+    expect(full).toBeGreaterThan(cache.heldBytes / 2);
+    // drop four in five, scattered over every slab
+    for (const image of images) if (image.id % 5 !== 0) cache.onChange({ kind: 'images', id: image.id });
+    const left = images.filter((image) => image.id % 5 === 0);
+    // the next loads compact: the slabs come down to about what is held
+    for (let i = 0; i < 40; i++) cache.keep(cache.mark(), [varied(100_000 + i)]);
+    expect(cache.storedBytes).toBeLessThan(full / 2);
+    const { found, missing } = cache.lookup(left.map((image) => image.id));
+    expect(missing).toEqual([]);
+    expect([...found.values()].map(seen)).toEqual(left.map(seen));
+  });
+
+  it('keeps an image larger than its slabs in one of its own, let go when the image is dropped', () => {
+    const cache = new ImageJsonCache({ maxBytes: 4 * 1024 * 1024 });
+    cache.keep(cache.mark(), [varied(1)]);
+    const before = cache.storedBytes;
+    const large = varied(2, 300_000, 'x');
+    cache.keep(cache.mark(), [large]);
+    expect(seen(cache.lookup([2]).found.get(2)!)).toEqual(seen(large));
+    expect(cache.storedBytes).toBeGreaterThan(before + 300_000);
+    cache.onChange({ kind: 'images', id: 2 });
+    expect(cache.storedBytes).toBe(before);
+  });
+
+  it('remembers a tag check for the image it was made for, never for the one that takes its room', () => {
+    const cache = new ImageJsonCache();
+    cache.keep(cache.mark(), [varied(1)]);
+    const old = cache.lookup([1]).found.get(1)!;
+    old.rememberTagCheck!(7, true);
+    expect(cache.lookup([1]).found.get(1)!.recallTagCheck!(7)).toBe(true);
+    expect(cache.lookup([1]).found.get(1)!.recallTagCheck!(8)).toBeUndefined();
+    // image 1 dropped, image 2 stored in its slot: the old view neither reads nor writes its memo
+    cache.onChange({ kind: 'images', id: 1 });
+    cache.keep(cache.mark(), [varied(2)]);
+    old.rememberTagCheck!(9, true);
+    expect(old.recallTagCheck!(7)).toBeUndefined();
+    expect(cache.lookup([2]).found.get(2)!.recallTagCheck!(9)).toBeUndefined();
+  });
 });
 
 describe('FilterCache', () => {

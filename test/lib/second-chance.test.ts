@@ -3,7 +3,7 @@
  * and that a hit never reorders the map (a move per hit made V8 rebuild large tables at once).
  */
 import { describe, expect, it } from 'vitest';
-import { nextToEvict } from '../../src/lib/second-chance.js';
+import { nextToEvict, nextToEvictBy } from '../../src/lib/second-chance.js';
 
 const cacheOf = (...keys: number[]) => new Map(keys.map((k) => [k, { used: false }]));
 
@@ -35,5 +35,21 @@ describe('nextToEvict', () => {
     expect([...cache.keys()].slice(0, 8)).toEqual([32, 33, 34, 35, 36, 37, 38, 39]);
     expect(cache.get(32)!.used).toBe(true);
     expect(cache.get(0)!.used).toBe(false);
+  });
+
+  it('reads and clears the flags where a cache keeps them apart from its map', () => {
+    // slots 0..3 by key; keys 1 and 2 used
+    const used = new Uint8Array([0, 1, 1, 0]);
+    const slots = new Map([[10, 0], [11, 1], [12, 2], [13, 3]]);
+    const takeUse = (slot: number) => {
+      const was = used[slot] === 1;
+      used[slot] = 0;
+      return was;
+    };
+    expect(nextToEvictBy(slots, takeUse)).toBe(10);
+    slots.delete(10);
+    expect(nextToEvictBy(slots, takeUse)).toBe(13);
+    expect([...slots.keys()]).toEqual([13, 11, 12]);
+    expect([...used]).toEqual([0, 0, 0, 0]);
   });
 });

@@ -23,44 +23,45 @@
  * full the notifying commit fails instead); and a barrier not heard within 2 s empties the caches
  * too (`ChangeFeed.sync`). An age bound would only reload a warm cache, entry by entry, from
  * PostgreSQL: at 1M images, hundreds of loads a second for nothing.
+ *
+ * Memory: the entries live outside the JavaScript heap. Each image is one record in a large
+ * buffer (a slab), and what the cache knows of it besides is kept in typed arrays by slot; only
+ * the map from image id to slot is a heap object, one table of small integers. Why: a warm cache
+ * of a million images held as objects (six or so an image, a gigabyte of heap) made every young
+ * collection several times slower and every full one seconds of marking, the main cause of the
+ * API's slowest answers under load. A lookup makes small short-lived views of the records it
+ * found, which die young.
  */
 import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
-import { nextToEvict } from '../../lib/second-chance.js';
+import { nextToEvictBy } from '../../lib/second-chance.js';
+import type { TagCheckMemo } from '../tag-check-memo.js';
 
 /**
  * One image's JSON as UTF-8, rendered with `spoilered: false`: a page is copied from these bytes
  * into one buffer, where a page joined as a string had to be flattened, measured and encoded on
  * its way to the socket (about 40 µs a page).
  */
-export interface CachedImage {
-  id: number;
+export interface CachedImage extends Partial<TagCheckMemo> {
+  readonly id: number;
   /** `,` and the image's JSON: a list's separator comes with each image but the first. */
-  json: Uint8Array;
+  readonly json: Uint8Array;
   /** Where the `false` of `"spoilered":false` starts in `json`. */
-  spoileredAt: number;
+  readonly spoileredAt: number;
   /**
    * A digest of the whole text: a list's entity tag is made of its images' digests, not of the
    * list's forty-odd kilobytes (hashing those cost a tenth of a millisecond a page).
    */
-  digest: string;
+  readonly digest: string;
   /** For the filter's spoiler and hide checks, and to drop the entry when a tag changes. */
-  tagIds: readonly number[];
+  readonly tagIds: ArrayLike<number>;
   /** The uploading user, whose rename changes `uploader`. */
-  uploaderId: number | null;
+  readonly uploaderId: number | null;
   /**
    * The image's oEmbed answer as JSON text, null for a hidden image (which has none); rendered on
    * the first oEmbed request, not for every image a search page loads.
    */
-  oembed?: string | null;
-}
-
-interface Entry {
-  image: CachedImage;
-  /** `cachedImageBytes(image)`, counted once. */
-  bytes: number;
-  /** Read since eviction last passed it (`src/lib/second-chance.ts`). */
-  used: boolean;
+  readonly oembed?: string | null;
 }
 
 export interface ImageJsonCacheOptions {
@@ -74,17 +75,43 @@ export interface ImageJsonCacheOptions {
   maxBytes?: number;
 }
 
+/** The digest's length: 22 base64url characters (132 bits of SHA-256), one byte each. */
+const DIGEST_CHARS = 22;
+
 /**
- * What an entry costs besides its JSON and oEmbed text: the entry and image objects, the digest,
- * the tag id array, the buffer view and the map's slot (measured with `process.memoryUsage` over
- * 100,000 entries: some 600 bytes, and 8 per tag id).
+ * A record's header, in 32-bit words: its slot, its length in bytes, the image id, the uploader
+ * (-1 for none), the number of tag ids, the JSON's length, where `spoilered`'s value starts in
+ * it, and the oEmbed text's length (-1 not rendered, -2 none: a hidden image). The tag ids follow
+ * as words, then the digest, the JSON and the oEmbed text as bytes.
  */
-const ENTRY_OVERHEAD_BYTES = 600;
+const HEADER_WORDS = 8;
+const SLOT = 0;
+const LENGTH = 1;
+const ID = 2;
+const UPLOADER = 3;
+const TAG_COUNT = 4;
+const JSON_BYTES = 5;
+const SPOILERED_AT = 6;
+const OEMBED_BYTES = 7;
+const NO_OEMBED = -1;
+const HIDDEN = -2;
+
+/** A record's length in bytes, padded to whole words (the next record's header is read as words). */
+const recordLength = (tags: number, jsonBytes: number, oembedBytes: number) =>
+  (4 * (HEADER_WORDS + tags) + DIGEST_CHARS + jsonBytes + oembedBytes + 3) & ~3;
+
+/**
+ * What an entry costs besides its record, counted against the budget with it: its place in the id
+ * map (some 30 bytes of heap) and its slot's fields (32 bytes, up to twice that while the array
+ * has room to grow); measured with `process.memoryUsage` over 1,000,000 entries: 63 bytes.
+ */
+const ENTRY_OVERHEAD_BYTES = 96;
+
+const oembedBytesOf = (oembed: string | null | undefined) => (typeof oembed === 'string' ? Buffer.byteLength(oembed) : 0);
 
 /** The memory an image's entry holds, as counted against `maxBytes`. */
 export function cachedImageBytes(image: CachedImage): number {
-  // oEmbed text is a JavaScript string: two bytes a character at most
-  return ENTRY_OVERHEAD_BYTES + image.json.byteLength + 8 * image.tagIds.length + 2 * (image.oembed?.length ?? 0);
+  return ENTRY_OVERHEAD_BYTES + recordLength(image.tagIds.length, image.json.byteLength, oembedBytesOf(image.oembed));
 }
 
 const SPOILERED = '"spoilered":false';
@@ -98,7 +125,7 @@ export function cachedImageJson(id: number, json: string, tagIds: readonly numbe
   const at = bytes.indexOf(SPOILERED);
   if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
   const spoileredAt = at + SPOILERED.length - 'false'.length;
-  const digest = createHash('sha256').update(json).digest('base64url').slice(0, 22);
+  const digest = createHash('sha256').update(json).digest('base64url').slice(0, DIGEST_CHARS);
   return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId, ...(oembed === undefined ? {} : { oembed }) };
 }
 
@@ -140,12 +167,180 @@ interface Touched {
 }
 
 /** Whether `touched` names the image itself, one of its tags or its uploader. */
-const touches = (touched: Touched, image: CachedImage) =>
-  touched.images.has(image.id) || (image.uploaderId !== null && touched.users.has(image.uploaderId)) || image.tagIds.some((t) => touched.tags.has(t));
+function touches(touched: Touched, id: number, uploaderId: number | null, tagIds: ArrayLike<number>): boolean {
+  if (touched.images.has(id) || (uploaderId !== null && touched.users.has(uploaderId))) return true;
+  if (touched.tags.size === 0) return false;
+  for (let i = 0; i < tagIds.length; i++) if (touched.tags.has(tagIds[i]!)) return true;
+  return false;
+}
+
+/** The largest slab: a few megabytes, so that moving one's records when compacting is brief. */
+const SLAB_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One large buffer of records, appended to and never written over: a view handed out by a lookup
+ * stays valid (and unchanged) for as long as it is held, even after its record was dropped or
+ * moved, because a slab is never reused, only let go.
+ */
+interface Slab {
+  bytes: Buffer;
+  /** The same memory as 32-bit words, for headers and tag ids. */
+  words: Int32Array;
+  /** Bytes appended so far. */
+  used: number;
+  /** Bytes of the records in it that the cache still holds. */
+  live: number;
+}
+
+/** A slot's fields, one run of words a slot (see `Slots`). */
+const SLOT_SLAB = 0;
+const SLOT_OFFSET = 1;
+const SLOT_USED = 2;
+const SLOT_GENERATION = 3;
+const SLOT_CHECK_TOKEN = 4;
+const SLOT_CHECK_MEETS = 5;
+/** Eight words: 32 bytes, so that a slot's fields never straddle two cache lines. */
+const SLOT_WORDS = 8;
+
+/**
+ * What the cache keeps by slot besides the record: where it is (slab and offset), whether it was
+ * read since eviction last passed it (`src/lib/second-chance.ts`), and the last tag check
+ * remembered (the filter tags' token, 0 for none, and its answer). A slot's fields sit side by
+ * side in one array: a lookup at a million images misses the processor's caches on nearly every
+ * image, once a field if each had its own array. A slot's generation changes each time it takes
+ * an image, so a view of an image no longer held cannot touch its successor's memo.
+ */
+class Slots {
+  fields = new Int32Array(1024 * SLOT_WORDS);
+  private readonly free: number[] = [];
+  private next = 0;
+
+  take(): number {
+    const slot = this.free.pop() ?? this.next++;
+    if ((slot + 1) * SLOT_WORDS > this.fields.length) {
+      const grown = new Int32Array(2 * this.fields.length);
+      grown.set(this.fields);
+      this.fields = grown;
+    }
+    const f = slot * SLOT_WORDS;
+    this.fields[f + SLOT_GENERATION] = (this.fields[f + SLOT_GENERATION]! + 1) | 0;
+    this.fields[f + SLOT_USED] = 0;
+    this.fields[f + SLOT_CHECK_TOKEN] = 0;
+    return slot;
+  }
+
+  release(slot: number): void {
+    this.fields[slot * SLOT_WORDS + SLOT_SLAB] = -1;
+    this.free.push(slot);
+  }
+
+  slab(slot: number): number {
+    return this.fields[slot * SLOT_WORDS + SLOT_SLAB]!;
+  }
+
+  offset(slot: number): number {
+    return this.fields[slot * SLOT_WORDS + SLOT_OFFSET]!;
+  }
+
+  place(slot: number, slab: number, offset: number): void {
+    this.fields[slot * SLOT_WORDS + SLOT_SLAB] = slab;
+    this.fields[slot * SLOT_WORDS + SLOT_OFFSET] = offset;
+  }
+
+  markUsed(slot: number): void {
+    this.fields[slot * SLOT_WORDS + SLOT_USED] = 1;
+  }
+
+  /** Whether the slot was read since eviction last passed it, clearing its flag. */
+  takeUse(slot: number): boolean {
+    const used = this.fields[slot * SLOT_WORDS + SLOT_USED] === 1;
+    this.fields[slot * SLOT_WORDS + SLOT_USED] = 0;
+    return used;
+  }
+
+  generation(slot: number): number {
+    return this.fields[slot * SLOT_WORDS + SLOT_GENERATION]!;
+  }
+
+  recallTagCheck(slot: number, generation: number, token: number): boolean | undefined {
+    const f = slot * SLOT_WORDS;
+    if (this.fields[f + SLOT_GENERATION] !== generation || this.fields[f + SLOT_CHECK_TOKEN] !== token) return undefined;
+    return this.fields[f + SLOT_CHECK_MEETS] === 1;
+  }
+
+  rememberTagCheck(slot: number, generation: number, token: number, meets: boolean): void {
+    const f = slot * SLOT_WORDS;
+    if (this.fields[f + SLOT_GENERATION] !== generation) return;
+    this.fields[f + SLOT_CHECK_TOKEN] = token;
+    this.fields[f + SLOT_CHECK_MEETS] = meets ? 1 : 0;
+  }
+}
+
+/** A cached image as a lookup hands it out: views of its record, and its slot's tag check memo. */
+class StoredImage implements CachedImage {
+  readonly id: number;
+  readonly json: Uint8Array;
+  readonly spoileredAt: number;
+  readonly digest: string;
+  readonly tagIds: Int32Array;
+  readonly uploaderId: number | null;
+  private readonly oembedBytes: number;
+  /** The slot's generation when looked up: the memo is the slot's only while it is unchanged. */
+  private readonly generation: number;
+
+  constructor(
+    slab: Slab,
+    at: number,
+    private readonly slots: Slots,
+    private readonly slot: number,
+  ) {
+    const w = at >> 2;
+    const words = slab.words;
+    const tags = words[w + TAG_COUNT]!;
+    const uploader = words[w + UPLOADER]!;
+    const digestAt = at + 4 * (HEADER_WORDS + tags);
+    const jsonAt = digestAt + DIGEST_CHARS;
+    const jsonEnd = jsonAt + words[w + JSON_BYTES]!;
+    this.id = words[w + ID]!;
+    this.tagIds = words.subarray(w + HEADER_WORDS, w + HEADER_WORDS + tags);
+    this.digest = slab.bytes.toString('latin1', digestAt, jsonAt);
+    this.json = new Uint8Array(slab.bytes.buffer, jsonAt, jsonEnd - jsonAt);
+    this.spoileredAt = words[w + SPOILERED_AT]!;
+    this.uploaderId = uploader === -1 ? null : uploader;
+    this.oembedBytes = words[w + OEMBED_BYTES]!;
+    this.generation = slots.generation(slot);
+  }
+
+  get oembed(): string | null | undefined {
+    if (this.oembedBytes === NO_OEMBED) return undefined;
+    if (this.oembedBytes === HIDDEN) return null;
+    const end = this.json.byteOffset + this.json.byteLength;
+    return Buffer.from(this.json.buffer, end, this.oembedBytes).toString('utf8');
+  }
+
+  recallTagCheck(token: number): boolean | undefined {
+    return this.slots.recallTagCheck(this.slot, this.generation, token);
+  }
+
+  rememberTagCheck(token: number, meets: boolean): void {
+    this.slots.rememberTagCheck(this.slot, this.generation, token, meets);
+  }
+}
 
 export class ImageJsonCache {
-  private readonly entries = new Map<number, Entry>();
+  /** Image id to slot, in the order eviction passes them. */
+  private readonly slotsById = new Map<number, number>();
+  private readonly slots = new Slots();
+  private readonly slabs: (Slab | undefined)[] = [];
+  private readonly freeSlabIndexes: number[] = [];
+  /** The slab records are appended to; -1 before the first. */
+  private head = -1;
+  private readonly slabBytesEach: number;
+  /** Memory of the slabs kept, and of the records the cache holds in them. */
+  private slabBytes = 0;
+  private recordBytes = 0;
   private readonly maxBytes: number;
+  /** Bytes counted against `maxBytes`: the records and `ENTRY_OVERHEAD_BYTES` each. */
   private bytes = 0;
   /**
    * The changes that make an image's JSON stale, numbered as heard; the last `RECENT_CHANGES` are
@@ -164,10 +359,12 @@ export class ImageJsonCache {
 
   constructor(options: ImageJsonCacheOptions = {}) {
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    // a small budget gets small slabs: their unused ends are not worth megabytes
+    this.slabBytesEach = Math.max(64 * 1024, Math.min(SLAB_BYTES, 2 ** Math.ceil(Math.log2(Math.max(1, this.maxBytes / 16)))));
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.slotsById.size;
   }
 
   /** The bytes it may hold (`maxBytes`). */
@@ -180,24 +377,41 @@ export class ImageJsonCache {
     return this.bytes;
   }
 
+  /**
+   * The memory of its slabs: the records held, plus what dropped records left behind until their
+   * slab is compacted (at most a quarter of the records' bytes, or two slabs).
+   */
+  get storedBytes(): number {
+    return this.slabBytes;
+  }
+
   /** A mark to hand back to `keep`: taken before loading from PostgreSQL. */
   mark(): number {
     return this.changeCount;
   }
 
-  /** The cached images among `ids`, and the ids to load. */
-  lookup(ids: readonly number[]): { found: Map<number, CachedImage>; missing: number[] } {
+  /**
+   * The cached images among `ids`, and the ids to load. With `withOembed`, an image kept without
+   * its oEmbed answer counts as missing (it is loaded again with it).
+   */
+  lookup(ids: readonly number[], withOembed = false): { found: Map<number, CachedImage>; missing: number[] } {
     this.sweep();
     const found = new Map<number, CachedImage>();
     const missing: number[] = [];
     for (const id of ids) {
-      const entry = this.entries.get(id);
-      if (entry === undefined) {
+      const slot = this.slotsById.get(id);
+      if (slot === undefined) {
         missing.push(id);
         continue;
       }
-      entry.used = true;
-      found.set(id, entry.image);
+      const slab = this.slabs[this.slots.slab(slot)]!;
+      const at = this.slots.offset(slot);
+      if (withOembed && slab.words[(at >> 2) + OEMBED_BYTES] === NO_OEMBED) {
+        missing.push(id);
+        continue;
+      }
+      this.slots.markUsed(slot);
+      found.set(id, new StoredImage(slab, at, this.slots, slot));
     }
     return { found, missing };
   }
@@ -213,28 +427,147 @@ export class ImageJsonCache {
     this.sweep();
     const stale = this.changedSince(mark);
     for (const image of images) {
-      if (stale !== null && touches(stale, image)) continue;
+      if (stale !== null && touches(stale, image.id, image.uploaderId, image.tagIds)) continue;
       this.drop(image.id);
-      const entry = { image, bytes: cachedImageBytes(image), used: false };
-      this.bytes += entry.bytes;
-      this.entries.set(image.id, entry);
+      this.store(image);
     }
-    while (this.bytes > this.maxBytes) this.drop(nextToEvict(this.entries)!);
+    while (this.bytes > this.maxBytes) this.drop(nextToEvictBy(this.slotsById, this.takeUse)!);
+    this.compact();
+  }
+
+  private readonly takeUse = (slot: number): boolean => this.slots.takeUse(slot);
+
+  /** Append the image's record and give it a slot. */
+  private store(image: CachedImage): void {
+    const tags = image.tagIds.length;
+    const oembed = image.oembed;
+    const oembedBytes = oembedBytesOf(oembed);
+    const length = recordLength(tags, image.json.byteLength, oembedBytes);
+    const slot = this.slots.take();
+    const index = this.allocate(length);
+    const slab = this.slabs[index]!;
+    const at = slab.used - length;
+    const w = at >> 2;
+    const words = slab.words;
+    words[w + SLOT] = slot;
+    words[w + LENGTH] = length;
+    words[w + ID] = image.id;
+    words[w + UPLOADER] = image.uploaderId ?? -1;
+    words[w + TAG_COUNT] = tags;
+    words[w + JSON_BYTES] = image.json.byteLength;
+    words[w + SPOILERED_AT] = image.spoileredAt;
+    words[w + OEMBED_BYTES] = oembed === undefined ? NO_OEMBED : oembed === null ? HIDDEN : oembedBytes;
+    for (let i = 0; i < tags; i++) words[w + HEADER_WORDS + i] = image.tagIds[i]!;
+    let b = at + 4 * (HEADER_WORDS + tags);
+    slab.bytes.write(image.digest, b, DIGEST_CHARS, 'latin1');
+    b += DIGEST_CHARS;
+    slab.bytes.set(image.json, b);
+    if (typeof oembed === 'string') slab.bytes.write(oembed, b + image.json.byteLength, oembedBytes, 'utf8');
+    slab.live += length;
+    this.slots.place(slot, index, at);
+    this.slotsById.set(image.id, slot);
+    this.recordBytes += length;
+    this.bytes += ENTRY_OVERHEAD_BYTES + length;
+  }
+
+  /**
+   * Room for a record of `length` bytes at the end of a slab (its `used` moved past it): the
+   * current one, a new one when it is full, or one of its own for a record over a quarter of a
+   * slab. Returns the slab's index.
+   */
+  private allocate(length: number): number {
+    if (length > this.slabBytesEach / 4) {
+      const index = this.newSlab(length);
+      this.slabs[index]!.used = length;
+      return index;
+    }
+    let head = this.head === -1 ? undefined : this.slabs[this.head];
+    if (head === undefined || head.used + length > head.bytes.length) {
+      const old = this.head;
+      this.head = this.newSlab(this.slabBytesEach);
+      if (head !== undefined && head.live === 0) this.freeSlab(old);
+      head = this.slabs[this.head]!;
+    }
+    head.used += length;
+    return this.head;
+  }
+
+  private newSlab(size: number): number {
+    // its own memory, outside the JS heap (a pooled Buffer would share a small one)
+    const bytes = Buffer.allocUnsafeSlow(size);
+    const slab: Slab = { bytes, words: new Int32Array(bytes.buffer, bytes.byteOffset, size >> 2), used: 0, live: 0 };
+    const index = this.freeSlabIndexes.pop() ?? this.slabs.length;
+    this.slabs[index] = slab;
+    this.slabBytes += size;
+    return index;
+  }
+
+  private freeSlab(index: number): void {
+    this.slabBytes -= this.slabs[index]!.bytes.length;
+    this.slabs[index] = undefined;
+    this.freeSlabIndexes.push(index);
   }
 
   private drop(id: number): void {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return;
-    this.bytes -= entry.bytes;
-    this.entries.delete(id);
+    const slot = this.slotsById.get(id);
+    if (slot === undefined) return;
+    const index = this.slots.slab(slot);
+    const slab = this.slabs[index]!;
+    const length = slab.words[(this.slots.offset(slot) >> 2) + LENGTH]!;
+    slab.live -= length;
+    if (slab.live === 0 && index !== this.head) this.freeSlab(index);
+    this.recordBytes -= length;
+    this.bytes -= ENTRY_OVERHEAD_BYTES + length;
+    this.slotsById.delete(id);
+    this.slots.release(slot);
+  }
+
+  /**
+   * Give back the room dropped records left in their slabs once it exceeds a quarter of the
+   * records held (and two slabs): the records of the emptiest slabs, at most two a call, are
+   * appended again at the head, and those slabs let go.
+   */
+  private compact(): void {
+    for (let round = 0; round < 2; round++) {
+      const waste = this.slabBytes - this.recordBytes;
+      if (waste <= Math.max(2 * this.slabBytesEach, this.recordBytes / 4)) return;
+      let emptiest = -1;
+      for (let i = 0; i < this.slabs.length; i++) {
+        const slab = this.slabs[i];
+        if (slab === undefined || i === this.head) continue;
+        if (emptiest === -1 || slab.live / slab.bytes.length < this.slabs[emptiest]!.live / this.slabs[emptiest]!.bytes.length) emptiest = i;
+      }
+      if (emptiest === -1) return;
+      this.moveRecords(emptiest);
+    }
+  }
+
+  /** Append the records a slab still holds to the head, and let the slab go. */
+  private moveRecords(index: number): void {
+    const from = this.slabs[index]!;
+    for (let at = 0; at < from.used; at += from.words[(at >> 2) + LENGTH]!) {
+      const slot = from.words[(at >> 2) + SLOT]!;
+      if (this.slots.slab(slot) !== index || this.slots.offset(slot) !== at) continue;
+      const length = from.words[(at >> 2) + LENGTH]!;
+      const to = this.allocate(length);
+      const slab = this.slabs[to]!;
+      slab.bytes.set(from.bytes.subarray(at, at + length), slab.used - length);
+      slab.live += length;
+      this.slots.place(slot, to, slab.used - length);
+    }
+    this.freeSlab(index);
   }
 
   /** Drop whatever `change` may have made stale. */
   onChange(change: RecordChange): void {
     if (!('id' in change)) {
       this.clearedAt = ++this.changeCount;
-      this.entries.clear();
+      for (let i = 0; i < this.slabs.length; i++) if (this.slabs[i] !== undefined) this.freeSlab(i);
+      for (const slot of this.slotsById.values()) this.slots.release(slot);
+      this.slotsById.clear();
+      this.head = -1;
       this.bytes = 0;
+      this.recordBytes = 0;
       this.changedTags.clear();
       this.changedUsers.clear();
       return;
@@ -270,8 +603,12 @@ export class ImageJsonCache {
   private sweep(): void {
     if (this.changedTags.size === 0 && this.changedUsers.size === 0) return;
     const changed: Touched = { images: new Set(), tags: this.changedTags, users: this.changedUsers };
-    for (const [id, { image }] of this.entries) {
-      if (touches(changed, image)) this.drop(id);
+    for (const [id, slot] of this.slotsById) {
+      const words = this.slabs[this.slots.slab(slot)]!.words;
+      const w = this.slots.offset(slot) >> 2;
+      const uploader = words[w + UPLOADER]!;
+      const tags = words.subarray(w + HEADER_WORDS, w + HEADER_WORDS + words[w + TAG_COUNT]!);
+      if (touches(changed, id, uploader === -1 ? null : uploader, tags)) this.drop(id);
     }
     this.changedTags.clear();
     this.changedUsers.clear();

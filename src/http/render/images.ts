@@ -60,16 +60,8 @@ function cachedImageOf(config: RenderConfig, d: ImageData, withOembed: boolean):
 export async function cachedImages(deps: AppDeps, ids: readonly number[], withOembed = false): Promise<CachedImage[]> {
   const cache = liveCaches(deps.caches)?.images ?? null;
   const unique = ids.length === 1 ? ids : [...new Set(ids)];
-  const { found, missing } = cache ? cache.lookup(unique) : { found: new Map<number, CachedImage>(), missing: [...unique] };
   // an image kept without its oEmbed answer is loaded again when that is asked for
-  if (withOembed) {
-    for (const [id, image] of found) {
-      if (image.oembed === undefined) {
-        found.delete(id);
-        missing.push(id);
-      }
-    }
-  }
+  const { found, missing } = cache ? cache.lookup(unique, withOembed) : { found: new Map<number, CachedImage>(), missing: [...unique] };
   if (missing.length > 0) {
     const mark = cache?.mark() ?? 0;
     const loaded = [...(await loadImageData(deps.db, missing)).values()].map((d) => cachedImageOf(deps.config, d, withOembed));
