@@ -27,7 +27,7 @@ for (const bench of chosen) {
   // --expose-gc: benchmarks that report memory collect garbage before measuring it;
   // --max-semi-space-size: the same young generation as `npm start` gives the server
   // MALLOC_MMAP_THRESHOLD_: the allocator setting `npm start` gives the server (see README)
-  const result = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=64', '--import', 'tsx', file, ...rest], {
+  const result = spawnSync(process.execPath, ['--expose-gc', '--max-semi-space-size=128', '--import', 'tsx', file, ...rest], {
     stdio: 'inherit',
     env: { MALLOC_MMAP_THRESHOLD_: '131072', ...process.env },
   });
