@@ -20,7 +20,6 @@ export interface SpoilerCandidate extends Partial<TagCheckMemo> {
   tagIds: ArrayLike<number>;
 }
 
-
 /**
  * Compiled expressions, by source and caller (fields and `my:` depend on who asks). Entries
  * expire after a minute, so relative dates (`created_at.gt:3 days ago`) move with the clock.

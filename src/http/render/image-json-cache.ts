@@ -336,9 +336,8 @@ export class ImageJsonCache {
   /** The slab records are appended to; -1 before the first. */
   private head = -1;
   private readonly slabBytesEach: number;
-  /** Memory of the slabs kept, and of the records the cache holds in them. */
+  /** Memory of the slabs kept. */
   private slabBytes = 0;
-  private recordBytes = 0;
   private readonly maxBytes: number;
   /** Bytes counted against `maxBytes`: the records and `ENTRY_OVERHEAD_BYTES` each. */
   private bytes = 0;
@@ -383,6 +382,11 @@ export class ImageJsonCache {
    */
   get storedBytes(): number {
     return this.slabBytes;
+  }
+
+  /** Bytes of the records held: what is counted, less each entry's overhead. */
+  private get recordBytes(): number {
+    return this.bytes - ENTRY_OVERHEAD_BYTES * this.slotsById.size;
   }
 
   /** A mark to hand back to `keep`: taken before loading from PostgreSQL. */
@@ -466,7 +470,6 @@ export class ImageJsonCache {
     slab.live += length;
     this.slots.place(slot, index, at);
     this.slotsById.set(image.id, slot);
-    this.recordBytes += length;
     this.bytes += ENTRY_OVERHEAD_BYTES + length;
   }
 
@@ -516,7 +519,6 @@ export class ImageJsonCache {
     const length = slab.words[(this.slots.offset(slot) >> 2) + LENGTH]!;
     slab.live -= length;
     if (slab.live === 0 && index !== this.head) this.freeSlab(index);
-    this.recordBytes -= length;
     this.bytes -= ENTRY_OVERHEAD_BYTES + length;
     this.slotsById.delete(id);
     this.slots.release(slot);
@@ -545,10 +547,10 @@ export class ImageJsonCache {
   /** Append the records a slab still holds to the head, and let the slab go. */
   private moveRecords(index: number): void {
     const from = this.slabs[index]!;
-    for (let at = 0; at < from.used; at += from.words[(at >> 2) + LENGTH]!) {
+    for (let at = 0, length = 0; at < from.used; at += length) {
+      length = from.words[(at >> 2) + LENGTH]!;
       const slot = from.words[(at >> 2) + SLOT]!;
       if (this.slots.slab(slot) !== index || this.slots.offset(slot) !== at) continue;
-      const length = from.words[(at >> 2) + LENGTH]!;
       const to = this.allocate(length);
       const slab = this.slabs[to]!;
       slab.bytes.set(from.bytes.subarray(at, at + length), slab.used - length);
@@ -567,7 +569,6 @@ export class ImageJsonCache {
       this.slotsById.clear();
       this.head = -1;
       this.bytes = 0;
-      this.recordBytes = 0;
       this.changedTags.clear();
       this.changedUsers.clear();
       return;
