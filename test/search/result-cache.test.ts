@@ -222,7 +222,8 @@ describe('search answers kept across writes', () => {
     await engine.ensureIndex({ name: 'images', mapping });
     const doc = (id: number, tags: string[]) => ({ id, tags, tag_ids: [], score: id % 3, approved: true, hidden_from_users: false });
     await engine.write('images', Array.from({ length: 30 }, (_, i) => doc(i + 1, ['cat'])));
-    const pages = [0, 5, 10, 15, 20].map((from): SearchRequest => ({ query: listing({ term: { tags: 'cat' } } as Query, []), sort: [{ score: 'desc' }, { id: 'desc' }] as SortClause[], from, size: 5 }));
+    // a pattern reads every tag, so any tag edit is checked by running the query
+    const pages = [0, 5, 10, 15, 20].map((from): SearchRequest => ({ query: listing({ prefix: { tags: 'ca' } } as Query, []), sort: [{ score: 'desc' }, { id: 'desc' }] as SortClause[], from, size: 5 }));
     const before = await Promise.all(pages.map((page) => engine.search('images', page)));
     expect(engine.keptAnswers()).toMatchObject({ entries: 5, checkRuns: 0 });
     // a tag edit of one document every page matches: its sort keys, the same, found once before and once after
@@ -231,8 +232,59 @@ describe('search answers kept across writes', () => {
     for (const [i, page] of pages.entries()) expect(await engine.search('images', page)).toEqual(before[i]);
     // a score change: every page goes (the document moves), still for one run a side
     await engine.write('images', [doc(7, ['cat'])].map((d) => ({ ...d, score: 9 })));
-    expect(engine.keptAnswers()).toMatchObject({ entries: 0, dropped: 5, checkRuns: 4 });
+    // (and one more for each page without it, for its last document: the document went before it)
+    expect(engine.keptAnswers()).toMatchObject({ entries: 0, dropped: 5, checkRuns: 8 });
     expect((await engine.search('images', pages[0]!)).ids[0]).toBe(7);
+  });
+
+  it('keeps the answers a tag edit changes nothing of without running their queries', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const doc = (id: number, tags: string[]) => ({ id, tags, tag_ids: [], score: id % 3, approved: true, hidden_from_users: false });
+    await engine.write('images', Array.from({ length: 20 }, (_, i) => doc(i + 1, i % 2 === 0 ? ['cat'] : ['cat', 'dog'])));
+    const byTag = (tag: string, sort: SortClause[]): SearchRequest => ({ query: listing({ term: { tags: tag } } as Query, []), sort, size: 5 });
+    const cat = byTag('cat', [{ score: 'desc' }, { id: 'desc' }] as SortClause[]);
+    const dog = byTag('dog', [{ id: 'asc' }] as SortClause[]);
+    const byScore = { query: listing({ match_all: {} } as Query, []), sort: [{ score: 'desc' }, { id: 'asc' }] as SortClause[], size: 5 };
+    // ties by document number: a rewrite moves the document among them, so this one is checked
+    const unkeyed = { ...byTag('cat', [{ score: 'desc' }] as SortClause[]), size: 50 };
+    for (const request of [cat, dog, byScore, unkeyed]) await engine.search('images', request);
+    // `owl` added to image 3 (a cat): no kept query reads `owl` or a field it changed
+    await engine.write('images', [doc(3, ['cat', 'owl'])]);
+    // the three keyed answers stay without a run; the unkeyed one is run before and after
+    expect(engine.keptAnswers()).toMatchObject({ entries: 3, dropped: 1, checkRuns: 1 });
+    // `dog` added to image 5: the dog search is concerned (image 5 enters it), the others are not
+    await engine.write('images', [doc(5, ['cat', 'dog'])]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 2, dropped: 2 });
+    expect(await engine.search('images', dog)).toEqual({ ids: [2, 4, 5, 6, 8], total: 11 });
+    // a score change concerns the answers sorted by score, whatever their query
+    await engine.write('images', [{ ...doc(7, ['cat']), score: 9 }]);
+    expect(await engine.search('images', byScore)).toEqual({ ids: [7, 2, 5, 8, 11], total: 20 });
+    expect(await engine.search('images', cat)).toEqual({ ids: [7, 20, 17, 14, 11], total: 20 });
+  });
+
+  it('a document moving, entering or leaving past a kept page leaves the page and sets its total', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const doc = (id: number, tags: string[], score: number) => ({ id, tags, tag_ids: [], score, approved: true, hidden_from_users: false });
+    await engine.write('images', Array.from({ length: 20 }, (_, i) => doc(i + 1, ['cat'], 20 - i)));
+    const request = (from: number): SearchRequest => ({ query: listing({ term: { tags: 'cat' } } as Query, []), sort: [{ score: 'desc' }, { id: 'asc' }] as SortClause[], from, size: 3 });
+    const [first, second] = [request(0), request(3)];
+    expect(await engine.search('images', first)).toEqual({ ids: [1, 2, 3], total: 20 });
+    expect(await engine.search('images', second)).toEqual({ ids: [4, 5, 6], total: 20 });
+    // image 15 (score 6) falls to score 1: past both pages before and after
+    await engine.write('images', [doc(15, ['cat'], 1)]);
+    // image 21 enters with score 2, image 12 leaves: past both pages too
+    await engine.write('images', [doc(21, ['cat'], 2)]);
+    await engine.write('images', [doc(12, ['dog'], 9)]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 2, dropped: 0, patched: 6 });
+    expect(await engine.search('images', first)).toEqual({ ids: [1, 2, 3], total: 20 });
+    expect(await engine.search('images', second)).toEqual({ ids: [4, 5, 6], total: 20 });
+    // image 22 enters between the pages (after image 3, its tie by id): the second page shifts, the first stays
+    await engine.write('images', [doc(22, ['cat'], 18)]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 1, dropped: 1 });
+    expect(await engine.search('images', first)).toEqual({ ids: [1, 2, 3], total: 21 });
+    expect(await engine.search('images', second)).toEqual({ ids: [22, 4, 5], total: 21 });
   });
 
   it('a batch that fails part way leaves no kept answer behind', async () => {

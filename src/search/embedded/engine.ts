@@ -99,6 +99,7 @@ export class EmbeddedEngine implements SearchEngine {
       target,
       docs.map((d) => d.id),
       () => target.write(docs),
+      docs,
     );
   }
 
@@ -108,9 +109,9 @@ export class EmbeddedEngine implements SearchEngine {
     this.applyChange(target, ids, () => target.remove(ids));
   }
 
-  /** `apply` a change of the documents with `ids`, the kept answers checked around it. */
-  private applyChange(target: PhysicalIndex, ids: readonly unknown[], apply: () => void): void {
-    const change = this.results.changing(target, ids);
+  /** `apply` a change of the documents with `ids` (to `docs`, for a write), the kept answers checked around it. */
+  private applyChange(target: PhysicalIndex, ids: readonly unknown[], apply: () => void, docs?: readonly IndexDocument[]): void {
+    const change = this.results.changing(target, ids, docs);
     let ok = false;
     try {
       apply();
@@ -187,8 +188,8 @@ export class EmbeddedEngine implements SearchEngine {
    * Search answers kept, how many writes dropped so far, and how many queries their checks ran
    * (for diagnostics and benchmarks).
    */
-  keptAnswers(): { entries: number; dropped: number; checkRuns: number } {
-    return { entries: this.results.size, dropped: this.results.dropped, checkRuns: this.results.checkRuns };
+  keptAnswers(): { entries: number; dropped: number; checkRuns: number; patched: number } {
+    return { entries: this.results.size, dropped: this.results.dropped, checkRuns: this.results.checkRuns, patched: this.results.patched };
   }
 
   /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */

@@ -1,9 +1,11 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
 import type { PhysicalIndex } from './index/physical-index.js';
-import { buildSortKeys, sortNeedsScores } from './collector/sort.js';
+import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js';
 import { Bitmap } from './postings/bitmap.js';
+import { fieldChanges } from './index/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
 import { dropFilters, patchFilters } from './query/filter-cache.js';
+import { concerns, readsOf, type FieldChanges, type Reads } from './query/reads.js';
 import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
 
@@ -27,6 +29,11 @@ import { withSearchMemory } from './search-memory.js';
  * order has no ties for the document number to settle (a sort on `id`, unique, with numeric
  * fields and `_score` before it): such an answer stays. So a tag edit keeps the answers of `*`
  * and of ranges over every image unless they sort on something the edit changed.
+ *
+ * Such an answer need not even run its query on the document when the edit changed nothing the
+ * query and sort read (query/reads.ts): a tag added to an image concerns the searches for that
+ * tag, the patterns and the sorts on tags, not a search for two other tags. Most kept answers of
+ * a board are of that kind, so most of a tag edit's checks cost a look at two small sets.
  *
  * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
  * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
@@ -82,8 +89,12 @@ interface Entry {
   sort: unknown;
   /** The sort's text: answers that differ only in page share their sort keys. */
   sortText: string;
+  /** Where its page starts in the order. */
+  from: number;
   result: SearchResult;
   bytes: number;
+  /** What the query and sort read of a document, worked out at the first write checked. */
+  reads?: Reads;
 }
 
 /** The answers of one physical index. */
@@ -157,8 +168,9 @@ function keyedOrder(index: PhysicalIndex, sort: unknown): boolean {
 }
 
 /**
- * The sort keys of one live document under an answer's query and sort, in one run of the query:
- * undefined when the query does not match it, null when the run failed.
+ * The sort keys of one live document under an answer's query and sort, in one run of the query,
+ * normalized to ascending order (`normalized`): undefined when the query does not match it, null
+ * when the run failed.
  */
 function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] | null | undefined {
   const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
@@ -166,7 +178,7 @@ function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | unde
     const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
     const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
     if (!hits.bits.has(doc)) return undefined;
-    return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => k.key(doc));
+    return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => normalized(k, doc));
   } catch {
     return null;
   }
@@ -211,6 +223,16 @@ class SortKeysOf {
   }
 }
 
+/** The order of two documents' normalized sort keys (a keyed order has no ties between two documents). */
+function compareKeys(a: readonly (number | undefined)[], b: readonly (number | undefined)[]): number {
+  for (let i = 0; i < a.length; i++) {
+    const [x, y] = [a[i]!, b[i]!];
+    if (x < y) return -1;
+    if (x > y) return 1;
+  }
+  return 0;
+}
+
 const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null | undefined) =>
   !!b && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
 
@@ -235,6 +257,8 @@ export class ResultCache {
   dropped = 0;
   /** Queries the checks of writes have run so far, each on the written documents (for benchmarks). */
   checkRuns = 0;
+  /** Answers a write concerned that stayed, their page past where the document was and went (for benchmarks). */
+  patched = 0;
 
   constructor(options: ResultCacheOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
@@ -261,7 +285,7 @@ export class ResultCache {
     const bytes = entryBytes(full, queryText, result);
     if (bytes > this.options.maxBytes / 16) return result;
     const sortText = JSON.stringify(request.sort ?? null);
-    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, sortText, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, sortText, from: request.from ?? 0, result: { ids: result.ids.slice(), total: result.total }, bytes });
     owner.keys.add(full);
     this.bytes += bytes;
     while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
@@ -297,10 +321,13 @@ export class ResultCache {
    * Drop the answers of `index` whose query matches one of `docs`, but for those in `skip`; past
    * the deadline, drop those not checked.
    */
-  private dropMatching(index: PhysicalIndex, docs: Bitmap, deadline: CheckDeadline, skip?: Set<string>): void {
+  private dropMatching(index: PhysicalIndex, docs: Bitmap, deadline: CheckDeadline, skip?: Set<string>, entering = false): void {
     const owner = this.owners.get(index);
     if (!owner || docs.isEmpty()) return;
     const matched = new Map<string, boolean>();
+    // one document entering a keyed answer past its page leaves the page as it is
+    const one = entering && docs.size === 1 ? docs.toArray()[0]! : -1;
+    const keyed = one >= 0 ? new SortKeysOf(index, one) : null;
     for (const full of newestFirst(owner.keys)) {
       if (skip?.has(full)) continue;
       const e = this.entries.get(full)!;
@@ -310,18 +337,28 @@ export class ResultCache {
         matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
         this.checkRuns++;
       }
+      if (hit && keyed !== null && !deadline.passed() && keyed.settles(e)) {
+        const keys = keyed.of(e);
+        if (keys && this.pageStays(index, e, index.ids[one]!, undefined, keys, deadline)) continue;
+      }
       if (hit) {
         this.delete(full);
         this.dropped++;
       }
     }
+    this.checkRuns += keyed?.runs ?? 0;
+  }
+
+  private readsOf(index: PhysicalIndex, e: Entry): Reads {
+    e.reads ??= readsOf(e.query, e.sort, (path) => index.root.byPath.get(path)?.kind === 'keyword');
+    return e.reads;
   }
 
   /**
    * Before one document `doc` changes: drops the answers whose query matches it and whose order
    * is not settled by sort keys alone; returns the sort keys of those it matches that may stay.
    */
-  private keysBefore(index: PhysicalIndex, doc: number, deadline: CheckDeadline): Map<string, (number | undefined)[]> {
+  private keysBefore(index: PhysicalIndex, doc: number, changes: FieldChanges | null, untouched: Set<string>, deadline: CheckDeadline): Map<string, (number | undefined)[]> {
     const kept = new Map<string, (number | undefined)[]>();
     const owner = this.owners.get(index);
     if (!owner) return kept;
@@ -330,6 +367,11 @@ export class ResultCache {
     const keyed = new SortKeysOf(index, doc);
     for (const full of newestFirst(owner.keys)) {
       const e = this.entries.get(full)!;
+      // nothing it reads changed: the document matches it as before, with the same sort keys
+      if (changes !== null && keyed.settles(e) && !concerns(this.readsOf(index, e), changes)) {
+        untouched.add(full);
+        continue;
+      }
       if (deadline.passed() && !matched.has(e.queryText) && !keyed.known(e)) {
         this.delete(full);
         this.dropped++;
@@ -371,7 +413,8 @@ export class ResultCache {
     for (const [full, keys] of keysBefore) {
       const e = this.entries.get(full);
       if (!e) continue;
-      if (doc >= 0 && (keyed.known(e) || !deadline.passed()) && sameValues(keys, keyed.of(e))) stays.add(full);
+      const now = doc >= 0 && (keyed.known(e) || !deadline.passed()) ? keyed.of(e) : null;
+      if (now !== null && (sameValues(keys, now) || this.pageStays(index, e, index.ids[doc]!, keys, now, deadline))) stays.add(full);
       else {
         this.delete(full);
         this.dropped++;
@@ -382,11 +425,37 @@ export class ResultCache {
   }
 
   /**
+   * Whether the page of a keyed answer stays as it is when the document `id`, not on it, moves
+   * from sort keys `before` to `after` (undefined: not matched): so it does when both are past
+   * the page's last document, and when the document enters, the page was full. Its total is then
+   * set right.
+   */
+  private pageStays(index: PhysicalIndex, e: Entry, id: number, before: readonly (number | undefined)[] | undefined, after: readonly (number | undefined)[] | undefined, deadline: CheckDeadline): boolean {
+    const ids = e.result.ids;
+    const lastId = ids[ids.length - 1];
+    if (lastId === undefined || ids.includes(id) || deadline.passed()) return false;
+    const last = index.docOf(lastId);
+    if (last < 0) return false;
+    const lastKeys = sortValues(index, e, last);
+    this.checkRuns++;
+    if (!lastKeys) return false;
+    if (before !== undefined && compareKeys(before, lastKeys) <= 0) return false;
+    if (after !== undefined && compareKeys(after, lastKeys) <= 0) return false;
+    // entering past a page that held every match up to the end would join it
+    if (before === undefined && e.from + ids.length >= e.result.total) return false;
+    if (before === undefined && after !== undefined) e.result.total++;
+    else if (before !== undefined && after === undefined) e.result.total--;
+    this.patched++;
+    return true;
+  }
+
+  /**
    * A write or delete of the documents with `ids` is about to run on `index`: answers their old
    * versions concern go now, those their new versions concern when it is `done`; the index's
-   * remembered filter sets (query/filter-cache.ts) take in the new versions.
+   * remembered filter sets (query/filter-cache.ts) take in the new versions. `docs`, when given,
+   * are the new versions (of a write), which tell what changed.
    */
-  changing(index: PhysicalIndex, ids: readonly unknown[]): PendingChange {
+  changing(index: PhysicalIndex, ids: readonly unknown[], docs?: readonly Readonly<Record<string, unknown>>[]): PendingChange {
     const versionBefore = index.version;
     if (ids.length > this.options.maxBatch) {
       this.clear(index);
@@ -397,10 +466,11 @@ export class ResultCache {
     const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
     const deadline = new CheckDeadline(this.options.checkBudgetMs / 2);
     let keysBefore: Map<string, (number | undefined)[]> | null = null;
+    const untouched = new Set<string>();
     // one document changed in place: answers it concerns before may stay (see the top)
     const trusted = attempt(() =>
       withSearchMemory(() => {
-        if (old >= 0) keysBefore = this.keysBefore(index, old, deadline);
+        if (old >= 0) keysBefore = this.keysBefore(index, old, changesOf(index, old, ids, docs), untouched, deadline);
         else this.dropMatching(index, docsOf(index, ids, 0), deadline);
       }),
     );
@@ -412,7 +482,8 @@ export class ResultCache {
           const added = docsOf(index, ids, docsBefore);
           patchFilters(index, versionBefore, added);
           const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added, deadline);
-          this.dropMatching(index, added, deadline, checked);
+          for (const full of untouched) checked?.add(full);
+          this.dropMatching(index, added, deadline, checked, true);
         };
         // a batch that failed part way, or a check that did: nothing kept is trusted
         if (ok && trusted && attempt(() => withSearchMemory(after))) return;
@@ -437,6 +508,17 @@ function attempt(work: () => void): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * How the one document `ids` names changes from its indexed version `old` to its new version
+ * (null when that is not known: no new version given, or not the same document).
+ */
+function changesOf(index: PhysicalIndex, old: number, ids: readonly unknown[], docs: readonly Readonly<Record<string, unknown>>[] | undefined): FieldChanges | null {
+  const now = docs?.length === 1 ? docs[0]! : undefined;
+  if (now === undefined || now.id !== ids[0]) return null;
+  const before = index.root.decode(old) as Record<string, unknown>;
+  return fieldChanges(before, now, (path) => index.root.byPath.get(path)?.kind === 'keyword');
 }
 
 /** The live documents of these ids numbered `from` or later, as a bitmap. */

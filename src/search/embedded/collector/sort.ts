@@ -195,7 +195,7 @@ function aggregate(vals: ArrayLike<number>, mode: string, f32: boolean): number 
 }
 
 /** Normalized value of one key: ascending order, missing values at ±Infinity. */
-function normalized(k: SortKey, doc: number): number {
+export function normalized(k: SortKey, doc: number): number {
   const v = k.key(doc);
   if (v === undefined || Number.isNaN(v)) return k.missingFirst ? -Infinity : Infinity;
   return k.desc ? -v : v;

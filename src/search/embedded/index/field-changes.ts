@@ -1,0 +1,38 @@
+/**
+ * How one document's top-level fields changed between two versions of its source: for a keyword
+ * field whose values are all strings or whole numbers, the terms added or taken off; for any
+ * other field that differs, the whole field. Fields whose values are the same JSON are left out.
+ * Used to tell which kept answers a write may concern (query/reads.ts, result-cache.ts).
+ */
+import { exactTerm, type FieldChanges, type IsKeyword } from '../query/reads.js';
+
+export function fieldChanges(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, isKeyword: IsKeyword): FieldChanges {
+  const changes: FieldChanges = new Map();
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const [a, b] = [before[field], after[field]];
+    if (JSON.stringify(a) === JSON.stringify(b)) continue;
+    const [old, now] = isKeyword(field) ? [termsOf(a), termsOf(b)] : [undefined, undefined];
+    changes.set(field, old === undefined || now === undefined ? null : symmetricDifference(old, now));
+  }
+  return changes;
+}
+
+/** The terms of a keyword field's value, or undefined when one of them is not compared exactly. */
+function termsOf(value: unknown): Set<string> | undefined {
+  if (value === undefined || value === null) return new Set();
+  const terms = new Set<string>();
+  for (const item of Array.isArray(value) ? value : [value]) {
+    if (item === null) continue;
+    const term = exactTerm(item);
+    if (term === undefined) return undefined;
+    terms.add(term);
+  }
+  return terms;
+}
+
+function symmetricDifference(a: Set<string>, b: Set<string>): Set<string> {
+  const out = new Set<string>();
+  for (const t of a) if (!b.has(t)) out.add(t);
+  for (const t of b) if (!a.has(t)) out.add(t);
+  return out;
+}

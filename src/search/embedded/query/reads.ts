@@ -1,0 +1,201 @@
+/**
+ * What a query and a sort read of a document: the top-level fields whose values decide whether
+ * the query matches it, its score and its sort keys, and for plain term queries on keyword
+ * fields only the terms asked for. A write that changes nothing a kept answer reads cannot
+ * change that answer's view of the document (result-cache.ts), so its query need not run.
+ *
+ * Anything not worked out here (an unknown query kind, a nested query, whose children are
+ * renumbered by every write of their parent, a random order drawn from document numbers) reads
+ * everything: it is checked as before.
+ */
+
+/** What one kept answer reads. */
+export interface Reads {
+  /** Something not worked out here: every change concerns it. */
+  everything: boolean;
+  /** Top-level fields read whole: ranges, patterns, text, existence, sorts. */
+  fields: Set<string>;
+  /** Top-level keyword fields read for some terms only, with those terms. */
+  terms: Map<string, Set<string>>;
+}
+
+/** How the top-level fields of a document changed: the keyword terms added or taken off, or null for a field changed as a whole. */
+export type FieldChanges = Map<string, Set<string> | null>;
+
+/** Whether a field is a keyword field of the index (term queries on it compare exact terms). */
+export type IsKeyword = (path: string) => boolean;
+
+/** Options a leaf query may give beside its one field. */
+const LEAF_OPTIONS = ['boost', '_name'];
+const TERMS_OPTIONS = ['boost', '_name', 'value_type'];
+
+/** Leaf queries of one field that read it whole. */
+const WHOLE_FIELD_LEAVES = new Set(['range', 'prefix', 'wildcard', 'regexp', 'fuzzy', 'match', 'match_phrase', 'match_phrase_prefix', 'match_bool_prefix']);
+
+/** Random orders that permute ids (not document numbers, not field values). */
+const ID_FIELDS = new Set([undefined, 'id', '_id', '_seq_no']);
+
+export function readsOf(query: unknown, sort: unknown, isKeyword: IsKeyword): Reads {
+  const reads: Reads = { everything: false, fields: new Set(), terms: new Map() };
+  readQuery(query ?? { match_all: {} }, reads, isKeyword);
+  readSort(sort, reads);
+  return reads;
+}
+
+/** Whether `changes` may concern an answer that reads `reads`. */
+export function concerns(reads: Reads, changes: FieldChanges): boolean {
+  if (reads.everything) return true;
+  for (const [field, changed] of changes) {
+    if (reads.fields.has(field)) return true;
+    const terms = reads.terms.get(field);
+    if (terms === undefined) continue;
+    if (changed === null) return true;
+    for (const term of terms) if (changed.has(term)) return true;
+  }
+  return false;
+}
+
+/**
+ * The term a keyword value is compared by, when it is one this module can compare exactly (a
+ * string, a whole number); undefined for anything else.
+ */
+export function exactTerm(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+  return undefined;
+}
+
+const topField = (path: string) => {
+  const dot = path.indexOf('.');
+  return dot < 0 ? path : path.slice(0, dot);
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The one field of a leaf body, or undefined when it has not exactly one. */
+function leafField(body: unknown, options: readonly string[]): [string, unknown] | undefined {
+  if (!isObject(body)) return undefined;
+  const keys = Object.keys(body).filter((k) => !options.includes(k));
+  return keys.length === 1 ? [keys[0]!, body[keys[0]!]] : undefined;
+}
+
+function readWhole(reads: Reads, path: unknown): void {
+  if (typeof path === 'string') reads.fields.add(topField(path));
+  else reads.everything = true;
+}
+
+/** A term query on `path` for exactly `values`: by term on a keyword field, else the whole field. */
+function readTerms(reads: Reads, path: string, values: unknown[], isKeyword: IsKeyword): void {
+  const terms = path.includes('.') || !isKeyword(path) ? undefined : values.map(exactTerm);
+  if (terms === undefined || terms.some((t) => t === undefined)) {
+    readWhole(reads, path);
+    return;
+  }
+  let set = reads.terms.get(path);
+  if (set === undefined) reads.terms.set(path, (set = new Set()));
+  for (const t of terms) set.add(t!);
+}
+
+function readClauses(value: unknown, reads: Reads, isKeyword: IsKeyword): void {
+  if (value === undefined) return;
+  for (const clause of Array.isArray(value) ? value : [value]) readQuery(clause, reads, isKeyword);
+}
+
+function readQuery(q: unknown, reads: Reads, isKeyword: IsKeyword): void {
+  if (reads.everything) return;
+  const kinds = isObject(q) ? Object.keys(q) : [];
+  if (kinds.length !== 1 || !readKind(kinds[0]!, (q as Record<string, unknown>)[kinds[0]!], reads, isKeyword)) reads.everything = true;
+}
+
+/** What a query of `kind` reads; false when the kind or its shape is not worked out here. */
+function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeyword): boolean {
+  switch (kind) {
+    case 'match_all':
+    case 'match_none':
+    case 'ids':
+      return true;
+    case 'bool':
+      if (!isObject(body)) return false;
+      for (const k of ['must', 'filter', 'should', 'must_not']) readClauses(body[k], reads, isKeyword);
+      return true;
+    case 'constant_score':
+      if (!isObject(body)) return false;
+      readClauses(body.filter, reads, isKeyword);
+      return true;
+    case 'dis_max':
+      if (!isObject(body)) return false;
+      readClauses(body.queries, reads, isKeyword);
+      return true;
+    case 'boosting':
+      if (!isObject(body)) return false;
+      readClauses(body.positive, reads, isKeyword);
+      readClauses(body.negative, reads, isKeyword);
+      return true;
+    case 'function_score':
+      if (!isObject(body)) return false;
+      readFunctionScore(body, reads, isKeyword);
+      return true;
+    case 'exists':
+      if (!isObject(body)) return false;
+      readWhole(reads, body.field);
+      return true;
+    case 'term': {
+      const entry = leafField(body, LEAF_OPTIONS);
+      if (entry === undefined) return false;
+      const [path, spec] = entry;
+      if (!isObject(spec)) readTerms(reads, path, [spec], isKeyword);
+      else if (spec.case_insensitive === true) readWhole(reads, path);
+      else readTerms(reads, path, [spec.value], isKeyword);
+      return true;
+    }
+    case 'terms': {
+      const entry = leafField(body, TERMS_OPTIONS);
+      if (entry === undefined) return false;
+      const [path, values] = entry;
+      if (Array.isArray(values)) readTerms(reads, path, values, isKeyword);
+      else readWhole(reads, path);
+      return true;
+    }
+    default: {
+      const entry = WHOLE_FIELD_LEAVES.has(kind) ? leafField(body, LEAF_OPTIONS) : undefined;
+      if (entry === undefined) return false;
+      readWhole(reads, entry[0]);
+      return true;
+    }
+  }
+}
+
+function readFunctionScore(body: Record<string, unknown>, reads: Reads, isKeyword: IsKeyword): void {
+  if (body.query !== undefined) readQuery(body.query, reads, isKeyword);
+  const functions: unknown[] = Array.isArray(body.functions) ? [...body.functions] : body.functions === undefined ? [] : [null];
+  const shorthand: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) if (!['query', 'functions', 'score_mode', 'boost_mode', 'max_boost', 'boost', 'min_score'].includes(k)) shorthand[k] = v;
+  if (Object.keys(shorthand).length > 0) functions.push(shorthand);
+  for (const f of functions) {
+    if (!isObject(f)) {
+      reads.everything = true;
+      return;
+    }
+    for (const [k, v] of Object.entries(f)) {
+      if (k === 'weight') continue;
+      if (k === 'filter') readQuery(v, reads, isKeyword);
+      // a random order of ids; one by another field is not worked out here (it may go by document numbers)
+      else if (!(k === 'random_score' && isObject(v) && ID_FIELDS.has(v.field as string | undefined))) reads.everything = true;
+    }
+  }
+}
+
+function readSort(sort: unknown, reads: Reads): void {
+  if (sort === undefined || sort === null) return;
+  for (const clause of Array.isArray(sort) ? sort : [sort]) {
+    const field = typeof clause === 'string' ? clause : isObject(clause) && Object.keys(clause).length === 1 ? Object.keys(clause)[0]! : undefined;
+    // `_score` reads what the query reads; `_id`, `_script` and the like are not worked out here
+    if (field === '_score') continue;
+    if (field === undefined || field.startsWith('_')) {
+      reads.everything = true;
+      return;
+    }
+    // a nested sort reads its own field (its filter reads inside it)
+    reads.fields.add(topField(field));
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * What a query and a sort read of a document (src/search/embedded/query/reads.ts) and how a
+ * document's fields changed (index/field-changes.ts): the two halves of telling which kept
+ * answers a write cannot concern. Whole-engine behaviour is in result-cache.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { fieldChanges } from '../../src/search/embedded/index/field-changes.js';
+import { concerns, readsOf } from '../../src/search/embedded/query/reads.js';
+
+const KEYWORDS = new Set(['tags', 'tag_ids', 'uploader']);
+const isKeyword = (path: string) => KEYWORDS.has(path);
+
+describe('what a query reads', () => {
+  it('reads the terms of term queries on keyword fields, and other fields whole', () => {
+    const query = {
+      bool: {
+        must: [{ term: { tags: 'safe' } }, { terms: { tag_ids: [3, '7'] } }, { range: { score: { gte: 5 } } }],
+        must_not: [{ term: { approved: false } }, { wildcard: { tags: 'ab*' } }, { term: { uploader: { value: 'Bob', case_insensitive: true } } }],
+      },
+    };
+    const reads = readsOf(query, [{ created_at: 'desc' }, { id: 'desc' }], isKeyword);
+    expect(reads.everything).toBe(false);
+    expect([...reads.fields].sort()).toEqual(['approved', 'created_at', 'id', 'score', 'tags', 'uploader']);
+    expect(Object.fromEntries([...reads.terms].map(([f, t]) => [f, [...t].sort()]))).toEqual({ tags: ['safe'], tag_ids: ['3', '7'] });
+  });
+
+  it('reads everything of what it does not work out: unknown kinds, nested queries, sorts on _script', () => {
+    expect(readsOf({ script: { source: 'x' } }, undefined, isKeyword).everything).toBe(true);
+    expect(readsOf({ nested: { path: 'galleries', query: { match_all: {} } } }, undefined, isKeyword).everything).toBe(true);
+    expect(readsOf({ match_all: {} }, [{ _script: { type: 'number' } }], isKeyword).everything).toBe(true);
+    expect(readsOf({ term: { tags: { value: 1.5 } } }, undefined, isKeyword).fields.has('tags')).toBe(true);
+    // a random order of ids reads no field; one by another field is not worked out
+    const random = (field?: string) => ({ function_score: { query: { match_all: {} }, functions: [{ random_score: { seed: 1, ...(field ? { field } : {}) } }], boost_mode: 'replace' } });
+    expect(readsOf(random('id'), [{ _score: 'desc' }, { id: 'asc' }], isKeyword)).toMatchObject({ everything: false });
+    expect(readsOf(random('width'), undefined, isKeyword).everything).toBe(true);
+  });
+});
+
+describe('how a document changed', () => {
+  it('gives the keyword terms added or taken off, and other fields changed whole', () => {
+    const before = { id: 1, tags: ['safe', 'cat'], tag_ids: [1, 2], tag_count: 2, score: 5, description: 'a' };
+    const after = { id: 1, tags: ['cat', 'safe', 'dog'], tag_ids: [1, 2, 3], tag_count: 3, score: 5, description: 'a', uploader: 'Bob' };
+    const changes = fieldChanges(before, after, isKeyword);
+    expect(Object.fromEntries([...changes].map(([f, t]) => [f, t && [...t].sort()]))).toEqual({ tags: ['dog'], tag_ids: ['3'], tag_count: null, uploader: ['Bob'] });
+    // a value not compared by term changes the field whole
+    expect(fieldChanges({ tags: ['a'] }, { tags: ['a', { x: 1 }] }, isKeyword).get('tags')).toBeNull();
+  });
+
+  it('concerns the answers that read a changed field or term, and only those', () => {
+    const changes = fieldChanges({ tags: ['safe'], tag_count: 1 }, { tags: ['safe', 'dog'], tag_count: 2 }, isKeyword);
+    const byTag = (tag: string, sort: unknown = [{ id: 'desc' }]) => readsOf({ term: { tags: tag } }, sort, isKeyword);
+    expect(concerns(byTag('safe'), changes)).toBe(false);
+    expect(concerns(byTag('dog'), changes)).toBe(true);
+    expect(concerns(byTag('safe', [{ tag_count: 'desc' }, { id: 'desc' }]), changes)).toBe(true);
+    expect(concerns(readsOf({ prefix: { tags: 's' } }, undefined, isKeyword), changes)).toBe(true);
+    expect(concerns(readsOf({ range: { score: { gt: 1 } } }, undefined, isKeyword), changes)).toBe(false);
+  });
+});
