@@ -35,6 +35,12 @@ import { withSearchMemory } from './search-memory.js';
  * tag, the patterns and the sorts on tags, not a search for two other tags. Most kept answers of
  * a board are of that kind, so most of a tag edit's checks cost a look at two small sets.
  *
+ * In a keyed order, a document that is not on an answer's page and whose sort keys fall past the
+ * page's last document both before and after a write of one document leaves the page as it is:
+ * it moved, entered (when the page was full) or left somewhere after it. The answer stays with
+ * its total set right (`pageStays`). A tag edit on a board of a million images nearly always
+ * lands there: pages are the first few hundred of an order.
+ *
  * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
  * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
  */
