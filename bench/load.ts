@@ -30,8 +30,11 @@
  *    (`bench/load/loop-stats.ts`).
  * 4. The mix of GET paths (40% image show, 25% image search, 10% tag show, 10% comment and post
  *    search, 10% featured image, forums, topics and filters, 5% oEmbed) at full load for
- *    `--mix-seconds`, read-only and then with one tag change a second written to the service's
- *    database (`bench/load/writer.ts`): the ratio of the two read throughputs.
+ *    `--mix-seconds` read-only and as long with one tag change a second written to the service's
+ *    database (`bench/load/writer.ts`): the ratio of the two read throughputs. Each runs as two
+ *    passes of half that time in the order read-only, writes, writes, read-only, so that the
+ *    caches warming over the mix (it asks many distinct searches) favour neither side; a
+ *    group's p99 is the worse of its two passes.
  * 5. After the service stops, the same driver against a trivial Hono app answering a small
  *    constant JSON, at full and half load: the ceiling of the stack.
  *
@@ -76,6 +79,39 @@ const SHARES: Record<Group, number> = {
 };
 /** The hot reads, each also measured alone at full load and at half of it. */
 const ROUTES = ['search/images', 'images/:id', 'search/tags', 'search/comments', 'featured', 'oembed'] as const;
+
+/** One pass of the mix, with the service's and its PostgreSQL's CPU over its measured window. */
+interface MixPass {
+  result: DriverResult;
+  svcCpu: number | undefined;
+  pgCpu: number | undefined;
+}
+
+/** The passes of the mix read-only or with writes, and the writes made over them. */
+interface MixRun {
+  passes: MixPass[];
+  writes: number;
+}
+
+/** Requests a second over the passes of a run, of one group or of all. */
+function mixRps(run: MixRun, group?: number): number {
+  const requests = run.passes.reduce((n, p) => n + (group === undefined ? p.result.requests : p.result.byGroup[group]!.requests), 0);
+  return requests / run.passes.reduce((t, p) => t + p.result.seconds, 0);
+}
+
+/** The worse p99 of the passes of a run, of one group or of all. */
+const mixP99 = (run: MixRun, group?: number) => Math.max(...run.passes.map((p) => (group === undefined ? p.result.p99 : p.result.byGroup[group]!.p99)));
+
+/** CPU over the passes of a run (undefined when a clock could not be read). */
+function cpuOf(run: MixRun, key: 'svcCpu' | 'pgCpu'): number | undefined {
+  let sum = 0;
+  for (const p of run.passes) {
+    const v = p[key];
+    if (v === undefined) return undefined;
+    sum += v;
+  }
+  return sum;
+}
 type Route = (typeof ROUTES)[number];
 /** Paths in the mix; connections walk it from different offsets. */
 const MIX_SIZE = 8192;
@@ -479,26 +515,34 @@ async function main(): Promise<void> {
     const pg = target.dataDir ? postmasterPid(join(target.dataDir, 'postgres')) : undefined;
     const svcPid = target.pid;
     const clocks = () => ({ at: performance.now(), svc: svcPid ? processCpuMs(svcPid) : undefined, pg: pg ? serverCpuMs(pg) : undefined });
-    const mixed = async (writesPerSecond: number) => {
+    const pass = async (writes: number, warm: boolean, seconds: number): Promise<MixPass> => {
       let start: ReturnType<typeof clocks> | undefined;
       let end: ReturnType<typeof clocks> | undefined;
-      const writer = writesPerSecond > 0 && db ? await startWriter(db, board.imageIds, writesPerSecond) : undefined;
       const result = await drive(
-        { origin: target!.origin, ...mix, groups: [...GROUPS], connections: o.connections, seconds: o.mixSeconds, warmupSeconds: o.warmup, maxRequests: o.maxRequests },
+        { origin: target!.origin, ...mix, groups: [...GROUPS], connections: o.connections, seconds, warmupSeconds: warm ? o.warmup : 0, maxRequests: o.maxRequests },
         (phase) => {
           if (phase === 'measure') start = clocks();
           else end = clocks();
         },
       );
-      await writer?.stop();
       const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
-      log(`  mix with ${writesPerSecond} write/s: ${fmt(result.rps)} req/s${writer ? `, ${writer.writes} writes` : ''} (load ${loadAverage()})`);
-      return { result, svcCpu: spent('svc'), pgCpu: spent('pg'), writes: writer?.writes ?? 0 };
+      log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s (load ${loadAverage()})`);
+      return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
     };
     loads.mix = loadAverage();
     log(`the mix (load ${loads.mix})`);
-    const readOnly = await mixed(0);
-    const withWrites = db && (o.only === undefined || o.only === 'mix') ? await mixed(1) : undefined;
+    const withWriter = o.only === undefined || o.only === 'mix' ? db : undefined;
+    // read-only alone: one pass of the whole time
+    const half = withWriter ? o.mixSeconds / 2 : o.mixSeconds;
+    const firstReadOnly = await pass(0, true, half);
+    let withWrites: MixRun | undefined;
+    if (withWriter) {
+      const writer = await startWriter(withWriter, board.imageIds, 1);
+      const passes = [await pass(1, false, half), await pass(1, false, half)];
+      await writer.stop();
+      withWrites = { passes, writes: writer.writes };
+    }
+    const readOnly: MixRun = { passes: withWrites ? [firstReadOnly, await pass(0, false, half)] : [firstReadOnly], writes: 0 };
     if (!db) log('  (no database at hand with --url: the run with writes is left out)');
     await target.stop();
     target = undefined;
@@ -541,29 +585,21 @@ async function main(): Promise<void> {
       ),
     );
     log('');
-    const groupRps = (r: DriverResult, i: number) => r.byGroup[i]!.requests / r.seconds;
+    const cells = (run: MixRun | undefined, group?: number) => (run ? [fmt(mixRps(run, group)), fmt(mixP99(run, group), 2)] : ['-', '-']);
     log(
       table(
         ['mix group', 'share', 'req/s read-only', 'p99 ms', 'req/s, 1 write/s', 'p99 ms'],
-        GROUPS.map((g, i) => [
-          g,
-          `${SHARES[g]}%`,
-          fmt(groupRps(readOnly.result, i)),
-          fmt(readOnly.result.byGroup[i]!.p99, 2),
-          withWrites ? fmt(groupRps(withWrites.result, i)) : '-',
-          withWrites ? fmt(withWrites.result.byGroup[i]!.p99, 2) : '-',
-        ]).concat([
-          ['all', '100%', fmt(readOnly.result.rps), fmt(readOnly.result.p99, 2), withWrites ? fmt(withWrites.result.rps) : '-', withWrites ? fmt(withWrites.result.p99, 2) : '-'],
-        ]),
+        GROUPS.map((g, i) => [g, `${SHARES[g]}%`, ...cells(readOnly, i), ...cells(withWrites, i)]).concat([['all', '100%', ...cells(readOnly), ...cells(withWrites)]]),
         [0, 1],
       ),
     );
     const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
     for (const [name, m] of [['read-only', readOnly], ['1 write/s', withWrites]] as const) {
       if (!m) continue;
-      log(`CPU per request, mix ${name}: service ${perRequest(m.svcCpu, m.result.requests)} + PostgreSQL ${perRequest(m.pgCpu, m.result.requests)}${m.writes ? ` (${m.writes} writes)` : ''}`);
+      const requests = m.passes.reduce((n, p) => n + p.result.requests, 0);
+      log(`CPU per request, mix ${name}: service ${perRequest(cpuOf(m, 'svcCpu'), requests)} + PostgreSQL ${perRequest(cpuOf(m, 'pgCpu'), requests)}${m.writes ? ` (${m.writes} writes)` : ''}`);
     }
-    const writeRatio = withWrites ? withWrites.result.rps / readOnly.result.rps : Number.NaN;
+    const writeRatio = withWrites ? mixRps(withWrites) / mixRps(readOnly) : Number.NaN;
     log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);
     log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
     log(`load average (1/5/15 min): ${Object.entries(loads).map(([k, v]) => `${k} ${v}`).join('; ')}`);
@@ -588,8 +624,8 @@ async function main(): Promise<void> {
         hono_cpu_us: round(ceiling.fullCpuUs, 1),
         hono_half_p99_ms: round(ceiling.half.p99, 2),
         routes: byRoute,
-        mix_rps: round(readOnly.result.rps, 1),
-        mix_1wps_rps: round(withWrites?.result.rps ?? Number.NaN, 1),
+        mix_rps: round(mixRps(readOnly), 1),
+        mix_1wps_rps: round(withWrites ? mixRps(withWrites) : Number.NaN, 1),
         write_ratio: round(writeRatio, 3),
         load_end: loads.end,
       }),
