@@ -93,11 +93,11 @@ interface MixRun {
   writes: number;
 }
 
+/** Requests answered over the passes of a run, of one group or of all. */
+const mixRequests = (run: MixRun, group?: number) => run.passes.reduce((n, p) => n + (group === undefined ? p.result.requests : p.result.byGroup[group]!.requests), 0);
+
 /** Requests a second over the passes of a run, of one group or of all. */
-function mixRps(run: MixRun, group?: number): number {
-  const requests = run.passes.reduce((n, p) => n + (group === undefined ? p.result.requests : p.result.byGroup[group]!.requests), 0);
-  return requests / run.passes.reduce((t, p) => t + p.result.seconds, 0);
-}
+const mixRps = (run: MixRun, group?: number) => mixRequests(run, group) / run.passes.reduce((t, p) => t + p.result.seconds, 0);
 
 /** The worse p99 of the passes of a run, of one group or of all. */
 const mixP99 = (run: MixRun, group?: number) => Math.max(...run.passes.map((p) => (group === undefined ? p.result.p99 : p.result.byGroup[group]!.p99)));
@@ -599,8 +599,7 @@ async function main(): Promise<void> {
     const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
     for (const [name, m] of [['read-only', readOnly], ['1 write/s', withWrites]] as const) {
       if (!m) continue;
-      const requests = m.passes.reduce((n, p) => n + p.result.requests, 0);
-      log(`CPU per request, mix ${name}: service ${perRequest(cpuOf(m, 'svcCpu'), requests)} + PostgreSQL ${perRequest(cpuOf(m, 'pgCpu'), requests)}${m.writes ? ` (${m.writes} writes)` : ''}`);
+      log(`CPU per request, mix ${name}: service ${perRequest(cpuOf(m, 'svcCpu'), mixRequests(m))} + PostgreSQL ${perRequest(cpuOf(m, 'pgCpu'), mixRequests(m))}${m.writes ? ` (${m.writes} writes)` : ''}`);
     }
     const writeRatio = withWrites ? mixRps(withWrites) / mixRps(readOnly) : Number.NaN;
     log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);

@@ -1,10 +1,10 @@
 /**
  * What a query and a sort read of a document (src/search/embedded/query/reads.ts) and how a
- * document's fields changed (index/field-changes.ts): the two halves of telling which kept
+ * document's fields changed (query/field-changes.ts): the two halves of telling which kept
  * answers a write cannot concern. Whole-engine behaviour is in result-cache.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { fieldChanges } from '../../src/search/embedded/index/field-changes.js';
+import { fieldChanges } from '../../src/search/embedded/query/field-changes.js';
 import { concerns, readsOf } from '../../src/search/embedded/query/reads.js';
 
 const KEYWORDS = new Set(['tags', 'tag_ids', 'uploader']);

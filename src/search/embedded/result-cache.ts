@@ -2,7 +2,7 @@ import type { SearchRequest, SearchResult } from '../engine.js';
 import type { PhysicalIndex } from './index/physical-index.js';
 import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js';
 import { Bitmap } from './postings/bitmap.js';
-import { fieldChanges } from './index/field-changes.js';
+import { fieldChanges } from './query/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
 import { dropFilters, patchFilters } from './query/filter-cache.js';
 import { concerns, readsOf, type FieldChanges, type Reads } from './query/reads.js';
@@ -356,7 +356,7 @@ export class ResultCache {
   }
 
   private readsOf(index: PhysicalIndex, e: Entry): Reads {
-    e.reads ??= readsOf(e.query, e.sort, (path) => index.root.byPath.get(path)?.kind === 'keyword');
+    e.reads ??= readsOf(e.query, e.sort, keywordFieldOf(index));
     return e.reads;
   }
 
@@ -524,8 +524,11 @@ function changesOf(index: PhysicalIndex, old: number, ids: readonly unknown[], d
   const now = docs?.length === 1 ? docs[0]! : undefined;
   if (now === undefined || now.id !== ids[0]) return null;
   const before = index.root.decode(old) as Record<string, unknown>;
-  return fieldChanges(before, now, (path) => index.root.byPath.get(path)?.kind === 'keyword');
+  return fieldChanges(before, now, keywordFieldOf(index));
 }
+
+/** Whether a path names a keyword field of `index`. */
+const keywordFieldOf = (index: PhysicalIndex) => (path: string) => index.root.byPath.get(path)?.kind === 'keyword';
 
 /** The live documents of these ids numbered `from` or later, as a bitmap. */
 function docsOf(index: PhysicalIndex, ids: readonly unknown[], from: number): Bitmap {

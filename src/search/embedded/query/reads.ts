@@ -8,6 +8,7 @@
  * renumbered by every write of their parent, a random order drawn from document numbers) reads
  * everything: it is checked as before.
  */
+import { fieldEntry, isPlainObject as isObject } from '../../../../grammar/index.js';
 
 /** What one kept answer reads. */
 export interface Reads {
@@ -70,13 +71,13 @@ const topField = (path: string) => {
   return dot < 0 ? path : path.slice(0, dot);
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** The one field of a leaf body, or undefined when it has not exactly one. */
-function leafField(body: unknown, options: readonly string[]): [string, unknown] | undefined {
-  if (!isObject(body)) return undefined;
-  const keys = Object.keys(body).filter((k) => !options.includes(k));
-  return keys.length === 1 ? [keys[0]!, body[keys[0]!]] : undefined;
+/** The one field of a leaf body as the executor reads it, or undefined when it has not exactly one. */
+function leafField(body: unknown, kind: string, options: readonly string[]): [string, unknown] | undefined {
+  try {
+    return fieldEntry(body, kind, options);
+  } catch {
+    return undefined;
+  }
 }
 
 function readWhole(reads: Reads, path: unknown): void {
@@ -140,7 +141,7 @@ function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeywor
       readWhole(reads, body.field);
       return true;
     case 'term': {
-      const entry = leafField(body, LEAF_OPTIONS);
+      const entry = leafField(body, kind, LEAF_OPTIONS);
       if (entry === undefined) return false;
       const [path, spec] = entry;
       if (!isObject(spec)) readTerms(reads, path, [spec], isKeyword);
@@ -149,7 +150,7 @@ function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeywor
       return true;
     }
     case 'terms': {
-      const entry = leafField(body, TERMS_OPTIONS);
+      const entry = leafField(body, kind, TERMS_OPTIONS);
       if (entry === undefined) return false;
       const [path, values] = entry;
       if (Array.isArray(values)) readTerms(reads, path, values, isKeyword);
@@ -157,7 +158,7 @@ function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeywor
       return true;
     }
     default: {
-      const entry = WHOLE_FIELD_LEAVES.has(kind) ? leafField(body, LEAF_OPTIONS) : undefined;
+      const entry = WHOLE_FIELD_LEAVES.has(kind) ? leafField(body, kind, LEAF_OPTIONS) : undefined;
       if (entry === undefined) return false;
       readWhole(reads, entry[0]);
       return true;

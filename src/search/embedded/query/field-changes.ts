@@ -2,9 +2,9 @@
  * How one document's top-level fields changed between two versions of its source: for a keyword
  * field whose values are all strings or whole numbers, the terms added or taken off; for any
  * other field that differs, the whole field. Fields whose values are the same JSON are left out.
- * Used to tell which kept answers a write may concern (query/reads.ts, result-cache.ts).
+ * Used to tell which kept answers a write may concern (reads.ts, result-cache.ts).
  */
-import { exactTerm, type FieldChanges, type IsKeyword } from '../query/reads.js';
+import { exactTerm, type FieldChanges, type IsKeyword } from './reads.js';
 
 export function fieldChanges(before: Readonly<Record<string, unknown>>, after: Readonly<Record<string, unknown>>, isKeyword: IsKeyword): FieldChanges {
   const changes: FieldChanges = new Map();
