@@ -9,6 +9,7 @@ import { BanCache } from '../limits/index.js';
 import { KeyCache } from './key-cache.js';
 import { FilterCache } from './render/filter-cache.js';
 import { ImageJsonCache, type ImageJsonCacheOptions } from './render/image-json-cache.js';
+import { ImagePageCache } from './render/image-page-cache.js';
 import { RecordJsonCache } from './render/record-json-cache.js';
 import { FeaturedImageCache } from './render/featured-cache.js';
 
@@ -18,6 +19,8 @@ const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
 export interface ReadCaches {
   feed: ChangeFeed;
   images: ImageJsonCache;
+  /** Whole search pages of images for anonymous callers, made of `images`. */
+  imagePages: ImagePageCache;
   /** Rendered tags and comments, for search/tags and search/comments. */
   tags: RecordJsonCache;
   comments: RecordJsonCache;
@@ -31,9 +34,12 @@ export interface ReadCaches {
 
 export function createReadCaches(db: Database, options: { images?: ImageJsonCacheOptions } = {}): ReadCaches {
   const feed = changeFeedOf(db);
+  const images = new ImageJsonCache(options.images);
   const caches: ReadCaches = {
     feed,
-    images: new ImageJsonCache(options.images),
+    images,
+    // an eighth of the images' budget: pages repeat their images, and the popular ones are few
+    imagePages: new ImagePageCache(images.budgetBytes / 8),
     tags: new RecordJsonCache(RECORD_CACHE_BYTES),
     comments: new RecordJsonCache(RECORD_CACHE_BYTES),
     featured: new FeaturedImageCache(),
@@ -43,6 +49,8 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
   };
   feed.subscribe((change) => {
     caches.images.onChange(change);
+    // (a page is checked against the images it shows when asked; a `*` lets them all go at once)
+    if (!('id' in change)) caches.imagePages.clear();
     caches.tags.onChange(change);
     caches.comments.onChange(change);
     caches.featured.onChange(change);

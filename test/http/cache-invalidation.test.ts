@@ -8,7 +8,7 @@
  * entry is kept the old answer keeps coming; once its entry is dropped the new one does.
  */
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { featureImage } from '../../src/contexts/images/features.js';
 import { editSystemFilter } from '../../src/contexts/filters/system-filters.js';
 import { banUser, unban } from '../../src/contexts/users/bans.js';
@@ -18,6 +18,7 @@ import { announceChanges, changeFeedOf, type RecordChange } from '../../src/db/c
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import type { SearchEngine } from '../../src/search/engine.js';
+import { ImageJsonCache } from '../../src/http/render/image-json-cache.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
@@ -190,6 +191,109 @@ describe('filters', () => {
     expect(await description(a.id)).toBe('a');
     expect(await description(b.id)).toBe('b');
     await editSystemFilter(h.db, defaultFilter.id, { spoiler: '' });
+  });
+});
+
+interface ListedImage {
+  id: number;
+  description: string;
+  tags: string[];
+  uploader: string | null;
+  spoilered: boolean;
+  hidden_from_users: boolean;
+}
+
+/** The search page of images an anonymous caller gets for `q` when the engine finds `ids`. */
+async function imagePage(q: string, ids: number[]): Promise<ListedImage[]> {
+  hits.images = ids;
+  const res = await h.api(`/search/images?q=${encodeURIComponent(q)}`);
+  expect(res.status).toBe(200);
+  return res.body.images as ListedImage[];
+}
+
+describe('whole search pages of images (anonymous callers)', () => {
+  let pages = 0;
+  /** A page of two cached images, the second silently changed after it was made. */
+  async function keptPage(tags: (typeof s.tags.$inferSelect)[] = [safe], values: Partial<typeof s.images.$inferInsert> = {}) {
+    const a = await insertImage(h.db, { tags, values: { description: 'a', ...values } });
+    const b = await insertImage(h.db, { tags: [safe], values: { description: 'b' } });
+    await settled();
+    const q = `page${++pages}`;
+    expect((await imagePage(q, [a.id, b.id])).map((i) => i.description)).toEqual(['a', 'b']);
+    await silently(h.db, sql`update images set description = 'b, changed silently' where id = ${b.id}`);
+    return { a, b, q };
+  }
+
+  it('is answered again whole from memory, no image looked up, until a change touches it', async () => {
+    const { a, b, q } = await keptPage();
+    const lookups = vi.spyOn(ImageJsonCache.prototype, 'lookup');
+    try {
+      expect((await imagePage(q, [a.id, b.id])).map((i) => i.description)).toEqual(['a', 'b']);
+      // another image changing leaves it
+      const other = await insertImage(h.db, { tags: [safe] });
+      const change = heard(h.db, 'images', other.id);
+      await h.db.insert(s.imageTaggings).values({ imageId: other.id, tagId: pony.id });
+      await change;
+      expect((await imagePage(q, [a.id, b.id])).map((i) => i.description)).toEqual(['a', 'b']);
+      expect(lookups).not.toHaveBeenCalled();
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it('a tag change on one of its images shows at once', async () => {
+    const { a, b, q } = await keptPage();
+    const change = heard(h.db, 'images', a.id);
+    await h.db.insert(s.imageTaggings).values({ imageId: a.id, tagId: pony.id });
+    await change;
+    const page = await imagePage(q, [a.id, b.id]);
+    expect(page[0]!.tags).toEqual(['safe', 'pony']);
+    // the other image is still its kept JSON
+    expect(page[1]!.description).toBe('b');
+  });
+
+  it('a renamed tag that one of its images shows, and its uploader’s rename, show at once', async () => {
+    const rare = await insertTag(h.db, `rare ${Math.random()}`);
+    const uploader = await insertUser(h.db);
+    const { a, b, q } = await keptPage([rare], { userId: uploader.id });
+    const renamed = heard(h.db, 'tag_display', rare.id);
+    await h.db.update(s.tags).set({ name: 'rare renamed', slug: 'rare+renamed' }).where(eq(s.tags.id, rare.id));
+    await renamed;
+    expect((await imagePage(q, [a.id, b.id]))[0]!.tags).toEqual(['rare renamed']);
+    const userRenamed = heard(h.db, 'user', uploader.id);
+    await h.db.update(s.users).set({ name: 'renamed uploader' }).where(eq(s.users.id, uploader.id));
+    await userRenamed;
+    const page = await imagePage(q, [a.id, b.id]);
+    expect(page[0]!.uploader).toBe('renamed uploader');
+    expect(page[1]!.description).toBe('b');
+  });
+
+  it('hiding or merging one of its images shows at once', async () => {
+    const { a, b, q } = await keptPage();
+    const change = heard(h.db, 'images', a.id);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, duplicateId: b.id }).where(eq(s.images.id, a.id));
+    await change;
+    expect((await imagePage(q, [a.id, b.id]))[0]!.hidden_from_users).toBe(true);
+  });
+
+  it('a filter edit shows at once in its spoiler flags', async () => {
+    const { a, b, q } = await keptPage([pony]);
+    const change = heard(h.db, 'filters', defaultFilter.id);
+    await editSystemFilter(h.db, defaultFilter.id, { spoiler: 'pony' });
+    await change;
+    try {
+      expect((await imagePage(q, [a.id, b.id])).map((i) => i.spoilered)).toEqual([true, false]);
+    } finally {
+      await editSystemFilter(h.db, defaultFilter.id, { spoiler: '' });
+    }
+  });
+
+  it('an engine answer that changed (an upload, a new order) is made again', async () => {
+    const { a, b, q } = await keptPage();
+    const c = await insertImage(h.db, { tags: [safe], values: { description: 'c' } });
+    await settled();
+    expect((await imagePage(q, [c.id, a.id, b.id])).map((i) => i.description)).toEqual(['c', 'a', 'b']);
+    expect((await imagePage(q, [b.id, a.id])).map((i) => i.description)).toEqual(['b', 'a']);
   });
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 
 import { FilterCache } from '../../src/http/render/filter-cache.js';
+import { ImagePageCache, type KeptImagePage } from '../../src/http/render/image-page-cache.js';
 import { RecordJsonCache } from '../../src/http/render/record-json-cache.js';
 import { cachedImageBytes, cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
@@ -245,6 +246,97 @@ describe('ImageJsonCache', () => {
     old.rememberTagCheck!(9, true);
     expect(old.recallTagCheck!(7)).toBeUndefined();
     expect(cache.lookup([2]).found.get(2)!.recallTagCheck!(9)).toBeUndefined();
+  });
+});
+
+describe('ImagePageCache', () => {
+  /** An image cache holding images 1–4 (1 and 2 tagged 10, 3 uploaded by user 7, 4 tagged 12 alone), and a page of `ids` made of it. */
+  function setUp(ids = [1, 2, 3]) {
+    const images = new ImageJsonCache();
+    images.keep(images.mark(), [image(1, [10]), image(2, [10, 11]), image(3, [], 7), image(4, [12])]);
+    const pageOf = (listed: number[], total = listed.length): KeptImagePage => ({
+      ids: listed,
+      total,
+      places: images.placesOf(listed)!,
+      body: Buffer.from(JSON.stringify(listed)),
+      etag: `"${listed.join('-')}"`,
+      checkedAt: images.mark(),
+    });
+    const pages = new ImagePageCache(1024 * 1024);
+    const request = {};
+    pages.keep(request, pageOf(ids));
+    return { images, pages, request, pageOf };
+  }
+
+  it('answers a page asked again while the engine answers the same and its images are held as they were', () => {
+    const { images, pages, request } = setUp();
+    expect(pages.find(request, [1, 2, 3], 3, images)?.etag).toBe('"1-2-3"');
+    // other images changing leaves it
+    images.onChange({ kind: 'images', id: 4 });
+    images.onChange({ kind: 'tag_display', id: 12 });
+    images.onChange({ kind: 'user', id: 8 });
+    images.onChange({ kind: 'tags', id: 10 });
+    expect(pages.find(request, [1, 2, 3], 3, images)?.etag).toBe('"1-2-3"');
+    expect(pages.find({}, [1, 2, 3], 3, images)).toBeUndefined();
+  });
+
+  it('looks at its images again only after a change was heard: an image evicted for room is not stale', () => {
+    const { images, pages, request } = setUp();
+    const small = new ImageJsonCache({ maxBytes: 1 });
+    // (a page made of another cache's places: had its slots been looked at, they would not hold)
+    const page = pages.find(request, [1, 2, 3], 3, images)!;
+    pages.keep(request, { ...page, checkedAt: small.mark() });
+    expect(pages.find(request, [1, 2, 3], 3, small)).toBeDefined();
+    small.onChange({ kind: 'images', id: 99 });
+    expect(pages.find(request, [1, 2, 3], 3, small)).toBeUndefined();
+  });
+
+  it('does not answer once the engine answers other ids or another total', () => {
+    for (const [ids, total] of [[[1, 2], 3], [[1, 3, 2], 3], [[1, 2, 3, 4], 3], [[1, 2, 3], 4]] as const) {
+      const { images, pages, request } = setUp();
+      expect(pages.find(request, ids, total, images)).toBeUndefined();
+      // (and a stale page is let go)
+      expect(pages.size).toBe(0);
+    }
+  });
+
+  it('does not answer once one of its images was dropped: its row, a tag it shows, its uploader, or everything', () => {
+    const changes = [{ kind: 'images', id: 2 }, { kind: 'tag_display', id: 10 }, { kind: 'user', id: 7 }, { kind: '*' }] as const;
+    for (const change of changes) {
+      const { images, pages, request } = setUp();
+      images.onChange(change);
+      expect(pages.find(request, [1, 2, 3], 3, images), change.kind).toBeUndefined();
+    }
+  });
+
+  it('does not answer when an image was dropped and stored again (its slot taken anew), nor another image in its slot', () => {
+    const { images, pages, request, pageOf } = setUp();
+    images.onChange({ kind: 'images', id: 3 });
+    images.keep(images.mark(), [image(3, [], 7)]);
+    expect(pages.find(request, [1, 2, 3], 3, images)).toBeUndefined();
+    // a page made now holds again
+    pages.keep(request, pageOf([1, 2, 3]));
+    expect(pages.find(request, [1, 2, 3], 3, images)).toBeDefined();
+    images.onChange({ kind: 'images', id: 1 });
+    images.keep(images.mark(), [image(5)]);
+    expect(pages.find(request, [1, 2, 3], 3, images)).toBeUndefined();
+  });
+
+  it('stays within its bytes, letting the oldest page go first', () => {
+    const { images, pageOf } = setUp();
+    const one = pageOf([1, 2, 3]);
+    const pageBytes = 256 + one.body.byteLength + one.places.byteLength + 8 * 3;
+    const pages = new ImagePageCache(3 * pageBytes);
+    const requests = [{}, {}, {}, {}];
+    for (const request of requests) pages.keep(request, pageOf([1, 2, 3]));
+    expect(pages.size).toBe(3);
+    expect(pages.find(requests[0]!, [1, 2, 3], 3, images)).toBeUndefined();
+    for (const request of requests.slice(1)) expect(pages.find(request, [1, 2, 3], 3, images)).toBeDefined();
+    // the same request kept again takes its old place's room
+    pages.keep(requests[1]!, pageOf([1, 2, 3]));
+    expect(pages.size).toBe(3);
+    pages.clear();
+    expect(pages.size).toBe(0);
   });
 });
 

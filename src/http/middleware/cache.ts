@@ -41,7 +41,11 @@ const CORS_METHODS = 'GET, HEAD, OPTIONS';
  * Headers set with `c.header` before are not carried over; the routes answering this way set none.
  */
 export function jsonText(c: AppContext, body: string | Uint8Array<ArrayBuffer>, tagSource: string | Uint8Array = body): Response {
-  const etag = sourceEtag(tagSource);
+  return taggedJson(c, body, sourceEtag(tagSource));
+}
+
+/** `jsonText` with its entity tag made already (`sourceEtag` of what determines the body). */
+export function taggedJson(c: AppContext, body: string | Uint8Array<ArrayBuffer>, etag: string): Response {
   const policy = c.get('cachePolicy');
   // HEAD keeps the general path: Hono answers it from the GET's answer, and that would add a Content-Length
   if (c.req.method !== 'GET' || !policy) {
@@ -98,7 +102,8 @@ const SHORT_SOURCE = 256;
 const REMEMBERED_TAGS = 16_384;
 const tagOfShortSource = new Map<string, string>();
 
-function sourceEtag(source: string | Uint8Array): string {
+/** The entity tag of a body determined by `source` (the body itself, or something shorter). */
+export function sourceEtag(source: string | Uint8Array): string {
   if (typeof source !== 'string' || source.length > SHORT_SOURCE) return bodyEtag(source);
   let tag = tagOfShortSource.get(source);
   if (tag === undefined) {

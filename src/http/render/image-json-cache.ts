@@ -262,6 +262,14 @@ class Slots {
     return this.fields[slot * SLOT_WORDS + SLOT_GENERATION]!;
   }
 
+  /** Whether the slot still holds the image it took at `generation`, marking it read if so. */
+  holdsStill(slot: number, generation: number): boolean {
+    const f = slot * SLOT_WORDS;
+    if (f >= this.fields.length || this.fields[f + SLOT_SLAB] === -1 || this.fields[f + SLOT_GENERATION] !== generation) return false;
+    this.fields[f + SLOT_USED] = 1;
+    return true;
+  }
+
   recallTagCheck(slot: number, generation: number, token: number): boolean | undefined {
     const f = slot * SLOT_WORDS;
     if (this.fields[f + SLOT_GENERATION] !== generation || this.fields[f + SLOT_CHECK_TOKEN] !== token) return undefined;
@@ -389,7 +397,10 @@ export class ImageJsonCache {
     return this.bytes - ENTRY_OVERHEAD_BYTES * this.slotsById.size;
   }
 
-  /** A mark to hand back to `keep`: taken before loading from PostgreSQL. */
+  /**
+   * A mark to hand back to `keep`, taken before loading from PostgreSQL; it moves with every
+   * change heard that may make an image's JSON stale, and only then.
+   */
   mark(): number {
     return this.changeCount;
   }
@@ -418,6 +429,33 @@ export class ImageJsonCache {
       found.set(id, new StoredImage(slab, at, this.slots, slot));
     }
     return { found, missing };
+  }
+
+  /**
+   * Where the images of `ids` are held, as pairs of slot and generation, for `holdsStill`; null
+   * when one of them is not cached.
+   */
+  placesOf(ids: readonly number[]): Int32Array | null {
+    this.sweep();
+    const places = new Int32Array(2 * ids.length);
+    for (let i = 0; i < ids.length; i++) {
+      const slot = this.slotsById.get(ids[i]!);
+      if (slot === undefined) return null;
+      places[2 * i] = slot;
+      places[2 * i + 1] = this.slots.generation(slot);
+    }
+    return places;
+  }
+
+  /**
+   * Whether every image of `places` (from `placesOf`) is still held as it was then: none dropped,
+   * nor dropped and stored again, since. Counts as a read of each for eviction.
+   */
+  holdsStill(places: Int32Array): boolean {
+    // pending tag and user drops first: a renamed tag's images must not pass
+    this.sweep();
+    for (let i = 0; i < places.length; i += 2) if (!this.slots.holdsStill(places[i]!, places[i + 1]!)) return false;
+    return true;
   }
 
   /**

@@ -81,6 +81,8 @@ export interface RenderedImageList {
   /** The images' JSON objects, comma-separated, in pieces of UTF-8 (see `imageJsonParts`). */
   parts: Uint8Array[];
   fingerprint: string;
+  /** The ids listed, in order. */
+  ids: number[];
 }
 
 /**
@@ -94,6 +96,7 @@ export async function renderImageListJson(deps: AppDeps, ids: readonly number[],
   return {
     parts: imageJsonParts(listed, spoilered),
     fingerprint: listed.map((image) => image.digest + (spoilered.has(image.id) ? '1' : '0')).join(''),
+    ids: listed.map((image) => image.id),
   };
 }
 

@@ -70,8 +70,9 @@ import { renderCommentJson } from '../render/comments.js';
 import { renderGalleries } from '../render/galleries.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { renderPosts } from '../render/posts.js';
+import { liveCaches } from '../read-caches.js';
 import { renderTagJson } from '../render/tags.js';
-import { cacheFor, jsonText } from '../middleware/cache.js';
+import { cacheFor, jsonText, sourceEtag, taggedJson } from '../middleware/cache.js';
 import { DEFAULT_PER_PAGE, toPaging, type Paging } from '../middleware/paging.js';
 import type { ExplainResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
@@ -283,7 +284,12 @@ const clockFreeFilter = (filter: FilterRow | null) => filter === null || filter.
  * (what else it depends on); undefined when `q` names a filter (`filter_id:`).
  */
 function anonymousRequest(index: SearchIndexName, key: string, q: string, build: (query: Query) => SearchRequest, filterClockFree = true): SearchRequest | undefined {
-  const kept = anonymousRequests.get(
+  return keptAnonymousRequest(index, key, q, build, filterClockFree).request;
+}
+
+/** `anonymousRequest`, and whether the request is kept (asked again, it is the same object). */
+function keptAnonymousRequest(index: SearchIndexName, key: string, q: string, build: (query: Query) => SearchRequest, filterClockFree: boolean): KeptRequest {
+  return anonymousRequests.get(
     `${index}\u0000${key}\u0000${q}`,
     (): KeptRequest => {
       const compiled = compileAnonymous(index, q);
@@ -294,7 +300,6 @@ function anonymousRequest(index: SearchIndexName, key: string, q: string, build:
     },
     (entry) => entry.lifetimeMs,
   );
-  return kept.request;
 }
 
 /**
@@ -324,35 +329,58 @@ function imageRequest(c: AppContext, params: ImageSearchParams, filter: FilterRo
   });
 }
 
-/** The engine request of `/search/images` for the caller: kept for anonymous callers. */
-async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging): Promise<SearchRequest> {
+/**
+ * The engine request of `/search/images` for the caller, kept for anonymous callers: `reused` when
+ * the same request object answers the same parameters again (its pages may be kept whole).
+ */
+async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filter: FilterRow | null, page: Paging): Promise<{ request: SearchRequest; reused: boolean }> {
   const q = params.q ?? '';
   // (closures passed, not named: under tsx a named closure made per request costs a `__name`)
   if (c.get('user') === null) {
     // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
     const key = `${filterRowNumber(filter)}\u0000${page.page}\u0000${page.perPage}\u0000${params.sf ?? ''}\u0000${params.sd ?? ''}`;
-    const kept = anonymousRequest('images', key, q, (query) => imageRequest(c, params, filter, page, query), clockFreeFilter(filter));
-    if (kept !== undefined) return kept;
+    const kept = keptAnonymousRequest('images', key, q, (query) => imageRequest(c, params, filter, page, query), clockFreeFilter(filter));
+    if (kept.request !== undefined) return { request: kept.request, reused: kept.lifetimeMs !== 0 };
   }
-  return imageRequest(c, params, filter, page, await compileFor(c, 'images', q));
+  return { request: imageRequest(c, params, filter, page, await compileFor(c, 'images', q)), reused: false };
 }
+
+/**
+ * Whether a page seen through `filter` may be kept whole (`render/image-page-cache.ts`): its
+ * spoiler flags then follow from the images' tags alone.
+ */
+const pageKeepableThrough = (filter: FilterRow | null) =>
+  filter === null || (filter.hiddenComplexStr.trim() === '' && filter.spoileredComplexStr.trim() === '');
 
 async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
   const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
   const filter = await currentFilterAfter(c, 'images', params.q ?? '');
-  const request = await imageSearchRequest(c, params, filter, page);
+  const { request, reused } = await imageSearchRequest(c, params, filter, page);
   const { ids, total } = await runSearch(deps, 'images', request);
+  cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
+  // anonymous callers' pages asked again are answered whole from memory while they stay the same
+  const caches = reused && pageKeepableThrough(filter) ? liveCaches(deps.caches) : null;
+  const kept = caches?.imagePages.find(request, ids, total, caches.images);
+  if (kept !== undefined) return taggedJson(c, kept.body, kept.etag);
+  const before = caches?.images.mark();
   const [images, interactions] = await Promise.all([
     renderImageListJson(deps, ids, { filter, user }),
     renderInteractions(deps.db, user, ids),
   ]);
-  cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   const interactionsJson = JSON.stringify(interactions);
   // The same keys and order as the other lists; the images are JSON text already.
   const body = Buffer.concat([IMAGES_OPEN, ...images.parts, Buffer.from(`],"interactions":${interactionsJson},"total":${total}}`)]);
-  return jsonText(c, body, `images ${images.fingerprint} ${interactionsJson} ${total}`);
+  const etag = sourceEtag(`images ${images.fingerprint} ${interactionsJson} ${total}`);
+  // Kept only when no change was heard while the page was made (an image read from the cache
+  // before a change and stored again after it would pass for current), and when it lists every
+  // hit (one gone from PostgreSQL meanwhile is looked for again each time).
+  if (caches !== null && caches.images.mark() === before && images.ids.length === ids.length) {
+    const places = caches.images.placesOf(images.ids);
+    if (places !== null) caches.imagePages.keep(request, { ids: [...ids], total, places, body, etag, checkedAt: caches.images.mark() });
+  }
+  return taggedJson(c, body, etag);
 }
 
 /**
