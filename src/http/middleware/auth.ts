@@ -10,6 +10,7 @@ import type { Database } from '../../db/client.js';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
 import type { KeyState } from '../key-cache.js';
+import { queryParam } from '../request-query.js';
 
 async function readKeyState(db: Database, key: string): Promise<KeyState> {
   const user = await findUserByApiKey(db, key);
@@ -32,6 +33,6 @@ async function authenticateKey(c: AppContext, key: string): Promise<Response | u
  */
 export function authenticate(c: AppContext): Promise<Response | undefined> | undefined {
   c.set('user', null);
-  const key = c.req.query('key');
+  const key = queryParam(c, 'key');
   return key ? authenticateKey(c, key) : undefined;
 }

@@ -14,6 +14,7 @@ import type { AppContext, AppDeps } from '../context.js';
 import { FilterIdParam } from '../schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 import type { FilterCache } from '../render/filter-cache.js';
+import { queryParam } from '../request-query.js';
 
 /** A filter by id, from the cache while it is live. (A function of its own: a closure made per request costs a name.) */
 async function filterById(db: AppDeps['db'], cache: FilterCache | undefined, id: number): Promise<FilterRow | null> {
@@ -47,7 +48,7 @@ export async function resolveCurrentFilter(
 export function attachCurrentFilter(c: AppContext): void {
   let pending: Promise<FilterRow | null> | undefined;
   c.set('currentFilter', () => {
-    pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), c.req.query('filter_id'));
+    pending ??= resolveCurrentFilter(c.get('deps'), c.get('user'), queryParam(c, 'filter_id'));
     return pending;
   });
 }

@@ -33,6 +33,7 @@ import { carriesBody, tarpitOf } from '../tarpit.js';
 import { clientAddress } from '../client-address.js';
 import { toPaging } from './paging.js';
 import { formatTime } from '../views/time.js';
+import { queryParam } from '../request-query.js';
 
 /** Cost of one stored file against the `read` budget. */
 export const FILE_COST = 0.2;
@@ -122,7 +123,7 @@ export function requestLimits(options: LimitsOptions): LimitCheck | undefined {
   return (c) => {
     if (c.req.method === 'OPTIONS') return undefined;
     if ((scope === 'api') !== c.req.path.startsWith(API_PREFIX)) return undefined;
-    const charge = chargeFor(c.req.path, (name) => c.req.query(name));
+    const charge = chargeFor(c.req.path, (name) => queryParam(c, name));
     if (!charge) return undefined;
     const user = c.get('user');
     const ip = clientAddress(c, trustProxy);
