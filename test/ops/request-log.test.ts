@@ -4,7 +4,10 @@
  * the request's id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { redactUrl, requestIdFrom } from '../../src/http/middleware/request-log.js';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createLogger } from '../../src/log.js';
+import { plainRequestLine, redactUrl, requestIdFrom, writesPlainLines } from '../../src/http/middleware/request-log.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { insertKey, insertUser } from '../http/harness.js';
 import { startOps, type LogLine, type OpsHarness } from './support.js';
@@ -148,5 +151,56 @@ describe('request ids and the request log', () => {
     const line = await requestLine(h, res.headers.get('x-request-id')!);
     expect(line.route).toBe('/*');
     expect(line.url).toBe('/no/such/path/123');
+  });
+});
+
+describe('a request line made directly', () => {
+  /** Each line a logger writes, as text. */
+  function capture() {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    return { lines, stream };
+  }
+
+  it('is the text pino writes for the same fields, escapes included', async () => {
+    const { lines, stream } = capture();
+    const logger = createLogger({ logLevel: 'debug' }, stream);
+    expect(writesPlainLines(logger)).toBe(true);
+    const fields = [
+      { reqId: 'a1', method: 'GET', route: '/api/v1/json/search/images', url: '/api/v1/json/search/images?q=safe%2C+solo', status: 200, ms: 0.4 },
+      { reqId: 'b-2', method: 'GET', route: '/x', url: '/x?q="quoted"\\back\nline\u0001é✓', status: 404, ms: 12 },
+      { reqId: 'c', method: 'POST', route: '/y', url: `/${'long'.repeat(40)}`, status: 503, ms: 1234.5 },
+    ];
+    for (const level of ['info', 'debug', 'error'] as const) {
+      for (const line of fields) {
+        // the clock is read once a millisecond: the two lines are made in the same one, or made again
+        for (let attempt = 0; attempt < 5; attempt++) {
+          lines.length = 0;
+          const mine = plainRequestLine(logger, level, line);
+          logger[level](line, 'request');
+          await new Promise((r) => setImmediate(r));
+          if (lines.join('') === mine || attempt === 4) {
+            expect(lines.join('')).toBe(mine);
+            break;
+          }
+        }
+      }
+    }
+  });
+
+  it('is not made for a logger that shapes its lines itself', () => {
+    const { stream } = capture();
+    expect(writesPlainLines(pino({ mixin: () => ({ extra: 1 }) }, stream))).toBe(false);
+    expect(writesPlainLines(pino({ formatters: { log: (o) => o } }, stream))).toBe(false);
+    expect(writesPlainLines(pino({ messageKey: 'message' }, stream))).toBe(false);
+    expect(writesPlainLines(pino({ nestedKey: 'payload' }, stream))).toBe(false);
+    expect(writesPlainLines(pino({ msgPrefix: '[x] ' }, stream))).toBe(false);
+    expect(writesPlainLines(pino({}, pino.multistream([{ stream }])))).toBe(false);
+    expect(writesPlainLines(pino({}, stream))).toBe(true);
   });
 });
