@@ -403,6 +403,22 @@ describe('FilterCache', () => {
     await cache.defaultFilter(async () => (reads++, row(1)));
     expect(reads).toBe(3);
   });
+
+  it('hands out a row read again unchanged as the same object, and a changed one as a new one', async () => {
+    let now = 0;
+    const cache = new FilterCache(() => now);
+    const first = await cache.byId(3, async () => row(3));
+    const theDefault = await cache.defaultFilter(async () => row(1));
+    // another filter changed; a minute passed
+    cache.onChange({ kind: 'filters', id: 8 });
+    expect(await cache.byId(3, async () => row(3))).toBe(first);
+    now += 60_001;
+    expect(await cache.defaultFilter(async () => row(1))).toBe(theDefault);
+    cache.onChange({ kind: 'filters', id: 3 });
+    const edited = await cache.byId(3, async () => row(3, 'Edited'));
+    expect(edited).not.toBe(first);
+    expect(edited?.name).toBe('Edited');
+  });
 });
 
 describe('RecordJsonCache', () => {

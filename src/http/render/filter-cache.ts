@@ -5,6 +5,10 @@
  * `src/db/change-feed.ts`) empties this cache, so an edited filter applies from the next request.
  * It also starts again every minute, which bounds a change missed while the listening connection
  * reconnected.
+ *
+ * A row read again unchanged is handed out as the object it was before: what the app keeps by
+ * row (anonymous searches' engine requests, spoiler checks, whole search pages) stays valid, where
+ * a new object every minute, or whenever any filter changed, made every page be built again.
  */
 import type { RecordChange } from '../../db/change-feed.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
@@ -20,6 +24,8 @@ export class FilterCache {
   private changeCount = 0;
   private startedAt: number;
   private readonly now: () => number;
+  /** Every row handed out lately, by id: a row read again unchanged is this one. */
+  private readonly handedOut = new Map<number, FilterRow>();
 
   constructor(now: () => number = Date.now) {
     this.now = now;
@@ -48,7 +54,7 @@ export class FilterCache {
     const kept = this.rows.get(id);
     if (kept !== undefined) return kept;
     const mark = this.changeCount;
-    const row = (await load(id)) ?? null;
+    const row = this.sameAsBefore((await load(id)) ?? null);
     if (mark === this.changeCount) {
       if (this.rows.size >= MAX_ROWS) this.rows.clear();
       this.rows.set(id, row);
@@ -61,8 +67,18 @@ export class FilterCache {
     this.expire();
     if (this.defaultRow !== undefined) return this.defaultRow;
     const mark = this.changeCount;
-    const row = (await load()) ?? null;
+    const row = this.sameAsBefore((await load()) ?? null);
     if (mark === this.changeCount) this.defaultRow = row;
+    return row;
+  }
+
+  /** The row handed out before for the same filter when `row` equals it (every column), else `row`. */
+  private sameAsBefore(row: FilterRow | null): FilterRow | null {
+    if (row === null) return null;
+    const before = this.handedOut.get(row.id);
+    if (before !== undefined && JSON.stringify(before) === JSON.stringify(row)) return before;
+    if (this.handedOut.size >= MAX_ROWS) this.handedOut.clear();
+    this.handedOut.set(row.id, row);
     return row;
   }
 }
