@@ -75,13 +75,6 @@ export interface SearchEngine {
   /** Delete documents by id; unknown ids are ignored. */
   remove(index: string, ids: number[]): Promise<void>;
   search(index: string, request: SearchRequest): Promise<SearchResult>;
-  /**
-   * A number that moves with every call that may change what a search answers (writes, removals,
-   * new indices and versions, alias switches), counted when the call is made: while it stays the
-   * same, a search asked again answers as it did. An engine that cannot tell leaves it out
-   * (OpenSearch: other processes may write to it, and it refreshes on its own schedule).
-   */
-  searchVersion?(): number;
   /** Documents near the given hashes (see `HashSearchRequest`). */
   searchHashes(index: string, request: HashSearchRequest): Promise<HashSearchResult>;
   /** Stored documents by id (for drift checks); missing ids are absent from the map. */

@@ -261,7 +261,6 @@ describe('ImagePageCache', () => {
       body: Buffer.from(JSON.stringify(listed)),
       etag: `"${listed.join('-')}"`,
       checkedAt: images.mark(),
-      engineVersion: 1,
     });
     const pages = new ImagePageCache(1024 * 1024);
     const request = {};
@@ -271,31 +270,31 @@ describe('ImagePageCache', () => {
 
   it('answers a page asked again while the engine answers the same and its images are held as they were', () => {
     const { images, pages, request } = setUp();
-    expect(pages.find(request, [1, 2, 3], 3, images, 1)?.etag).toBe('"1-2-3"');
+    expect(pages.find(request, [1, 2, 3], 3, images)?.etag).toBe('"1-2-3"');
     // other images changing leaves it
     images.onChange({ kind: 'images', id: 4 });
     images.onChange({ kind: 'tag_display', id: 12 });
     images.onChange({ kind: 'user', id: 8 });
     images.onChange({ kind: 'tags', id: 10 });
-    expect(pages.find(request, [1, 2, 3], 3, images, 1)?.etag).toBe('"1-2-3"');
-    expect(pages.find({}, [1, 2, 3], 3, images, 1)).toBeUndefined();
+    expect(pages.find(request, [1, 2, 3], 3, images)?.etag).toBe('"1-2-3"');
+    expect(pages.find({}, [1, 2, 3], 3, images)).toBeUndefined();
   });
 
   it('looks at its images again only after a change was heard: an image evicted for room is not stale', () => {
     const { images, pages, request } = setUp();
     const small = new ImageJsonCache({ maxBytes: 1 });
     // (a page made of another cache's places: had its slots been looked at, they would not hold)
-    const page = pages.find(request, [1, 2, 3], 3, images, 1)!;
+    const page = pages.find(request, [1, 2, 3], 3, images)!;
     pages.keep(request, { ...page, checkedAt: small.mark() });
-    expect(pages.find(request, [1, 2, 3], 3, small, 1)).toBeDefined();
+    expect(pages.find(request, [1, 2, 3], 3, small)).toBeDefined();
     small.onChange({ kind: 'images', id: 99 });
-    expect(pages.find(request, [1, 2, 3], 3, small, 1)).toBeUndefined();
+    expect(pages.find(request, [1, 2, 3], 3, small)).toBeUndefined();
   });
 
   it('does not answer once the engine answers other ids or another total', () => {
     for (const [ids, total] of [[[1, 2], 3], [[1, 3, 2], 3], [[1, 2, 3, 4], 3], [[1, 2, 3], 4]] as const) {
       const { images, pages, request } = setUp();
-      expect(pages.find(request, ids, total, images, 1)).toBeUndefined();
+      expect(pages.find(request, ids, total, images)).toBeUndefined();
       // (and a stale page is let go)
       expect(pages.size).toBe(0);
     }
@@ -306,7 +305,7 @@ describe('ImagePageCache', () => {
     for (const change of changes) {
       const { images, pages, request } = setUp();
       images.onChange(change);
-      expect(pages.find(request, [1, 2, 3], 3, images, 1), change.kind).toBeUndefined();
+      expect(pages.find(request, [1, 2, 3], 3, images), change.kind).toBeUndefined();
     }
   });
 
@@ -314,28 +313,13 @@ describe('ImagePageCache', () => {
     const { images, pages, request, pageOf } = setUp();
     images.onChange({ kind: 'images', id: 3 });
     images.keep(images.mark(), [image(3, [], 7)]);
-    expect(pages.find(request, [1, 2, 3], 3, images, 1)).toBeUndefined();
+    expect(pages.find(request, [1, 2, 3], 3, images)).toBeUndefined();
     // a page made now holds again
     pages.keep(request, pageOf([1, 2, 3]));
-    expect(pages.find(request, [1, 2, 3], 3, images, 1)).toBeDefined();
+    expect(pages.find(request, [1, 2, 3], 3, images)).toBeDefined();
     images.onChange({ kind: 'images', id: 1 });
     images.keep(images.mark(), [image(5)]);
-    expect(pages.find(request, [1, 2, 3], 3, images, 1)).toBeUndefined();
-  });
-
-  it('answers without the engine while the engine has changed nothing since it answered the page', () => {
-    const { images, pages, request } = setUp();
-    expect(pages.unchangedSince(request, 1, images)?.etag).toBe('"1-2-3"');
-    expect(pages.unchangedSince(request, 2, images)).toBeUndefined();
-    expect(pages.unchangedSince(request, undefined, images)).toBeUndefined();
-    // the engine, asked at version 2, answered the same: version 2 is the page's now
-    expect(pages.find(request, [1, 2, 3], 3, images, 2)).toBeDefined();
-    expect(pages.unchangedSince(request, 2, images)).toBeDefined();
-    expect(pages.unchangedSince(request, 1, images)).toBeUndefined();
-    // its images are still looked at
-    images.onChange({ kind: 'images', id: 1 });
-    expect(pages.unchangedSince(request, 2, images)).toBeUndefined();
-    expect(pages.size).toBe(0);
+    expect(pages.find(request, [1, 2, 3], 3, images)).toBeUndefined();
   });
 
   it('stays within its bytes, letting the oldest page go first', () => {
@@ -346,8 +330,8 @@ describe('ImagePageCache', () => {
     const requests = [{}, {}, {}, {}];
     for (const request of requests) pages.keep(request, pageOf([1, 2, 3]));
     expect(pages.size).toBe(3);
-    expect(pages.find(requests[0]!, [1, 2, 3], 3, images, 1)).toBeUndefined();
-    for (const request of requests.slice(1)) expect(pages.find(request, [1, 2, 3], 3, images, 1)).toBeDefined();
+    expect(pages.find(requests[0]!, [1, 2, 3], 3, images)).toBeUndefined();
+    for (const request of requests.slice(1)) expect(pages.find(request, [1, 2, 3], 3, images)).toBeDefined();
     // the same request kept again takes its old place's room
     pages.keep(requests[1]!, pageOf([1, 2, 3]));
     expect(pages.size).toBe(3);

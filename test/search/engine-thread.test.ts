@@ -29,42 +29,6 @@ runEngineConformance('engine thread', async () => started());
 const spec = { name: 'images', mapping: conformanceMapping };
 const q = (x: unknown) => x as Query;
 
-describe('searchVersion', () => {
-  for (const [name, make] of [
-    ['in process', () => new EmbeddedEngine()],
-    ['on its thread', () => started()],
-  ] as const) {
-    it(`moves with each call that may change an answer, when the call is made (${name})`, async () => {
-      const engine = make();
-      const version = () => engine.searchVersion();
-      const moves = async (call: () => Promise<unknown>) => {
-        const before = version();
-        const done = call();
-        // counted when made: a search made now sees the change
-        expect(version(), 'before the call ended').toBeGreaterThan(before);
-        await done;
-      };
-      const stays = async (call: () => Promise<unknown>) => {
-        const before = version();
-        await call();
-        expect(version()).toBe(before);
-      };
-      await moves(() => engine.ensureIndex(spec));
-      await moves(() => engine.write('images', [{ id: 1, tags: ['a'] }]));
-      await moves(() => engine.remove('images', [1]));
-      let next = '';
-      await moves(async () => {
-        next = await engine.createVersion(spec);
-      });
-      await moves(() => engine.switchAlias('images', next));
-      await stays(() => engine.search('images', { query: q({ match_all: {} }) }));
-      await stays(() => engine.count('images'));
-      await stays(() => engine.get('images', [1]));
-      await stays(() => engine.flush());
-    });
-  }
-});
-
 describe('EngineThread', () => {
   it('applies calls in the order they were made, without waiting for each', async () => {
     const engine = started();

@@ -9,12 +9,10 @@
  * in a search request.
  *
  * Freshness: a kept page is served only when the engine, asked again, answers the same ids and
- * total (or, embedded, has changed nothing since it answered them: `SearchEngine.searchVersion`,
- * as OpenSearch's request cache lasts until the next refresh), and every image on it is still held by the image cache as it was when the page was made
+ * total, and every image on it is still held by the image cache as it was when the page was made
  * (`ImageJsonCache.holdsStill`, looked at only when a change was heard since the last look): the
  * image cache drops exactly the images a change touched (the image, a tag it shows, its uploader's
- * name), and so a page leaves with any image of it. What
- * else the body depends on is in the key: the request object is kept per query, page, order and
+ * name), and so a page leaves with any image of it. What else the body depends on is in the key: the request object is kept per query, page, order and
  * filter row (`routes/search.ts`), and an edited filter is a new row. The spoiler flags depend on
  * the filter's tags alone when it has no complex expressions; pages seen through a filter that has
  * one (evaluated on index documents, possibly against the clock) are not kept, nor pages of
@@ -38,12 +36,6 @@ export interface KeptImagePage {
    * were: while no change has been heard since, they still are, and are not looked at again.
    */
   checkedAt: number;
-  /**
-   * The engine's `searchVersion` when it last answered `ids` and `total` to the request: while it
-   * has not moved, it would answer them again, and is not asked. Undefined for an engine that
-   * cannot tell.
-   */
-  engineVersion: number | undefined;
 }
 
 /** What a kept page costs besides its body: its ids, places and the map's entry. */
@@ -62,42 +54,20 @@ export class ImagePageCache {
   }
 
   /**
-   * The page kept for `request` when the engine has changed nothing since it answered it
-   * (`engineVersion`, see `SearchEngine.searchVersion`) and `images` still holds each of its
-   * images as it did; else undefined, and the engine is to be asked (then `find`).
-   */
-  unchangedSince(request: object, engineVersion: number | undefined, images: ImageJsonCache): KeptImagePage | undefined {
-    if (engineVersion === undefined) return undefined;
-    const page = this.pages.get(request);
-    if (page === undefined || page.engineVersion !== engineVersion) return undefined;
-    return this.imagesHeld(request, page, images);
-  }
-
-  /**
    * The page kept for `request` when the engine's answer to it is still `ids` of `total` and
    * `images` still holds each of its images as it did; else undefined (and a stale page is let go).
-   * `engineVersion` is the engine's version when it was asked.
    */
-  find(request: object, ids: readonly number[], total: number, images: ImageJsonCache, engineVersion: number | undefined): KeptImagePage | undefined {
+  find(request: object, ids: readonly number[], total: number, images: ImageJsonCache): KeptImagePage | undefined {
     const page = this.pages.get(request);
     if (page === undefined) return undefined;
-    if (page.total !== total || !sameIds(page.ids, ids)) {
-      this.drop(request, page);
-      return undefined;
-    }
-    const held = this.imagesHeld(request, page, images);
-    if (held !== undefined) held.engineVersion = engineVersion;
-    return held;
-  }
-
-  /** `page` when its images are still held as they were, else undefined (and it is let go). */
-  private imagesHeld(request: object, page: KeptImagePage, images: ImageJsonCache): KeptImagePage | undefined {
-    // (an image evicted for room is no staler than before: only a change heard makes one stale)
-    const mark = images.mark();
-    if (mark === page.checkedAt) return page;
-    if (images.holdsStill(page.places)) {
-      page.checkedAt = mark;
-      return page;
+    if (page.total === total && sameIds(page.ids, ids)) {
+      // (an image evicted for room is no staler than before: only a change heard makes one stale)
+      const mark = images.mark();
+      if (mark === page.checkedAt) return page;
+      if (images.holdsStill(page.places)) {
+        page.checkedAt = mark;
+        return page;
+      }
     }
     this.drop(request, page);
     return undefined;

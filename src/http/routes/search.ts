@@ -358,14 +358,11 @@ async function searchImages(c: AppContext, params: ImageSearchParams): Promise<R
   const page = toPaging(params, user?.imagesPerPage ?? DEFAULT_PER_PAGE);
   const filter = await currentFilterAfter(c, 'images', params.q ?? '');
   const { request, reused } = await imageSearchRequest(c, params, filter, page);
+  const { ids, total } = await runSearch(deps, 'images', request);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   // anonymous callers' pages asked again are answered whole from memory while they stay the same
   const caches = reused && pageKeepableThrough(filter) ? liveCaches(deps.caches) : null;
-  const engineVersion = deps.engine.searchVersion?.();
-  const unchanged = caches?.imagePages.unchangedSince(request, engineVersion, caches.images);
-  if (unchanged !== undefined) return taggedJson(c, unchanged.body, unchanged.etag);
-  const { ids, total } = await runSearch(deps, 'images', request);
-  const kept = caches?.imagePages.find(request, ids, total, caches.images, engineVersion);
+  const kept = caches?.imagePages.find(request, ids, total, caches.images);
   if (kept !== undefined) return taggedJson(c, kept.body, kept.etag);
   const before = caches?.images.mark();
   const [images, interactions] = await Promise.all([
@@ -381,7 +378,7 @@ async function searchImages(c: AppContext, params: ImageSearchParams): Promise<R
   // hit (one gone from PostgreSQL meanwhile is looked for again each time).
   if (caches !== null && caches.images.mark() === before && images.ids.length === ids.length) {
     const places = caches.images.placesOf(images.ids);
-    if (places !== null) caches.imagePages.keep(request, { ids: [...ids], total, places, body, etag, checkedAt: caches.images.mark(), engineVersion });
+    if (places !== null) caches.imagePages.keep(request, { ids: [...ids], total, places, body, etag, checkedAt: caches.images.mark() });
   }
   return taggedJson(c, body, etag);
 }

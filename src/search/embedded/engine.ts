@@ -34,8 +34,6 @@ export class EmbeddedEngine implements SearchEngine {
   private position = 0;
   private discarded: string[] = [];
   private readonly results: ResultCache;
-  /** Calls that may change an answer, counted when made (`searchVersion`). */
-  private changes = 0;
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
@@ -86,7 +84,6 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   async ensureIndex(spec: IndexSpec): Promise<void> {
-    this.changes++;
     await this.opening;
     if (this.aliases.has(spec.name)) return;
     const version = this.nextVersion(spec.name);
@@ -96,7 +93,6 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   async write(index: string, docs: IndexDocument[]): Promise<void> {
-    this.changes++;
     await this.opening;
     const target = this.resolve(index);
     this.applyChange(
@@ -108,7 +104,6 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   async remove(index: string, ids: number[]): Promise<void> {
-    this.changes++;
     await this.opening;
     const target = this.resolve(index);
     this.applyChange(target, ids, () => target.remove(ids));
@@ -130,10 +125,6 @@ export class EmbeddedEngine implements SearchEngine {
   private maybeCompact(index: PhysicalIndex): void {
     if (!index.needsCompaction() || this.indices.get(index.name) !== index) return;
     this.indices.set(index.name, index.compacted());
-  }
-
-  searchVersion(): number {
-    return this.changes;
   }
 
   async search(index: string, request: SearchRequest): Promise<SearchResult> {
@@ -158,7 +149,6 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   async createVersion(spec: IndexSpec): Promise<string> {
-    this.changes++;
     await this.opening;
     const version = this.nextVersion(spec.name);
     this.indices.set(version, new PhysicalIndex(version, spec.mapping));
@@ -166,7 +156,6 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   async switchAlias(name: string, version: string): Promise<void> {
-    this.changes++;
     await this.opening;
     const index = this.indices.get(version);
     if (index === undefined) throw new Error(`no such index [${version}]`);

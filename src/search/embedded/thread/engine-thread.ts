@@ -61,11 +61,6 @@ export class EngineThread implements SearchEngine {
   private outbox: EngineCalls = [];
   /** Set once the thread has stopped: every call from then on fails with it. */
   private stopped: Error | null = null;
-  /**
-   * Calls that may change an answer, counted when made (`searchVersion`): the thread takes calls
-   * in order, so a search made after one sees its change.
-   */
-  private changes = 0;
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.worker = new Worker(BOOT, { workerData: { host: HOST.href, options } });
@@ -120,22 +115,15 @@ export class EngineThread implements SearchEngine {
   };
 
   ensureIndex(spec: IndexSpec): Promise<void> {
-    this.changes++;
     return this.call('ensureIndex', spec);
   }
 
   write(index: string, docs: IndexDocument[]): Promise<void> {
-    this.changes++;
     return this.call('write', index, docs);
   }
 
   remove(index: string, ids: number[]): Promise<void> {
-    this.changes++;
     return this.call('remove', index, ids);
-  }
-
-  searchVersion(): number {
-    return this.changes;
   }
 
   /**
@@ -161,12 +149,10 @@ export class EngineThread implements SearchEngine {
   }
 
   createVersion(spec: IndexSpec): Promise<string> {
-    this.changes++;
     return this.call('createVersion', spec);
   }
 
   switchAlias(name: string, version: string): Promise<void> {
-    this.changes++;
     return this.call('switchAlias', name, version);
   }
 
