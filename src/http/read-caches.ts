@@ -49,8 +49,7 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
   };
   feed.subscribe((change) => {
     caches.images.onChange(change);
-    // (a page is checked against the images it shows when asked; a `*` lets them all go at once)
-    if (!('id' in change)) caches.imagePages.clear();
+    caches.imagePages.onChange(change);
     caches.tags.onChange(change);
     caches.comments.onChange(change);
     caches.featured.onChange(change);

@@ -1,9 +1,11 @@
 /**
- * One query parameter by name, as `c.req.query(name)` reads it (the first value, decoded), from
- * the query string's parameters read once and kept by the query string. Why: the request frame
- * asks for `key`, `filter_id` and the paging of every API request, and Hono reads a name the query
- * string lacks (`key`, for most callers) by decoding the whole query string each time; the same
- * query strings come again and again (a tag's first page, a client paging, an image read).
+ * What the app reads from query strings, kept by the query string: the same query strings come
+ * again and again (a tag's first page, a client paging, an image read).
+ *
+ * `queryParam` is one parameter by name, as `c.req.query(name)` reads it (the first value,
+ * decoded). Why: the request frame asks for `key`, `filter_id` and the paging of every API
+ * request, and Hono reads a name the query string lacks (`key`, for most callers) by decoding the
+ * whole query string each time.
  */
 import type { Context } from 'hono';
 
@@ -11,11 +13,33 @@ const MAX_ENTRIES = 4_096;
 /** Longer query strings are read each time: rare, and they would hold the most memory. */
 const MAX_KEPT_LENGTH = 2_048;
 
-const byQueryString = new Map<string, ReadonlyMap<string, string>>();
-const NONE: ReadonlyMap<string, string> = new Map();
+/** The query string of a request URL, without its `?`; empty when it has none. */
+export function queryStringOf(url: string): string {
+  const mark = url.indexOf('?');
+  return mark < 0 ? '' : url.slice(mark + 1);
+}
+
+/** Values read from query strings, by query string: at most 4,096 kept, and none of a long one. */
+export class ByQueryString<T> {
+  private readonly table = new Map<string, T>();
+
+  /** The value kept for `queryString`, else `read()`'s (kept; a throw is not). */
+  get(queryString: string, read: () => T): T {
+    const kept = this.table.get(queryString);
+    if (kept !== undefined) return kept;
+    const value = read();
+    if (queryString.length <= MAX_KEPT_LENGTH) {
+      if (this.table.size >= MAX_ENTRIES) this.table.clear();
+      this.table.set(queryString, value);
+    }
+    return value;
+  }
+}
+
+const paramsByQueryString = new ByQueryString<ReadonlyMap<string, string>>();
 /** The last URL read and its parameters: a request asks for several names, by the same URL string. */
 let lastUrl = '';
-let lastParams = NONE;
+let lastParams: ReadonlyMap<string, string> = new Map();
 
 export function queryParam(c: Context, name: string): string | undefined {
   return queryParams(c).get(name);
@@ -24,22 +48,9 @@ export function queryParam(c: Context, name: string): string | undefined {
 /** The request's query parameters by name, the first value of each. */
 function queryParams(c: Context): ReadonlyMap<string, string> {
   const url = c.req.url;
-  if (url === lastUrl) return lastParams;
-  const mark = url.indexOf('?');
-  let params = NONE;
-  if (mark >= 0) {
-    const queryString = url.slice(mark + 1);
-    const kept = byQueryString.get(queryString);
-    if (kept !== undefined) params = kept;
-    else {
-      params = new Map(Object.entries(c.req.query()));
-      if (queryString.length <= MAX_KEPT_LENGTH) {
-        if (byQueryString.size >= MAX_ENTRIES) byQueryString.clear();
-        byQueryString.set(queryString, params);
-      }
-    }
+  if (url !== lastUrl) {
+    lastParams = paramsByQueryString.get(queryStringOf(url), () => new Map(Object.entries(c.req.query())));
+    lastUrl = url;
   }
-  lastUrl = url;
-  lastParams = params;
-  return params;
+  return lastParams;
 }

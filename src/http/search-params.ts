@@ -8,31 +8,21 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ApiError } from './errors.js';
+import { ByQueryString, queryStringOf } from './request-query.js';
 import { queryValues } from './validate.js';
 
-const MAX_ENTRIES = 4_096;
-/** Longer query strings are read each time: rare, and they would hold the most memory. */
-const MAX_KEPT_LENGTH = 2_048;
-
 export class SearchParams<T extends z.ZodType> {
-  private readonly byQuery = new Map<string, Readonly<z.output<T>>>();
+  private readonly byQuery = new ByQueryString<Readonly<z.output<T>>>();
 
   constructor(private readonly schema: T) {}
 
   /** The request's parameters; a value the schema refuses is 400 with its message. */
   read(c: Context): Readonly<z.output<T>> {
     const url = c.req.url;
-    const mark = url.indexOf('?');
-    const query = mark < 0 ? '' : url.slice(mark + 1);
-    const kept = this.byQuery.get(query);
-    if (kept !== undefined) return kept;
-    const parsed = this.schema.safeParse(queryValues(url));
-    if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
-    const params = Object.freeze(parsed.data);
-    if (query.length <= MAX_KEPT_LENGTH) {
-      if (this.byQuery.size >= MAX_ENTRIES) this.byQuery.clear();
-      this.byQuery.set(query, params);
-    }
-    return params;
+    return this.byQuery.get(queryStringOf(url), () => {
+      const parsed = this.schema.safeParse(queryValues(url));
+      if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+      return Object.freeze(parsed.data);
+    });
   }
 }

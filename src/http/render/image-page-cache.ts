@@ -12,15 +12,17 @@
  * total, and every image on it is still held by the image cache as it was when the page was made
  * (`ImageJsonCache.holdsStill`, looked at only when a change was heard since the last look): the
  * image cache drops exactly the images a change touched (the image, a tag it shows, its uploader's
- * name), and so a page leaves with any image of it. What else the body depends on is in the key: the request object is kept per query, page, order and
- * filter row (`routes/search.ts`), and an edited filter is a new row. The spoiler flags depend on
- * the filter's tags alone when it has no complex expressions; pages seen through a filter that has
- * one (evaluated on index documents, possibly against the clock) are not kept, nor pages of
- * requests that are not reused (a random order's seed), nor anything while changes cannot be heard.
+ * name), and so a page leaves with any image of it. What else the body depends on is in the key:
+ * the request object is kept per query, page, order and filter row (`routes/search.ts`), and an
+ * edited filter is a new row. The spoiler flags depend on the filter's tags alone when it has no
+ * complex expressions; pages seen through a filter that has one (evaluated on index documents,
+ * possibly against the clock) are not kept, nor pages of requests that are not reused (a random
+ * order's seed), nor anything while changes cannot be heard; a `*` lets every page go.
  *
  * Memory: bounded by bytes; the oldest page goes first. A page whose request expired is never
  * asked for again and leaves in its turn.
  */
+import type { RecordChange } from '../../db/change-feed.js';
 import type { ImageJsonCache } from './image-json-cache.js';
 
 export interface KeptImagePage {
@@ -85,6 +87,11 @@ export class ImagePageCache {
       if (this.bytes <= this.maxBytes) break;
       this.drop(oldest, kept);
     }
+  }
+
+  /** Any other change is met when a page is asked for (`find`): only `*` lets every page go now. */
+  onChange(change: RecordChange): void {
+    if (!('id' in change)) this.clear();
   }
 
   clear(): void {
