@@ -9,7 +9,7 @@ import { BanCache } from '../limits/index.js';
 import { KeyCache } from './key-cache.js';
 import { FilterCache } from './render/filter-cache.js';
 import { ImageJsonCache, type ImageJsonCacheOptions } from './render/image-json-cache.js';
-import { ImagePageCache } from './render/image-page-cache.js';
+import { ImageAnswerCache } from './render/image-answer-cache.js';
 import { RecordJsonCache } from './render/record-json-cache.js';
 import { FeaturedImageCache } from './render/featured-cache.js';
 
@@ -19,8 +19,8 @@ const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
 export interface ReadCaches {
   feed: ChangeFeed;
   images: ImageJsonCache;
-  /** Whole search pages of images for anonymous callers, made of `images`. */
-  imagePages: ImagePageCache;
+  /** Whole answers of images for anonymous callers (search pages, single images), made of `images`. */
+  imageAnswers: ImageAnswerCache;
   /** Rendered tags and comments, for search/tags and search/comments. */
   tags: RecordJsonCache;
   comments: RecordJsonCache;
@@ -38,8 +38,8 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
   const caches: ReadCaches = {
     feed,
     images,
-    // an eighth of the images' budget: pages repeat their images, and the popular ones are few
-    imagePages: new ImagePageCache(images.budgetBytes / 8),
+    // an eighth of the images' budget: answers repeat their images, and the popular ones are few
+    imageAnswers: new ImageAnswerCache(images.budgetBytes / 8),
     tags: new RecordJsonCache(RECORD_CACHE_BYTES),
     comments: new RecordJsonCache(RECORD_CACHE_BYTES),
     featured: new FeaturedImageCache(),
@@ -49,7 +49,7 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
   };
   feed.subscribe((change) => {
     caches.images.onChange(change);
-    caches.imagePages.onChange(change);
+    caches.imageAnswers.onChange(change);
     caches.tags.onChange(change);
     caches.comments.onChange(change);
     caches.featured.onChange(change);

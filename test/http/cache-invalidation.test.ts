@@ -105,6 +105,30 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
     expect(await description(b.id)).toBe('b');
   });
 
+  it("an anonymous caller's image read again is answered whole from memory, no image looked up; a caller with a key gets their own", async () => {
+    const { a, b } = await twoCachedImages();
+    const fan = await insertUser(h.db, { name: `fan ${Math.random()}`, confirmedAt: new Date() });
+    const { key } = await issueKey(h.db, fan.name);
+    // (the fave changes the image's counts: it is made again once)
+    await h.db.insert(s.imageFaves).values({ imageId: a.id, userId: fan.id });
+    await settled();
+    expect(await description(a.id)).toBe('a');
+    const lookups = vi.spyOn(ImageJsonCache.prototype, 'lookup');
+    try {
+      const first = await h.api(`/images/${a.id}`);
+      expect(first.body).toMatchObject({ image: { id: a.id, description: 'a' }, interactions: [] });
+      expect(await description(b.id)).toBe('b');
+      expect(lookups).not.toHaveBeenCalled();
+      // the same bytes and validator as when it was made
+      expect((await h.api(`/images/${a.id}`)).headers.get('etag')).toBe(first.headers.get('etag'));
+      const keyed = await h.api(`/images/${a.id}?key=${key}`);
+      expect(keyed.body.interactions).toEqual([expect.objectContaining({ image_id: a.id, interaction_type: 'faved' })]);
+      expect(lookups).toHaveBeenCalledTimes(1);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
   it('a renamed tag refreshes the images that carry it, and no other', async () => {
     const rare = await insertTag(h.db, 'rare one');
     const { a, b } = await twoCachedImages([rare]);

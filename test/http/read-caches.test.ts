@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 
 import { FilterCache } from '../../src/http/render/filter-cache.js';
-import { ImagePageCache, type KeptImagePage } from '../../src/http/render/image-page-cache.js';
+import { ImageAnswerCache, type KeptImageAnswer } from '../../src/http/render/image-answer-cache.js';
 import { RecordJsonCache } from '../../src/http/render/record-json-cache.js';
 import { cachedImageBytes, cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
@@ -249,12 +249,12 @@ describe('ImageJsonCache', () => {
   });
 });
 
-describe('ImagePageCache', () => {
+describe('ImageAnswerCache', () => {
   /** An image cache holding images 1–4 (1 and 2 tagged 10, 3 uploaded by user 7, 4 tagged 12 alone), and a page of `ids` made of it. */
   function setUp(ids = [1, 2, 3]) {
     const images = new ImageJsonCache();
     images.keep(images.mark(), [image(1, [10]), image(2, [10, 11]), image(3, [], 7), image(4, [12])]);
-    const pageOf = (listed: number[], total = listed.length): KeptImagePage => ({
+    const pageOf = (listed: number[], total = listed.length): KeptImageAnswer => ({
       ids: listed,
       total,
       places: images.placesOf(listed)!,
@@ -262,7 +262,7 @@ describe('ImagePageCache', () => {
       etag: `"${listed.join('-')}"`,
       checkedAt: images.mark(),
     });
-    const pages = new ImagePageCache(1024 * 1024);
+    const pages = new ImageAnswerCache(1024 * 1024);
     const request = {};
     pages.keep(request, pageOf(ids));
     return { images, pages, request, pageOf };
@@ -270,31 +270,31 @@ describe('ImagePageCache', () => {
 
   it('answers a page asked again while the engine answers the same and its images are held as they were', () => {
     const { images, pages, request } = setUp();
-    expect(pages.find(request, [1, 2, 3], 3, images)?.etag).toBe('"1-2-3"');
+    expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })?.etag).toBe('"1-2-3"');
     // other images changing leaves it
     images.onChange({ kind: 'images', id: 4 });
     images.onChange({ kind: 'tag_display', id: 12 });
     images.onChange({ kind: 'user', id: 8 });
     images.onChange({ kind: 'tags', id: 10 });
-    expect(pages.find(request, [1, 2, 3], 3, images)?.etag).toBe('"1-2-3"');
-    expect(pages.find({}, [1, 2, 3], 3, images)).toBeUndefined();
+    expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })?.etag).toBe('"1-2-3"');
+    expect(pages.find({}, images, { ids: [1, 2, 3], total: 3 })).toBeUndefined();
   });
 
   it('looks at its images again only after a change was heard: an image evicted for room is not stale', () => {
     const { images, pages, request } = setUp();
     const small = new ImageJsonCache({ maxBytes: 1 });
     // (a page made of another cache's places: had its slots been looked at, they would not hold)
-    const page = pages.find(request, [1, 2, 3], 3, images)!;
+    const page = pages.find(request, images, { ids: [1, 2, 3], total: 3 })!;
     pages.keep(request, { ...page, checkedAt: small.mark() });
-    expect(pages.find(request, [1, 2, 3], 3, small)).toBeDefined();
+    expect(pages.find(request, small, { ids: [1, 2, 3], total: 3 })).toBeDefined();
     small.onChange({ kind: 'images', id: 99 });
-    expect(pages.find(request, [1, 2, 3], 3, small)).toBeUndefined();
+    expect(pages.find(request, small, { ids: [1, 2, 3], total: 3 })).toBeUndefined();
   });
 
   it('does not answer once the engine answers other ids or another total', () => {
     for (const [ids, total] of [[[1, 2], 3], [[1, 3, 2], 3], [[1, 2, 3, 4], 3], [[1, 2, 3], 4]] as const) {
       const { images, pages, request } = setUp();
-      expect(pages.find(request, ids, total, images)).toBeUndefined();
+      expect(pages.find(request, images, { ids, total })).toBeUndefined();
       // (and a stale page is let go)
       expect(pages.size).toBe(0);
     }
@@ -305,7 +305,7 @@ describe('ImagePageCache', () => {
     for (const change of changes) {
       const { images, pages, request } = setUp();
       images.onChange(change);
-      expect(pages.find(request, [1, 2, 3], 3, images), change.kind).toBeUndefined();
+      expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 }), change.kind).toBeUndefined();
     }
   });
 
@@ -313,25 +313,48 @@ describe('ImagePageCache', () => {
     const { images, pages, request, pageOf } = setUp();
     images.onChange({ kind: 'images', id: 3 });
     images.keep(images.mark(), [image(3, [], 7)]);
-    expect(pages.find(request, [1, 2, 3], 3, images)).toBeUndefined();
+    expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })).toBeUndefined();
     // a page made now holds again
     pages.keep(request, pageOf([1, 2, 3]));
-    expect(pages.find(request, [1, 2, 3], 3, images)).toBeDefined();
+    expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })).toBeDefined();
     images.onChange({ kind: 'images', id: 1 });
     images.keep(images.mark(), [image(5)]);
-    expect(pages.find(request, [1, 2, 3], 3, images)).toBeUndefined();
+    expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })).toBeUndefined();
+  });
+
+  it('keeps an answer just made only when no change was heard meanwhile and it lists every image, held by the cache', () => {
+    const { images } = setUp();
+    const answers = new ImageAnswerCache(1024 * 1024);
+    const made = (ids: number[], listed = ids) => ({ ids, total: ids.length, listed, body: Buffer.from('{}'), etag: `"${ids.join('-')}"` });
+    // a single image's answer, by a key of its own, with no engine answer to compare
+    const before = images.mark();
+    answers.keepMade('0 1', images, before, made([1]));
+    expect(answers.find('0 1', images)?.etag).toBe('"1"');
+    images.onChange({ kind: 'images', id: 1 });
+    expect(answers.find('0 1', images)).toBeUndefined();
+    // a change heard while it was made (here: to another image) leaves it unkept
+    const during = images.mark();
+    images.onChange({ kind: 'images', id: 4 });
+    answers.keepMade('0 2', images, during, made([2]));
+    expect(answers.find('0 2', images)).toBeUndefined();
+    // an id missing from the answer, or an image the cache does not hold
+    answers.keepMade('page', images, images.mark(), made([2, 3, 99], [2, 3]));
+    answers.keepMade('0 1', images, images.mark(), made([1]));
+    expect(answers.size).toBe(0);
+    answers.keepMade('0 2', images, images.mark(), made([2]));
+    expect(answers.find('0 2', images)?.etag).toBe('"2"');
   });
 
   it('stays within its bytes, letting the oldest page go first', () => {
     const { images, pageOf } = setUp();
     const one = pageOf([1, 2, 3]);
     const pageBytes = 256 + one.body.byteLength + one.places.byteLength + 8 * 3;
-    const pages = new ImagePageCache(3 * pageBytes);
+    const pages = new ImageAnswerCache(3 * pageBytes);
     const requests = [{}, {}, {}, {}];
     for (const request of requests) pages.keep(request, pageOf([1, 2, 3]));
     expect(pages.size).toBe(3);
-    expect(pages.find(requests[0]!, [1, 2, 3], 3, images)).toBeUndefined();
-    for (const request of requests.slice(1)) expect(pages.find(request, [1, 2, 3], 3, images)).toBeDefined();
+    expect(pages.find(requests[0]!, images, { ids: [1, 2, 3], total: 3 })).toBeUndefined();
+    for (const request of requests.slice(1)) expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })).toBeDefined();
     // the same request kept again takes its old place's room
     pages.keep(requests[1]!, pageOf([1, 2, 3]));
     expect(pages.size).toBe(3);

@@ -28,11 +28,14 @@ function runWithLogger(body: string, onLine: (line: string, at: number) => void)
 }
 
 describe('log lines written in batches', () => {
-  it('writes every line logged just before the process exits', async () => {
+  it('writes every line logged just before the process exits, text beyond ASCII intact', async () => {
     const lines: string[] = [];
-    const { code } = await runWithLogger("for (let i = 0; i < 500; i++) log.info({ n: i }, 'request');\nprocess.exit(0);", (line) => lines.push(line));
+    // (500 lines are several batches; each line's bytes outnumber its characters)
+    const { code } = await runWithLogger("for (let i = 0; i < 500; i++) log.info({ n: i, tag: 'pokémon ★ 🦄' }, 'request');\nprocess.exit(0);", (line) => lines.push(line));
     expect(code).toBe(0);
-    expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    const parsed = lines.map((l) => JSON.parse(l) as { n: number; tag: string });
+    expect(parsed.map((l) => l.n)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    expect(new Set(parsed.map((l) => l.tag))).toEqual(new Set(['pokémon ★ 🦄']));
   });
 
   it('writes a lone line on a quiet process long before it exits', async () => {

@@ -7,7 +7,7 @@
  * reconnected.
  *
  * A row read again unchanged is handed out as the object it was before: what the app keeps by
- * row (anonymous searches' engine requests, spoiler checks, whole search pages) stays valid, where
+ * row (anonymous searches' engine requests, spoiler checks, whole answers of images) stays valid, where
  * a new object every minute, or whenever any filter changed, made every page be built again.
  */
 import type { RecordChange } from '../../db/change-feed.js';

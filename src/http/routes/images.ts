@@ -5,7 +5,9 @@ import { notFound } from '../errors.js';
 import { featuredImageAndWatched } from '../../contexts/images/features.js';
 import { liveCaches } from '../read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
-import { cacheFor, jsonText } from '../middleware/cache.js';
+import { cacheFor, sourceEtag, taggedJson } from '../middleware/cache.js';
+import { answerKeepableThrough } from '../render/image-answer-cache.js';
+import { filterRowNumber } from '../filter-row-number.js';
 import { pathIdValue } from '../schemas/params.js';
 import { nameRoute } from '../route-name.js';
 
@@ -19,19 +21,26 @@ const NO_INTERACTIONS_CLOSE = Buffer.from(',"interactions":[]}');
 /**
  * `{"image": …, "interactions": […]}` (the `ImageResponse` schema), the image's JSON taken from
  * the app's cache of rendered images: no query for an anonymous caller's image that was read
- * before.
+ * before, and the whole answer kept for the next one who asks through the same filter.
  */
 async function respondWithImage(c: AppContext, id: number): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
   const filter = await c.get('currentFilter')();
+  cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
+  const caches = user === null && answerKeepableThrough(filter) ? liveCaches(deps.caches) : null;
+  const key = caches === null ? undefined : `${filterRowNumber(filter)} ${id}`;
+  const kept = caches?.imageAnswers.find(key, caches.images);
+  if (kept !== undefined) return taggedJson(c, kept.body, kept.etag);
+  const before = caches?.images.mark();
   const image = await renderImageListJson(deps, [id], { filter, user });
   if (image.parts.length === 0) return notFound(c);
   const interactions = JSON.stringify(await renderInteractions(deps.db, user, [id]));
-  cacheFor(c, IMAGE_MAX_AGE, { dependsOnUser: true });
   const close = interactions === '[]' ? NO_INTERACTIONS_CLOSE : Buffer.from(`,"interactions":${interactions}}`);
   const body = Buffer.concat([IMAGE_OPEN, ...image.parts, close]);
-  return jsonText(c, body, `image ${image.fingerprint} ${interactions}`);
+  const etag = sourceEtag(`image ${image.fingerprint} ${interactions}`);
+  if (caches !== null) caches.imageAnswers.keepMade(key, caches.images, before!, { ids: [id], total: 1, listed: image.ids, body, etag });
+  return taggedJson(c, body, etag);
 }
 
 /** The newest feature whose image is not hidden. */

@@ -71,6 +71,8 @@ import { renderGalleries } from '../render/galleries.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { renderPosts } from '../render/posts.js';
 import { liveCaches } from '../read-caches.js';
+import { answerKeepableThrough } from '../render/image-answer-cache.js';
+import { filterRowNumber } from '../filter-row-number.js';
 import { renderTagJson } from '../render/tags.js';
 import { cacheFor, jsonText, sourceEtag, taggedJson } from '../middleware/cache.js';
 import { DEFAULT_PER_PAGE, toPaging, type Paging } from '../middleware/paging.js';
@@ -262,20 +264,6 @@ interface KeptRequest {
   lifetimeMs: number | undefined;
 }
 
-/** A number for each filter row, for the keys of `anonymousRequests` (0: no filter). */
-const filterRowNumbers = new WeakMap<FilterRow, number>();
-let lastFilterRowNumber = 0;
-
-function filterRowNumber(filter: FilterRow | null): number {
-  if (filter === null) return 0;
-  let n = filterRowNumbers.get(filter);
-  if (n === undefined) {
-    n = ++lastFilterRowNumber;
-    filterRowNumbers.set(filter, n);
-  }
-  return n;
-}
-
 /** Whether what `filter` hides reads no clock. */
 const clockFreeFilter = (filter: FilterRow | null) => filter === null || filter.hiddenComplexStr.trim() === '';
 
@@ -345,13 +333,6 @@ async function imageSearchRequest(c: AppContext, params: ImageSearchParams, filt
   return { request: imageRequest(c, params, filter, page, await compileFor(c, 'images', q)), reused: false };
 }
 
-/**
- * Whether a page seen through `filter` may be kept whole (`render/image-page-cache.ts`): its
- * spoiler flags then follow from the images' tags alone.
- */
-const pageKeepableThrough = (filter: FilterRow | null) =>
-  filter === null || (filter.hiddenComplexStr.trim() === '' && filter.spoileredComplexStr.trim() === '');
-
 async function searchImages(c: AppContext, params: ImageSearchParams): Promise<Response> {
   const deps = c.get('deps');
   const user = c.get('user');
@@ -361,8 +342,8 @@ async function searchImages(c: AppContext, params: ImageSearchParams): Promise<R
   const { ids, total } = await runSearch(deps, 'images', request);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   // anonymous callers' pages asked again are answered whole from memory while they stay the same
-  const caches = reused && pageKeepableThrough(filter) ? liveCaches(deps.caches) : null;
-  const kept = caches?.imagePages.find(request, ids, total, caches.images);
+  const caches = reused && answerKeepableThrough(filter) ? liveCaches(deps.caches) : null;
+  const kept = caches?.imageAnswers.find(request, caches.images, { ids, total });
   if (kept !== undefined) return taggedJson(c, kept.body, kept.etag);
   const before = caches?.images.mark();
   const [images, interactions] = await Promise.all([
@@ -373,13 +354,7 @@ async function searchImages(c: AppContext, params: ImageSearchParams): Promise<R
   // The same keys and order as the other lists; the images are JSON text already.
   const body = Buffer.concat([IMAGES_OPEN, ...images.parts, Buffer.from(`],"interactions":${interactionsJson},"total":${total}}`)]);
   const etag = sourceEtag(`images ${images.fingerprint} ${interactionsJson} ${total}`);
-  // Kept only when no change was heard while the page was made (an image read from the cache
-  // before a change and stored again after it would pass for current), and when it lists every
-  // hit (one gone from PostgreSQL meanwhile is looked for again each time).
-  if (caches !== null && caches.images.mark() === before && images.ids.length === ids.length) {
-    const places = caches.images.placesOf(images.ids);
-    if (places !== null) caches.imagePages.keep(request, { ids: [...ids], total, places, body, etag, checkedAt: caches.images.mark() });
-  }
+  if (caches !== null) caches.imageAnswers.keepMade(request, caches.images, before!, { ids, total, listed: images.ids, body, etag });
   return taggedJson(c, body, etag);
 }
 
