@@ -91,27 +91,23 @@ export function startHttpServer(
   }) as Server;
   server.on('clientError', onClientError);
 
-  let draining = false;
-  const unanswered = new Set<ServerResponse>();
-  // one listener for every response, not a closure each: `close` follows `finish`, and a response
-  // whose headers are sent needs nothing at a stop anyway
-  function answered(this: ServerResponse): void {
-    unanswered.delete(this);
-  }
-  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
-    if (draining) {
-      res.setHeader('Connection', 'close');
-      return;
-    }
-    unanswered.add(res);
-    res.on('close', answered);
+  // The open connections, for a stop: the answer under way on each (`_httpMessage`, as above) is
+  // told to close. Kept per connection, not per request: a listener on every request and its
+  // response cost more than the rest of the server's own work on a small answer.
+  const connections = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
   });
   return {
     server,
     close() {
-      draining = true;
-      for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
-      unanswered.clear();
+      // requests that arrive from now on, and those already under way
+      server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close'));
+      for (const socket of connections) {
+        const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+        if (res && !res.headersSent) res.setHeader('Connection', 'close');
+      }
       return new Promise<void>((resolve, reject) => {
         let idle: NodeJS.Timeout | undefined;
         const grace = setTimeout(() => {

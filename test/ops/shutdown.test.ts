@@ -113,6 +113,8 @@ describe('graceful shutdown of the service', () => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual({ images: [], interactions: [], total: 0 });
     expect(res.headers).toMatch(/x-request-id: in-flight-1/i);
+    // under way when the stop began: its answer, not sent yet then, asks the client not to reuse the connection
+    expect(res.headers).toMatch(/^connection: close$/im);
 
     const exit = await svc.exited;
     expect(exit, svc.output().slice(-3000)).toEqual({ code: 0, signal: null });
