@@ -9,6 +9,9 @@ const LOG_BATCH_BYTES = 16 * 1024;
 /** The longest a line waits to be written on a quiet server. */
 const LOG_FLUSH_MS = 250;
 
+/** pino's asynchronous file destination (sonic-boom). */
+type SonicBoom = ReturnType<typeof pino.destination>;
+
 /**
  * Structured JSON logs; API keys never reach a log line. By default lines go to stdout through
  * an asynchronous destination that gathers them: a write is made once 16 KiB have gathered, or
@@ -18,9 +21,6 @@ const LOG_FLUSH_MS = 250;
  * left when the process exits, and `logger.flush()` does so on demand. Tests pass their own
  * stream to read lines.
  */
-/** pino's asynchronous file destination (sonic-boom). */
-type SonicBoom = ReturnType<typeof pino.destination>;
-
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
   return pino(
     {
