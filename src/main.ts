@@ -38,7 +38,7 @@ import { createLogger } from './log.js';
 import { FileStore } from './media/storage.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
-import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
+import { seedDemoBoardOnce } from './seed/demo-once.js';
 import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
 const config = loadConfigOrExit();
@@ -145,12 +145,14 @@ async function main(): Promise<void> {
   });
 
   // The demo board is made while the server already answers /healthz (readiness says starting);
-  // its rows land in one transaction, so the counts appear all at once.
-  if (config.demoData && (await isBoardEmpty(db))) {
-    log.info({ images: config.demoImages, seed: config.demoSeed }, 'empty board: creating the demo board');
+  // its rows land in one transaction, so the counts appear all at once. Of processes started
+  // together on an empty database one seeds and the others wait for it.
+  if (config.demoData) {
     const started = Date.now();
-    await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true });
-    log.info({ ms: Date.now() - started }, 'demo board created');
+    const demo = { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true };
+    if (await seedDemoBoardOnce(db, demo, (msg) => log.info({ images: config.demoImages, seed: config.demoSeed }, msg))) {
+      log.info({ ms: Date.now() - started }, 'demo board created');
+    }
     checkpoint();
   }
 
