@@ -14,12 +14,16 @@
  *
  * A caller refused by the shared bucket is refused locally, without a round trip, until enough
  * tokens for its request have had time to refill (what others take meanwhile is only less). When PostgreSQL cannot be reached the process falls
- * back to a bucket of its own (`TokenBuckets`), as every process did before the store was shared:
- * reads keep being served from memory meanwhile.
+ * back to a bucket of its own (`TokenBuckets`), as every process did before the store was shared,
+ * and does not try the store again for `RETRY_STORE_MS`: reads keep being served from memory
+ * meanwhile, without waiting on a connection that cannot be made.
  */
 import { takeSharedTokens } from '../contexts/limits/shared-limits.js';
 import type { Database } from '../db/client.js';
 import { TokenBuckets, type BucketPolicy, type TakeResult } from './token-buckets.js';
+
+/** After a failed round trip, how long the local fallback answers alone. */
+export const RETRY_STORE_MS = 2_000;
 
 interface Lease {
   /** Tokens taken from the shared bucket and not spent yet. */
@@ -51,6 +55,8 @@ export class SharedBuckets {
   private readonly leases = new Map<string, Lease>();
   private readonly fallback: TokenBuckets;
   private readonly maxIdentities: number;
+  /** The store failed: until then the fallback answers. */
+  private storeDownUntil = 0;
 
   constructor(
     private readonly db: Database,
@@ -69,6 +75,7 @@ export class SharedBuckets {
   take(identity: string, cost = 1, nowMs = Date.now()): TakeResult | Promise<TakeResult> {
     // A request costlier than the whole bucket may still run when the bucket is full.
     const needed = Math.min(cost, this.policy.capacity);
+    if (this.storeDownUntil > 0 && Date.now() < this.storeDownUntil) return this.fallback.take(identity, needed, nowMs);
     const lease = this.leases.get(identity);
     if (lease) {
       if (lease.pending) return lease.pending.then(() => this.take(identity, cost, nowMs));
@@ -110,6 +117,7 @@ export class SharedBuckets {
         return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil((needed - kept - grant.left) / refillPerSecond)) };
       },
       (err: unknown): TakeResult => {
+        this.storeDownUntil = Date.now() + RETRY_STORE_MS;
         this.options.onError?.(err);
         return this.fallback.take(identity, needed, nowMs);
       },

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findActiveBan, issueAutomaticBan } from '../../src/contexts/users/active-bans.js';
+import { createDatabase } from '../../src/db/client.js';
 import { ClientGate, parseRate, RefusalMemory, RequestLimiter, searchCost, SharedBuckets, SharedViolations, TokenBuckets } from '../../src/limits/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
@@ -139,6 +140,22 @@ describe('request limiter', () => {
     expect(passedAtOnce).toBeLessThanOrEqual(60);
     const refused = burst.find((r) => !r.ok);
     expect(refused && !refused.ok && refused.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('fall back to a bucket of their own when the store cannot be reached, without trying it on every request', async () => {
+    const pool = createDatabase(t.url, { max: 1 });
+    await pool.$client.end({ timeout: 1 });
+    const errors: unknown[] = [];
+    const buckets = new SharedBuckets(pool, 'read', { capacity: 2, refillPerSecond: 1 / 3600 }, { onError: (err) => errors.push(err) });
+    const first = buckets.take('ip:198.51.100.65');
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).ok).toBe(true);
+    expect(errors).toHaveLength(1);
+    // answered at once by the local bucket now, which holds the budget alone
+    const second = buckets.take('ip:198.51.100.65');
+    expect(second).toEqual({ ok: true, remaining: 0 });
+    expect(buckets.take('ip:198.51.100.65')).toMatchObject({ ok: false });
+    expect(errors).toHaveLength(1);
   });
 
   it('count violations in one window for every limiter, and say once per window that a ban is due', async () => {
