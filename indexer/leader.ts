@@ -9,6 +9,11 @@
  *
  * On taking the lead the indexer first builds the indices the engine has no documents of while
  * their tables have rows (a first start, an empty cluster), then follows.
+ *
+ * A leader that makes no progress (the oldest outbox row stays the same for `stallSeconds` while
+ * rows wait: its batches fail or hang) gives the lead up and stays out for a few checks, so that
+ * another process can try; a backlog being worked through is progress, so a long catch-up does
+ * not make the lead change hands.
  */
 import type { Database } from '../src/db/client.js';
 import type { Indexer } from './index.js';
@@ -23,7 +28,12 @@ export interface LeadershipOptions {
   /** How often to check the lock, or try to take it (default 1000 ms). */
   pollMs?: number;
   log?: (msg: string) => void;
+  /** Give the lead up after this long without progress while rows wait (default 30 s). */
+  stallSeconds?: number;
 }
+
+/** Checks a leader that gave up sits out, so that another candidate takes the lock first. */
+const SIT_OUT_CHECKS = 3;
 
 /**
  * Whether this session holds the lock, else an attempt to take it (one statement: pg_locks tells
@@ -40,6 +50,9 @@ export class OutboxLeadership {
   private ticking: Promise<void> | undefined;
   private stopped = true;
   private lead = false;
+  /** The oldest outbox row when last seen, and since when (for the stall rule). */
+  private oldest: { id: number | undefined; sinceMs: number } = { id: undefined, sinceMs: 0 };
+  private sittingOut = 0;
 
   constructor(options: LeadershipOptions) {
     this.opts = options;
@@ -66,6 +79,16 @@ export class OutboxLeadership {
 
   private async tick(): Promise<void> {
     const { session, indexer } = this.opts;
+    if (this.sittingOut > 0) {
+      this.sittingOut--;
+      return;
+    }
+    if (this.lead && (await this.stalled())) {
+      this.opts.log?.(`no outbox progress for ${this.opts.stallSeconds ?? 30} s: giving the lead up`);
+      await this.resign();
+      this.sittingOut = SIT_OUT_CHECKS;
+      return;
+    }
     let leader = false;
     try {
       const [row] = await session.$client.unsafe<{ leader: boolean }[]>(LEAD_QUERY, [LEADER_LOCK, Math.floor(LEADER_LOCK / 2 ** 32), LEADER_LOCK % 2 ** 32]);
@@ -75,6 +98,7 @@ export class OutboxLeadership {
     }
     if (this.stopped || leader === this.lead) return;
     this.lead = leader;
+    this.oldest = { id: undefined, sinceMs: Date.now() };
     if (leader) {
       this.opts.log?.('leading: this process follows the outbox');
       try {
@@ -89,17 +113,37 @@ export class OutboxLeadership {
     }
   }
 
+  /** Whether the oldest waiting outbox row has stayed the same for `stallSeconds`. */
+  private async stalled(): Promise<boolean> {
+    let id: number | undefined;
+    try {
+      const [row] = await this.opts.session.$client.unsafe<{ id: number | null }[]>('select min(id)::float8 as id from search_outbox');
+      id = row?.id ?? undefined;
+    } catch {
+      return false; // the database is down: nobody can progress, and the lock check will tell
+    }
+    const now = Date.now();
+    if (id === undefined || id !== this.oldest.id) {
+      this.oldest = { id, sinceMs: now };
+      return false;
+    }
+    return now - this.oldest.sinceMs >= (this.opts.stallSeconds ?? 30) * 1000;
+  }
+
+  /** Give the lock up first: another process need not wait for this one's batch to end. */
+  private async resign(): Promise<void> {
+    this.lead = false;
+    await this.opts.session.$client.unsafe('select pg_advisory_unlock($1::bigint)', [LEADER_LOCK]).catch(() => {});
+    await this.opts.indexer.stop();
+  }
+
   /** Stop following and give the lead up at once (another process takes it at its next check). */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.ticking;
-    if (this.lead) {
-      this.lead = false;
-      await this.opts.indexer.stop();
-      await this.opts.session.$client.unsafe('select pg_advisory_unlock($1::bigint)', [LEADER_LOCK]).catch(() => {});
-    }
+    if (this.lead) await this.resign();
     await this.opts.session.$client.end({ timeout: 5 });
   }
 }

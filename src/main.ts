@@ -205,7 +205,13 @@ async function main(): Promise<void> {
  * readiness (src/http/routes/health.ts).
  */
 function followSharedIndex(url: string, db: Database, indexer: Indexer, engine: SearchEngine): void {
-  const leadership = (running.leadership = new OutboxLeadership({ session: createDatabase(url, { max: 1 }), indexer, log: (msg) => log.info(msg) }));
+  const leadership = (running.leadership = new OutboxLeadership({
+    session: createDatabase(url, { max: 1 }),
+    indexer,
+    log: (msg) => log.info(msg),
+    // a leader stuck for as long as readiness tolerates a lag lets another process try
+    stallSeconds: config.readyMaxOutboxLagSeconds,
+  }));
   leadership.start();
   readiness.leading = () => leadership.leading;
   void waitForCatchUp(db, engine, { signal: stopping.signal }).then(

@@ -87,6 +87,40 @@ describe('the lead of the outbox', () => {
   });
 });
 
+describe('a leader that makes no progress', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.drop());
+
+  it('gives the lead up, and another candidate applies what waits', async () => {
+    const candidate = async (engine: EmbeddedEngine) => {
+      const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs: 100 });
+      await indexer.ensureIndexes();
+      return new OutboxLeadership({ session: createDatabase(t.url, { max: 1 }), indexer, pollMs: 100, stallSeconds: 0.5 });
+    };
+    // its engine refuses every write (say, a node it cannot reach that others can)
+    const brokenEngine = new EmbeddedEngine({});
+    const stuck = await candidate(brokenEngine);
+    brokenEngine.write = () => Promise.reject(new Error('unreachable'));
+    stuck.start();
+    await waitUntil('the stuck candidate to lead', () => stuck.leading, 10_000, 20);
+    const healthyEngine = new EmbeddedEngine({});
+    const healthy = await candidate(healthyEngine);
+    healthy.start();
+    try {
+      await t.db.$client`insert into tags (name, slug, name_in_namespace) values ('stuck', 'stuck', 'stuck')`;
+      await waitUntil('the healthy candidate to lead', () => healthy.leading, 10_000, 20);
+      expect(stuck.leading).toBe(false);
+      await waitUntil('the row applied', async () => (await t.db.$client`select count(*)::int as n from search_outbox`)[0]!.n === 0, 10_000, 20);
+      expect(await healthyEngine.count('tags')).toBe(1);
+    } finally {
+      await Promise.all([stuck.stop(), healthy.stop()]);
+    }
+  });
+});
+
 describe('catching up at start beside a shared index', () => {
   let t: TestDatabase;
   beforeAll(async () => {
