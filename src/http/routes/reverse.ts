@@ -90,7 +90,7 @@ function gateOf(deps: DepsWithUploads): ClientGate {
   let gate = gates.get(deps);
   if (!gate) {
     const { concurrency, rate } = deps.config.limits.reverseSearch;
-    gate = new ClientGate({ concurrency, rate: parseRate(rate) });
+    gate = new ClientGate(deps.db, { name: 'reverse-search', concurrency, rate: parseRate(rate) });
     gates.set(deps, gate);
   }
   return gate;
@@ -106,7 +106,7 @@ export function reverseRoutes(): Hono<AppEnv> {
       const deps = c.get('deps') as DepsWithUploads;
       const user = c.get('user');
       const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
-      const entered = gateOf(deps).enter(identity);
+      const entered = await gateOf(deps).enter(identity);
       if (!entered.ok) {
         const wait = entered.retryAfterSeconds;
         return tarpitOf(deps).hold(c, identity, wait, () => tooManyResponse(c, wait));
@@ -114,7 +114,8 @@ export function reverseRoutes(): Hono<AppEnv> {
       try {
         await next();
       } finally {
-        entered.release();
+        // the slot is free in every process before the answer leaves
+        await entered.release();
       }
     },
     async (c, next) => {
