@@ -192,9 +192,10 @@ export function uploadRoutes(): Hono<AppEnv> {
     const deps = c.get('deps') as DepsWithUploads;
     const user = c.get('user')!;
     const { ip } = ipOf(c);
+    const text = await c.req.text();
     let raw: unknown;
     try {
-      raw = JSON.parse(await c.req.text());
+      raw = JSON.parse(text);
     } catch {
       return errorResponse(c, 400, 'Malformed JSON body');
     }
