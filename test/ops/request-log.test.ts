@@ -123,14 +123,17 @@ describe('request ids and the request log', () => {
 
   it('logs a client that hangs up in the middle of its body as 499 at info level, not as the database unavailable', async () => {
     const port = Number(new URL(h.url).port);
-    for (const [id, type, part] of [
-      ['hangup-json', 'application/json', '{"url":"https://exa'],
-      ['hangup-multipart', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n\x89PNG'],
+    const user = await insertUser(h.db, { confirmedAt: new Date() });
+    const submit = `/api/v1/json/images?key=${await insertKey(h.db, user.id)}`;
+    for (const [id, path, type, part, framing] of [
+      ['hangup-json', '/api/v1/json/search/reverse', 'application/json', '{"url":"https://exa', 'Transfer-Encoding: chunked'],
+      ['hangup-multipart', '/api/v1/json/search/reverse', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n\x89PNG', 'Transfer-Encoding: chunked'],
+      ['hangup-submit', submit, 'application/json', '{"url":"https://exa', 'Content-Length: 1000'],
     ] as const) {
       const socket = connect(port, '127.0.0.1');
       socket.on('error', () => {});
-      socket.write(`POST /api/v1/json/search/reverse HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${id}\r\nContent-Type: ${type}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      socket.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${id}\r\nContent-Type: ${type}\r\n${framing}\r\n\r\n`);
+      socket.write(framing.startsWith('Content-Length') ? part : `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
       await new Promise((r) => setTimeout(r, 200));
       socket.destroy();
       const line = await requestLine(h, id);
@@ -139,6 +142,7 @@ describe('request ids and the request log', () => {
     }
     expect(h.lines.filter((l) => l.msg === 'database unavailable')).toEqual([]);
     expect(await requestLine(h, 'hangup-json')).toMatchObject({ level: 30, status: 499 });
+    expect(await requestLine(h, 'hangup-submit')).toMatchObject({ level: 30, status: 499 });
   });
 
   it('gives handlers a logger carrying the request id', async () => {
