@@ -164,7 +164,7 @@ export function reverseRoutes(): Hono<AppEnv> {
         }
       }
 
-      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg });
+      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg }, c.req.raw.signal);
       if (!key) return c.json(EMPTY, 200, { Warning: NOT_READABLE });
       const user = c.get('user');
       const filter = await c.get('currentFilter')();

@@ -243,6 +243,7 @@ export function uploadRoutes(): Hono<AppEnv> {
       },
       {
         fileStore: imageStoreOf(deps),
+        signal: c.req.raw.signal,
         ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
         ...(options.ffmpeg ? { media: options.ffmpeg } : {}),
         fetch: {
