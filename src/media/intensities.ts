@@ -13,7 +13,7 @@
  * 5. values are rounded to 6 decimals (the tool prints `%f`).
  *
  * Sources: png and jpeg directly; gif the frame shown at duration/2; svg its rendering at a bounded
- * size (at most 512×512, svg-raster.ts); webm the frame at duration/2 (needs ffmpeg).
+ * size (at most 256×256, svg-raster.ts); webm the frame at duration/2 (needs ffmpeg).
  */
 import sharp, { type Sharp } from 'sharp';
 import { decodeError, MAX_INPUT_PIXELS, requiresNormalisation, gifFrameDelayCs } from './analyze.js';

@@ -101,6 +101,8 @@ export class DecodeSandbox {
   #active = 0;
   #nextId = 1;
   #closed = false;
+  /** Whether `warm()` was asked for: children are then replaced as they end. */
+  #warmed = false;
   readonly #idle: ChildProcess[] = [];
   readonly #all = new Set<ChildProcess>();
   readonly #waiting: Waiter[] = [];
@@ -124,9 +126,13 @@ export class DecodeSandbox {
     return [...this.#all].flatMap((c) => (c.pid === undefined ? [] : [c.pid]));
   }
 
-  /** Starts the children ahead of the first decode, which would otherwise wait for one. */
+  /**
+   * Starts children up to `size` ahead of the decodes, which would otherwise wait for one to load
+   * (a second or two); called again whenever a child ends, so a killed one is replaced at once.
+   */
   warm(): void {
-    while (!this.#closed && this.#idle.length + this.#active < this.options.size && this.#all.size < this.options.size) this.#idle.push(this.#spawn());
+    this.#warmed = true;
+    while (!this.#closed && this.#all.size < this.options.size) this.#idle.push(this.#spawn());
   }
 
   /** Runs `task` on `bytes` in a child; see the module comment for how it ends. */
@@ -199,6 +205,7 @@ export class DecodeSandbox {
       everyChild.delete(child);
       const at = this.#idle.indexOf(child);
       if (at >= 0) this.#idle.splice(at, 1);
+      if (this.#warmed) setImmediate(() => this.warm());
     });
     child.on('error', () => killGroup(child));
     try {
