@@ -3,12 +3,17 @@
  * and a blur, and one whose filters cost more than the decode deadline at any size, sent to the
  * reverse search and the submission endpoint. Each is answered within seconds, its rendering is
  * killed when the deadline passes or the client hangs up, and other reverse searches are answered
- * meanwhile.
+ * meanwhile; an accepted SVG whose processing passes the jobs' deadline is given up at once.
  */
+import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createJobHandlers } from '../../src/contexts/images/process-job.js';
+import { PROCESS_IMAGE_JOB } from '../../src/contexts/images/submit.js';
+import * as s from '../../src/db/schema/index.js';
 import { MEDIA_MESSAGES } from '../../src/media/errors.js';
 import { requestDecodes } from '../../src/media/sandbox/decodes.js';
+import { DecodeSandbox } from '../../src/media/sandbox/pool.js';
 import { issueSvgBomb, renderTimeBomb } from '../media/svg-bombs.js';
 import { waitUntil } from '../support/wait.js';
 import { startUploadHarness, type UploadHarness } from './harness.js';
@@ -101,5 +106,30 @@ describe('an SVG whose rendering outlasts the deadline at any size', () => {
     await waitUntil('the slot freed', () => requestDecodes.active === 0, 2_000, 20);
     // The child that rendered is gone.
     expect(requestDecodes.pids.filter((pid) => pids.includes(pid)).length).toBeLessThan(pids.length);
+  });
+});
+
+describe('processing an accepted SVG that passes the jobs\' deadline', () => {
+  it('kills it at the deadline and gives the image up at once, without a retry', async () => {
+    // Another file than the one submitted above (a comment after it), which would be a duplicate.
+    const bomb = Buffer.concat([issueSvgBomb(), Buffer.from('<!-- job -->')]);
+    const submitted = await h.submit(h.uploader.key, { url: h.serve('/issue-bomb-job.svg', { body: bomb, headers: { 'content-type': 'image/svg+xml' } }), image: { tag_input: `${TAGS}, job bomb` } });
+    expect(submitted.status).toBe(200);
+    const imageId = submitted.body.image.id as number;
+    // Its 2048² rendering takes seconds; a one-second deadline stands in for the jobs' two minutes.
+    const sandbox = new DecodeSandbox({ size: 1, maxWaiting: 1, maxWaitMs: 60_000, deadlineMs: 1_000, memoryMb: 2048 });
+    const logged: string[] = [];
+    const handle = createJobHandlers({ db: h.db, fileStore: h.store, sandbox, log: (msg) => logged.push(msg) })[PROCESS_IMAGE_JOB]!;
+    try {
+      const started = performance.now();
+      await handle({ id: 0, kind: PROCESS_IMAGE_JOB, payload: { imageId }, attempts: 1, maxAttempts: 5 });
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      sandbox.close();
+    }
+    expect(sandbox.kills.deadline).toBe(1);
+    expect(logged).toEqual([`image ${imageId}: given up, ${MEDIA_MESSAGES.tooCostly}`]);
+    const [row] = await h.db.select({ processed: s.images.processed, thumbnails: s.images.thumbnailsGenerated }).from(s.images).where(eq(s.images.id, imageId));
+    expect(row).toEqual({ processed: true, thumbnails: false });
   });
 });

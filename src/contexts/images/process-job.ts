@@ -151,6 +151,8 @@ export interface JobHandlerDeps {
   fileStore: FileStore;
   config?: Pick<Config, 'dataDir'>;
   media?: MediaProcessingOptions;
+  /** Where the decoding runs; default the jobs' sandbox (`jobDecodes`). */
+  sandbox?: DecodeSandbox;
   log?: (msg: string, detail?: Record<string, unknown>) => void;
 }
 
@@ -166,7 +168,7 @@ export function createJobHandlers(deps: JobHandlerDeps): Record<string, JobHandl
       const started = Date.now();
       let outcome: ProcessOutcome;
       try {
-        outcome = await processStoredImage({ db: deps.db, fileStore: deps.fileStore, ...(deps.media ? { media: deps.media } : {}) }, imageId);
+        outcome = await processStoredImage({ db: deps.db, fileStore: deps.fileStore, ...(deps.media ? { media: deps.media } : {}), ...(deps.sandbox ? { sandbox: deps.sandbox } : {}) }, imageId);
       } catch (error) {
         // A file that cost more than the sandbox allows will cost as much again: no retry.
         if (isTooCostly(error)) {
