@@ -1,30 +1,36 @@
 /**
  * `npm run bench -- abuse [--seconds S] [--rate R] [--connections C] [--images N] [--bombs B]
- *  [--slowloris L] [--side PX] [--cpu-prof DIR]`: what abuse does to normal traffic. The service (`src/main.ts` as
- * a child process, a demo board of N images, limits off) serves the same normal traffic, an open
+ *  [--svg-bombs V] [--slowloris L] [--side PX] [--cpu-prof DIR]`: what abuse does to normal traffic. The service (`src/main.ts` as
+ * a child process, a demo board of N images, limits off but the per-client bound of reverse
+ * searches, `TRUST_PROXY=true`) serves the same normal traffic, an open
  * loop of R requests a second over C keep-alive connections (image pages and image searches,
- * through the load driver of bench/harness/), three times in one run:
+ * through the load driver of bench/harness/), four times in one run:
  *
  * 1. alone (the baseline);
  * 2. beside B concurrent pixel-bomb reverse searches: a PNG of PX×PX grey pixels (a few hundred KB)
  *    posted as `image` to POST /api/v1/json/search/reverse, again as soon as each is answered;
- * 3. beside L slowloris connections, each dripping a header line every 2 s and replaced when the
+ * 3. beside V concurrent SVG render bombs (issue 35: 233 bytes declaring 9,999 × 10,000 with a
+ *    turbulence and a blur) posted the same way, each loop as a client of its own, so that the
+ *    per-client bound of reverse searches lets them all reach the decoders;
+ * 4. beside L slowloris connections, each dripping a header line every 2 s and replaced when the
  *    server cuts it off.
  *
  * Per phase: normal traffic's p50/p99/max and errors, the share of its requests answered within
  * the measured window (the driver's latencies cover only answered requests, so a service that
  * stalls shows a small share, not a large p99), the service's largest RSS, the service process's
  * CPU time over the phase's wall time (what the abuse costs the service, a figure that other work
- * on a shared machine does not inflate as it does the p99), and what the abuse got.
+ * on a shared machine does not inflate as it does the p99), and what the abuse got (the bombs'
+ * answers: statuses and times). RSS is the service's with its decode children's (sandbox/pool.ts).
  * `--cpu-prof DIR` has the service write a V8 CPU profile there; each phase's start is printed in
- * seconds since the service started, for `bench/harness/profile.ts --from S --last S`. Targets: normal p99 under abuse within 2× of the baseline's, RSS within 1.5 GB. The
+ * seconds since the service started, for `bench/harness/profile.ts --from S --last S`. Targets: normal p99 under abuse within 2× of the baseline's, RSS within 1.5 GB, an SVG bomb
+ * answered within 5 s. The
  * last line is one JSON object of the figures.
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { table } from '../src/lib/table.js';
-import { pixelBomb, pixelBombs, rssMb, sampleRss, slowloris } from './abuse/attacks.js';
+import { pixelBomb, pixelBombs, sampleRss, serviceRssMb, slowloris, svgBomb, type BombResult } from './abuse/attacks.js';
 import type { DriverResult } from './harness/driver.js';
 import { drive } from './harness/http.js';
 import { startService } from './harness/service.js';
@@ -41,6 +47,7 @@ function options() {
       connections: { type: 'string', default: '8' },
       images: { type: 'string', default: '300' },
       bombs: { type: 'string', default: '8' },
+      'svg-bombs': { type: 'string', default: '8' },
       slowloris: { type: 'string', default: '500' },
       side: { type: 'string', default: '16000' },
       'cpu-prof': { type: 'string' },
@@ -52,6 +59,7 @@ function options() {
     connections: Number(values.connections),
     images: Number(values.images),
     bombs: Number(values.bombs),
+    svgBombs: Number(values['svg-bombs']),
     slowloris: Number(values.slowloris),
     side: Number(values.side),
     cpuProf: values['cpu-prof'],
@@ -91,15 +99,31 @@ const ms = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ?
 const answeredShare = (p: Phase, o: { rate: number; seconds: number }) => (p.normal ? p.normal.requests / (o.rate * o.seconds) : 0);
 /** A phase's normal p99 over the baseline's, or `-` when either could not be measured. */
 const ratio = (p: Phase, base: Phase) => (p.normal?.p99 != null && base.normal?.p99 != null ? (p.normal.p99 / base.normal.p99).toFixed(2) : '-');
+/** The q-quantile of some answer times, or NaN when there are none. */
+const quantile = (xs: number[], q: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+const bombReport = (r: BombResult) =>
+  `bombs sent ${r.sent}, answers ${JSON.stringify(r.statuses)} in ${ms(quantile(r.answerMs, 0.5))} ms (median), ${ms(quantile(r.answerMs, 1))} ms (max)`;
 
 async function main(): Promise<void> {
   const o = options();
-  console.log(`abuse: normal traffic ${o.rate} req/s over ${o.connections} connections, ${o.seconds} s per phase; ${o.bombs} pixel bombs of ${o.side}²; ${o.slowloris} slowloris connections (load ${loadAverage()})`);
+  console.log(`abuse: normal traffic ${o.rate} req/s over ${o.connections} connections, ${o.seconds} s per phase; ${o.bombs} pixel bombs of ${o.side}²; ${o.svgBombs} SVG bombs; ${o.slowloris} slowloris connections (load ${loadAverage()})`);
   const bomb = pixelBomb(o.side);
   console.log(`pixel bomb: ${o.side}×${o.side} grey PNG of ${(bomb.length / 1024).toFixed(0)} KB`);
   const started = Date.now();
   const nodeFlags = o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProf}`] : [];
-  const target = await startService({ dataDir: join(CACHE, `board-${o.images}`), logFile: join(CACHE, `service-${o.images}.log`), images: o.images, logLevel: 'warn', log: console.log, nodeFlags });
+  const target = await startService({
+    dataDir: join(CACHE, `board-${o.images}`),
+    logFile: join(CACHE, `service-${o.images}.log`),
+    images: o.images,
+    logLevel: 'warn',
+    log: console.log,
+    nodeFlags,
+    // The SVG bombs come from as many clients as loops (X-Forwarded-For), so each reaches the decoders.
+    env: { TRUST_PROXY: 'true' },
+  });
   const pid = target.pid!;
   const port = Number(new URL(target.origin).port);
   const phases: Phase[] = [];
@@ -124,13 +148,18 @@ async function main(): Promise<void> {
       await sleep(3_000);
     };
 
-    const rssStart = rssMb(pid);
+    const rssStart = serviceRssMb(pid);
     await measure('baseline', () => ({ stop: async () => 'no abuse' }));
     await measure('pixel bombs', () => {
       const bombs = pixelBombs(target.origin, bomb, o.bombs);
-      return { stop: async () => (await bombs.stop(), `bombs sent ${bombs.result.sent}, answers ${JSON.stringify(bombs.result.statuses)}`) };
+      return { stop: async () => (await bombs.stop(), bombReport(bombs.result)) };
     });
-    const rssAfterBombs = rssMb(pid);
+    const rssAfterBombs = serviceRssMb(pid);
+    let svgAnswers: number[] = [];
+    await measure('SVG bombs', () => {
+      const bombs = pixelBombs(target.origin, svgBomb(), o.svgBombs, { type: 'image/svg+xml', name: 'bomb.svg', ownClients: true });
+      return { stop: async () => (await bombs.stop(), (svgAnswers = bombs.result.answerMs), bombReport(bombs.result)) };
+    });
     await measure('slowloris', () => {
       const lorises = slowloris(port, o.slowloris);
       return {
@@ -142,7 +171,7 @@ async function main(): Promise<void> {
       };
     });
 
-    const [base, bombs, lorises] = phases as [Phase, Phase, Phase];
+    const [base, bombs, svgs, lorises] = phases as [Phase, Phase, Phase, Phase];
     console.log('');
     console.log(
       table(
@@ -152,26 +181,34 @@ async function main(): Promise<void> {
       ),
     );
     for (const p of phases) console.log(`${p.name}: ${p.abuse}`);
-    console.log(`RSS: ${rssStart.toFixed(0)} MB at start, ${rssAfterBombs.toFixed(0)} MB after the bombs; targets: p99 within 2× of the baseline, RSS within 1536 MB`);
+    console.log(`RSS: ${rssStart.toFixed(0)} MB at start, ${rssAfterBombs.toFixed(0)} MB after the bombs; targets: p99 within 2× of the baseline, RSS within 1536 MB, an SVG bomb answered within 5 s`);
     const r = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? null : Number(x.toFixed(2)));
     console.log(
       JSON.stringify({
         baseline_p99_ms: r(base.normal?.p99),
         bombs_p99_ms: r(bombs.normal?.p99),
+        svg_bombs_p99_ms: r(svgs.normal?.p99),
         slowloris_p99_ms: r(lorises.normal?.p99),
         bombs_p99_ratio: r(Number(ratio(bombs, base))),
+        svg_bombs_p99_ratio: r(Number(ratio(svgs, base))),
         slowloris_p99_ratio: r(Number(ratio(lorises, base))),
         normal_errors: phases.reduce((n, p) => n + (p.normal?.errors ?? 0), 0),
         baseline_answered_share: r(answeredShare(base, o)),
         bombs_answered_share: r(answeredShare(bombs, o)),
+        svg_bombs_answered_share: r(answeredShare(svgs, o)),
+        svg_bomb_answer_p50_ms: r(quantile(svgAnswers, 0.5)),
+        svg_bomb_answer_max_ms: r(quantile(svgAnswers, 1)),
+        svg_bombs_answered: svgAnswers.length,
         slowloris_answered_share: r(answeredShare(lorises, o)),
         rss_start_mb: Math.round(rssStart),
         rss_max_baseline_mb: Math.round(base.rssMaxMb),
         rss_max_bombs_mb: Math.round(bombs.rssMaxMb),
         rss_after_bombs_mb: Math.round(rssAfterBombs),
+        rss_max_svg_bombs_mb: Math.round(svgs.rssMaxMb),
         rss_max_slowloris_mb: Math.round(lorises.rssMaxMb),
         baseline_cpu_share: r(base.cpuShare),
         bombs_cpu_share: r(bombs.cpuShare),
+        svg_bombs_cpu_share: r(svgs.cpuShare),
         slowloris_cpu_share: r(lorises.cpuShare),
       }),
     );

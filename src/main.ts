@@ -7,7 +7,8 @@
  * restarted (`src/db/supervise.ts`).
  *
  * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; refusals held in the tarpit are
- * answered at once (`shutdownSignal`); the server stops accepting, lets
+ * answered at once (`shutdownSignal`); image decodes in flight are killed (their requests answered
+ * 503, their jobs run again at the next start); the server stops accepting, lets
  * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
  * connections as they go idle (`src/http/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
@@ -38,6 +39,7 @@ import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
 import { withImportedOrigin } from './contexts/board/origin.js';
 import { createLogger } from './log.js';
+import { jobDecodes, requestDecodes } from './media/sandbox/decodes.js';
 import { FileStore } from './media/storage.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
@@ -186,6 +188,9 @@ async function main(): Promise<void> {
   });
   await jobWorker.start();
   running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
+  // The decode sandboxes' children start now, not with the first upload or reverse search.
+  requestDecodes.warm();
+  jobDecodes.warm();
 
   // The image cache fills in the background once the service is ready, newest images first,
   // through the main pool so that requests keep theirs.
@@ -239,6 +244,10 @@ async function shutdown(signal: string): Promise<void> {
   shuttingDown = true;
   readiness.stopping = true;
   stopping.abort();
+  // Decodes in flight are killed, not waited for: a render bomb could outlast any deadline. Their
+  // requests are answered 503 and their job runs again at the next start.
+  requestDecodes.close();
+  jobDecodes.close();
   log.info({ signal, timeoutSeconds: config.shutdownTimeoutSeconds }, 'shutting down');
   const deadline = setTimeout(() => {
     log.error('shutdown deadline passed; stopping the database and exiting');

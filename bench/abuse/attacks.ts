@@ -1,9 +1,9 @@
 /**
  * The abuse the `abuse` benchmark runs beside normal traffic, over loopback, bounded in count and
- * time: pixel-bomb reverse searches and slowloris connections, and the service's RSS sampled
- * meanwhile.
+ * time: pixel-bomb and SVG render-bomb reverse searches and slowloris connections, and the
+ * service's RSS (its decode children's included) sampled meanwhile.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32, deflateSync } from 'node:zlib';
@@ -33,28 +33,48 @@ export function pixelBomb(side: number): Buffer {
   return Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }
 
+/**
+ * Issue 35's SVG render bomb (233 bytes): 9,999 × 10,000 declared, a turbulence and a gaussian
+ * blur over all of it. Rendered at its declared size it took minutes and gigabytes.
+ */
+export function svgBomb(): Buffer {
+  return Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="9999" height="10000"><filter id="f"><feTurbulence baseFrequency=".9" numOctaves="9"/>' +
+      '<feGaussianBlur stdDeviation="99"/></filter><rect width="100%" height="100%" filter="url(#f)"/></svg>',
+  );
+}
+
 export interface BombResult {
   sent: number;
   statuses: Record<string, number>;
+  /** Milliseconds from each request to its whole answer. */
+  answerMs: number[];
 }
 
-/** `concurrency` loops posting `bomb` as a multipart reverse search until `stop()`. */
-export function pixelBombs(origin: string, bomb: Buffer, concurrency: number) {
-  const result: BombResult = { sent: 0, statuses: {} };
+/**
+ * `concurrency` loops posting `bomb` as a multipart reverse search until `stop()`. With
+ * `ownClients`, each loop names a client address of its own in `X-Forwarded-For` (for a service
+ * with `TRUST_PROXY=true`): many clients rather than one.
+ */
+export function pixelBombs(origin: string, bomb: Buffer, concurrency: number, file: { type: string; name: string; ownClients?: boolean } = { type: 'image/png', name: 'bomb.png' }) {
+  const result: BombResult = { sent: 0, statuses: {}, answerMs: [] };
   let running = true;
-  const loops = Array.from({ length: concurrency }, async () => {
+  const loops = Array.from({ length: concurrency }, async (_, k) => {
+    const headers: Record<string, string> = file.ownClients ? { 'x-forwarded-for': `10.35.0.${k + 1}` } : {};
     while (running) {
       const form = new FormData();
-      form.set('image', new Blob([bomb], { type: 'image/png' }), 'bomb.png');
+      form.set('image', new Blob([new Uint8Array(bomb)], { type: file.type }), file.name);
       let status = 'error';
+      const started = performance.now();
       try {
-        const res = await fetch(`${origin}/api/v1/json/search/reverse`, { method: 'POST', body: form });
+        const res = await fetch(`${origin}/api/v1/json/search/reverse`, { method: 'POST', body: form, headers });
         await res.arrayBuffer();
         status = String(res.status);
       } catch (err) {
         status = (err as { cause?: { code?: string } }).cause?.code ?? 'error';
       }
       result.sent++;
+      result.answerMs.push(performance.now() - started);
       result.statuses[status] = (result.statuses[status] ?? 0) + 1;
     }
   });
@@ -123,12 +143,39 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
-/** Samples a process's RSS every `everyMs` until `stop()`, which resolves to the largest seen. */
+/** The process ids of a process's children (Linux). */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const listed = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+    if (listed) out.push(...listed.split(/\s+/).map(Number));
+  }
+  return out;
+}
+
+/**
+ * The resident set size of a process and its Node children (the decode sandbox's), in MB: what
+ * the service costs the machine. PostgreSQL's processes are left out, as the service's own RSS
+ * always left them out.
+ */
+export function serviceRssMb(pid: number): number {
+  let total = rssMb(pid);
+  for (const child of childrenOf(pid)) {
+    try {
+      if (readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'node') total += rssMb(child);
+    } catch {
+      /* the child is gone */
+    }
+  }
+  return total;
+}
+
+/** Samples the service's RSS (`serviceRssMb`) every `everyMs` until `stop()`, which answers the largest seen. */
 export function sampleRss(pid: number, everyMs = 100) {
-  let max = rssMb(pid);
+  let max = serviceRssMb(pid);
   const timer = setInterval(() => {
     try {
-      max = Math.max(max, rssMb(pid));
+      max = Math.max(max, serviceRssMb(pid));
     } catch {
       /* the process is gone */
     }

@@ -13,6 +13,7 @@ import { MediaError, MEDIA_MESSAGES } from './errors.js';
 import { probeVideo, type FfmpegOptions } from './ffmpeg.js';
 import type { MediaFormat, MediaMimeType } from './formats.js';
 import { sniff } from './sniff.js';
+import { loadSvg, SVG_SEARCH_PIXELS } from './svg-raster.js';
 
 /** Largest accepted upload, in bytes (`image_size` ≤ 131,072,000). */
 export const MAX_IMAGE_SIZE = 131_072_000;
@@ -121,12 +122,17 @@ export function dimensionError(width: number, height: number): MediaError | null
  * at submission instead of failing every processing attempt. Shrink-on-load keeps it cheap: the
  * pixels are reduced to at most 256 px on a side while they are read (JPEG decodes at a fraction
  * of its size directly; PNG and GIF rows stream through the reduction), so memory does not grow
- * with the dimensions. A WebM was already read whole by ffprobe.
+ * with the dimensions. An SVG is rendered at the search frame's bounded size (svg-raster.ts): its
+ * declared size says nothing of what rendering it costs. A WebM was already read whole by ffprobe.
  */
 export async function verifyImageDecodes(bytes: Buffer, format: ImageAnalysis['format']): Promise<void> {
   if (format === 'webm') return;
   try {
-    await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, sequentialRead: true, animated: format === 'gif' })
+    const input =
+      format === 'svg'
+        ? await loadSvg(bytes, SVG_SEARCH_PIXELS)
+        : sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS, sequentialRead: true, animated: format === 'gif' });
+    await input
       .resize(256, 256, { fit: 'inside', withoutEnlargement: true })
       .raw()
       .toBuffer();

@@ -12,6 +12,7 @@ export type MediaErrorField = 'image' | 'image_mime_type' | 'image_size' | 'imag
 export const MEDIA_MESSAGES = {
   corrupt: 'contents corrupt, not recognized, or dimensions are too large to process',
   tooLarge: 'dimensions are too large to process',
+  tooCostly: 'took more time or memory to decode than is allowed',
   blank: "can't be blank",
   sizePositive: 'must be greater than 0',
   /** Followed by the limit, as Ecto's `validate_number` words it. */
@@ -58,6 +59,11 @@ export class MediaError extends Error {
   /** The pixel-limit rule (or sharp's own limit) refused the dimensions. */
   static tooLarge(cause?: unknown): MediaError {
     return new MediaError('image', MEDIA_MESSAGES.tooLarge, { cause });
+  }
+
+  /** The decode passed its deadline or memory (sandbox/pool.ts): a render or frame bomb. */
+  static tooCostly(): MediaError {
+    return new MediaError('image', MEDIA_MESSAGES.tooCostly);
   }
 
   /**

@@ -12,8 +12,8 @@
  *    luma = R̄·0.2126 + Ḡ·0.7152 + B̄·0.0722;
  * 5. values are rounded to 6 decimals (the tool prints `%f`).
  *
- * Sources: png and jpeg directly; gif the frame shown at duration/2; svg its rendering; webm the
- * frame at duration/2 (needs ffmpeg).
+ * Sources: png and jpeg directly; gif the frame shown at duration/2; svg its rendering at a bounded
+ * size (at most 256×256, svg-raster.ts); webm the frame at duration/2 (needs ffmpeg).
  */
 import sharp, { type Sharp } from 'sharp';
 import { decodeError, MAX_INPUT_PIXELS, requiresNormalisation, gifFrameDelayCs } from './analyze.js';
@@ -21,6 +21,7 @@ import { MediaError } from './errors.js';
 import { extractVideoFrame, probeVideo, type FfmpegOptions } from './ffmpeg.js';
 import type { MediaFormat } from './formats.js';
 import { sniff } from './sniff.js';
+import { loadSvg, SVG_SEARCH_PIXELS } from './svg-raster.js';
 
 export interface Intensities {
   nw: number;
@@ -279,7 +280,9 @@ async function decodeForIntensities(
         return await raw8(sharp(bytes, { limitInputPixels, page }));
       }
       case 'svg':
-        return await raw8(sharp(bytes, { limitInputPixels }));
+        // At a bounded size (svg-raster.ts): the quadrant averages and the 32×32 grid of the
+        // fingerprint hardly change with the scale, and the declared size bounds nothing.
+        return await raw8(await loadSvg(bytes, SVG_SEARCH_PIXELS));
       case 'webm': {
         const seconds = duration ?? (await probeVideo(bytes, options)).duration;
         const frame = await extractVideoFrame(bytes, seconds / 2, options);

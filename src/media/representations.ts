@@ -16,6 +16,9 @@
  * | svg    | `full.svg` (the original), `full.png`, `rendered.png`, `<version>.png`|
  * | webm   | `full.webm` (the original), `rendered.png` (needs ffmpeg)            |
  *
+ * An SVG's `full.png` and `rendered.png` hold at most 2048×2048 pixels (svg-raster.ts), whatever
+ * size it declares; its versions are sized from the declared size.
+ *
  * Stripping is lossless (metadata segments/chunks are dropped) unless the file has an EXIF
  * orientation or a non-sRGB colour profile, in which case it is re-encoded upright in sRGB, as the
  * reference does.
@@ -33,6 +36,7 @@ import { MediaError } from './errors.js';
 import { extractVideoFrame, type FfmpegOptions } from './ffmpeg.js';
 import { formatInfo } from './formats.js';
 import { gifFrameAt } from './intensities.js';
+import { loadSvg, SVG_RASTER_PIXELS } from './svg-raster.js';
 
 export type VersionName = 'thumb_tiny' | 'thumb_small' | 'thumb' | 'small' | 'medium' | 'large' | 'tall';
 
@@ -113,7 +117,7 @@ export async function makeRepresentations(
       case 'gif':
         return await gifRepresentations(bytes, analysis, options);
       case 'svg':
-        return await svgRepresentations(bytes, analysis, options);
+        return await svgRepresentations(bytes, analysis);
       case 'webm':
         return await webmRepresentations(bytes, analysis, options);
     }
@@ -239,20 +243,21 @@ async function gifRepresentations(bytes: Buffer, analysis: RepresentationInput, 
   return [rep('full', 'gif', bytes, width, height), ...versions, rep('rendered', 'png', rendered, width, height)];
 }
 
-async function svgRepresentations(bytes: Buffer, analysis: RepresentationInput, options?: RepresentationOptions): Promise<Representation[]> {
-  const limitInputPixels = options?.limitInputPixels ?? MAX_INPUT_PIXELS;
-  // Rasterise once; the PNG rendering and every version come from the same pixels.
-  const { data, info } = await sharp(bytes, { limitInputPixels }).raw().toBuffer({ resolveWithObject: true });
+async function svgRepresentations(bytes: Buffer, analysis: RepresentationInput): Promise<Representation[]> {
+  // Rasterise once, at a bounded size (svg-raster.ts); the PNG rendering and every version come
+  // from the same pixels. The versions are planned from the declared size, as for any image.
+  const svg = await loadSvg(bytes, SVG_RASTER_PIXELS);
+  const { data, info } = await svg.raw().toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: info.width, height: info.height, channels: info.channels } };
   const rendered = await sharp(data, raw).png().toBuffer();
-  const width = info.width || analysis.width;
-  const height = info.height || analysis.height;
+  const width = analysis.width || info.width;
+  const height = analysis.height || info.height;
   const versions = await scaledVersions(() => sharp(data, raw), plan(width, height), 'png', encoderFor('png'));
   return [
     rep('full', 'svg', bytes, width, height),
-    rep('full', 'png', rendered, width, height),
+    rep('full', 'png', rendered, info.width, info.height),
     ...versions,
-    rep('rendered', 'png', rendered, width, height),
+    rep('rendered', 'png', rendered, info.width, info.height),
   ];
 }
 

@@ -4,16 +4,19 @@
  * connections, refuses new ones; under keep-alive load every request in flight is answered and
  * answers after the signal say `Connection: close`; writes the engine snapshot, stops PostgreSQL and exits 0; a
  * request that never ends hits SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a
- * signal during start-up shuts down cleanly too.
+ * signal during start-up shuts down cleanly too; a render bomb being decoded is killed at SIGTERM,
+ * not waited for.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
+import { renderTimeBomb } from '../media/svg-bombs.js';
+import { waitUntil } from '../support/wait.js';
 import { startService } from './service-process.js';
 
 /** The service with a small demo board; `env` adds to or overrides its settings. */
@@ -151,6 +154,45 @@ describe('graceful shutdown of the service', () => {
     expect(svc.lines.some((l) => String(l.msg).startsWith('shutdown deadline passed'))).toBe(true);
     expect(isAlive(pgPid)).toBe(false);
     stuck.destroy();
+  }, 240_000);
+});
+
+/** The service's decode children (src/media/sandbox/): its Node child processes. */
+function nodeChildren(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)) {
+      if (existsSync(`/proc/${child}/comm`) && readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'node') out.push(child);
+    }
+  }
+  return out;
+}
+
+describe('SIGTERM while a render bomb is being decoded', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-shutdown-bomb-'));
+  dirs.push(dataDir);
+
+  it('kills the decode, answers its request 503, exits 0 within seconds, and leaves no decode process behind', async () => {
+    const svc = await startSmallService(dataDir);
+    children.push(svc.child);
+    await svc.waitFor('indexer following the outbox');
+    const decoders = await waitUntil('the decode children', () => {
+      const pids = nodeChildren(svc.child.pid!);
+      return pids.length >= 3 && pids;
+    }, 30_000);
+    const form = new FormData();
+    form.set('image', new Blob([new Uint8Array(renderTimeBomb())], { type: 'image/svg+xml' }), 'bomb.svg');
+    const answer = fetch(`${svc.base}/api/v1/json/search/reverse`, { method: 'POST', body: form }).then(async (res) => ({ status: res.status, body: await res.json() }));
+    // The bomb renders for over a minute; the request decode deadline is 10 s.
+    await sleep(2_000);
+    const signalled = Date.now();
+    svc.child.kill('SIGTERM');
+    expect(await answer).toEqual({ status: 503, body: { error: 'Too many images are being decoded; retry shortly' } });
+    const exit = await svc.exited;
+    expect(exit, svc.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(8_000);
+    await sleep(200);
+    expect(decoders.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
   }, 240_000);
 });
 

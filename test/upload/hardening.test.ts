@@ -9,9 +9,11 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getOrCreateTags } from '../../src/contexts/tags/get-or-create.js';
 import * as s from '../../src/db/schema/index.js';
-import { decodeQueue } from '../../src/media/decode-budget.js';
+import { requestDecodes } from '../../src/media/sandbox/decodes.js';
 import { resetSequences } from '../../src/seed/common.js';
 import { bombPng } from '../media/helpers.js';
+import { renderTimeBomb } from '../media/svg-bombs.js';
+import { waitUntil } from '../support/wait.js';
 import { startUploadHarness, type UploadHarness } from './harness.js';
 
 const TAGS = 'safe, solo, pony';
@@ -144,12 +146,12 @@ describe('the pixel limit', () => {
 
 describe('the decode queue', () => {
   it('answers 503 with Retry-After and a JSON error to submissions and reverse searches while it is full', async () => {
-    const { concurrency, maxWaiting } = decodeQueue.options;
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    const holders = Array.from({ length: concurrency + maxWaiting }, () => decodeQueue.run(() => gate));
+    // Render bombs (svg-bombs.ts) hold every slot and the whole waiting room until the deadline.
+    const { size, maxWaiting } = requestDecodes.options;
+    const bomb = renderTimeBomb();
+    const holding = new AbortController();
+    const holders = Array.from({ length: size + maxWaiting }, () => requestDecodes.run('intake', bomb, {}, holding.signal).catch(() => null));
+    await waitUntil('a full waiting room', () => requestDecodes.waiting === maxWaiting, 5_000, 20);
     try {
       const submitted = await h.submit(key, { url: await servedPng(), image: { tag_input: TAGS } });
       expect(submitted.status).toBe(503);
@@ -159,10 +161,10 @@ describe('the decode queue', () => {
       expect(searched.status).toBe(503);
       expect(searched.body).toEqual({ error: 'Too many images are being decoded; retry shortly' });
     } finally {
-      release();
+      holding.abort();
       await Promise.all(holders);
     }
-    expect([decodeQueue.active, decodeQueue.waiting]).toEqual([0, 0]);
+    expect([requestDecodes.active, requestDecodes.waiting]).toEqual([0, 0]);
     const again = await h.submit(key, { url: await servedPng(), image: { tag_input: TAGS } });
     expect(again.status).toBe(200);
     expect(h.logged).toEqual([]);

@@ -30,11 +30,13 @@ import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import { imageIntensities, images } from '../../db/schema/index.js';
 import type { Job, JobHandler } from '../../jobs/index.js';
-import { MediaError } from '../../media/errors.js';
+import { MEDIA_MESSAGES, MediaError } from '../../media/errors.js';
 import { ffmpegAvailable, type FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
 import { processImage, type ProcessedImage, type ProcessOptions } from '../../media/process.js';
 import { boxesSmallerThan, fitInside, type Representation } from '../../media/representations.js';
+import { jobDecodes } from '../../media/sandbox/decodes.js';
+import type { DecodeSandbox } from '../../media/sandbox/pool.js';
 import type { FileStore } from '../../media/storage.js';
 import { recordNearDuplicates } from './duplicates.js';
 import { saveFingerprint } from './fingerprints.js';
@@ -62,10 +64,12 @@ export interface ProcessedFiles {
 
 /**
  * Process the bytes of an original into every file the image needs. Pure apart from ffmpeg
- * subprocesses; used by the job and by the benchmark.
+ * subprocesses; used by the job and by the benchmark. With a `sandbox`, the decoding runs in one
+ * of its children (killed past its deadline or memory); without, in this process.
  */
-export async function processForStorage(bytes: Buffer, options: MediaProcessingOptions = {}): Promise<ProcessedFiles> {
-  const result = await processImage(bytes, options);
+export async function processForStorage(bytes: Buffer, options: MediaProcessingOptions = {}, sandbox?: DecodeSandbox): Promise<ProcessedFiles> {
+  const { transcodeTimeoutMs: _transcode, videos: _videos, ...decodeOptions } = options;
+  const result = sandbox ? await sandbox.run('process', bytes, decodeOptions) : await processImage(bytes, options);
   const ownExt = formatInfo(result.analysis.format)?.ext ?? result.analysis.format;
   const files: StoredFile[] = result.representations.map((r: Representation) => ({ name: r.name, ext: r.ext, buffer: r.buffer }));
   if ((options.videos ?? true) && (result.analysis.format === 'gif' || result.analysis.format === 'webm') && (await ffmpegAvailable(options))) {
@@ -79,6 +83,8 @@ export interface ProcessJobDeps {
   db: Database;
   fileStore: FileStore;
   media?: MediaProcessingOptions;
+  /** Where the decoding runs; default the jobs' sandbox (`jobDecodes`). */
+  sandbox?: DecodeSandbox;
 }
 
 export type ProcessOutcome = 'processed' | 'already-processed' | 'missing';
@@ -95,7 +101,7 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
   const bytes = await fileStore.get(originalKey);
   if (bytes === null) throw new Error(`the original of image ${imageId} is missing (${originalKey})`);
 
-  const { result, files } = await processForStorage(bytes, deps.media);
+  const { result, files } = await processForStorage(bytes, deps.media, deps.sandbox ?? jobDecodes);
   for (const file of files) {
     const key = fileStore.pathFor(image.createdAt, image.id, file.name, file.ext);
     if (key === originalKey && file.buffer.equals(bytes)) continue;
@@ -145,6 +151,8 @@ export interface JobHandlerDeps {
   fileStore: FileStore;
   config?: Pick<Config, 'dataDir'>;
   media?: MediaProcessingOptions;
+  /** Where the decoding runs; default the jobs' sandbox (`jobDecodes`). */
+  sandbox?: DecodeSandbox;
   log?: (msg: string, detail?: Record<string, unknown>) => void;
 }
 
@@ -160,8 +168,14 @@ export function createJobHandlers(deps: JobHandlerDeps): Record<string, JobHandl
       const started = Date.now();
       let outcome: ProcessOutcome;
       try {
-        outcome = await processStoredImage({ db: deps.db, fileStore: deps.fileStore, ...(deps.media ? { media: deps.media } : {}) }, imageId);
+        outcome = await processStoredImage({ db: deps.db, fileStore: deps.fileStore, ...(deps.media ? { media: deps.media } : {}), ...(deps.sandbox ? { sandbox: deps.sandbox } : {}) }, imageId);
       } catch (error) {
+        // A file that cost more than the sandbox allows will cost as much again: no retry.
+        if (isTooCostly(error)) {
+          await markProcessingGivenUp(deps.db, imageId);
+          deps.log?.(`image ${imageId}: given up, ${MEDIA_MESSAGES.tooCostly}`, { ms: Date.now() - started, attempt: job.attempts });
+          return;
+        }
         // The last attempt: the queue parks the job, and the image shows that its processing is over.
         if (job.attempts >= job.maxAttempts) await markProcessingGivenUp(deps.db, imageId);
         throw error;
@@ -170,6 +184,8 @@ export function createJobHandlers(deps: JobHandlerDeps): Record<string, JobHandl
     },
   };
 }
+
+const isTooCostly = (error: unknown) => error instanceof MediaError && error.message === MEDIA_MESSAGES.tooCostly;
 
 // ---------------------------------------------------------------------------------------------
 // Video files (ffmpeg)

@@ -22,11 +22,11 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { analyzeImage, type AnalyzeOptions } from '../../media/analyze.js';
-import { decodeQueue } from '../../media/decode-budget.js';
+import type { AnalyzeOptions } from '../../media/analyze.js';
 import { MediaError } from '../../media/errors.js';
 import type { Query } from '../../../grammar/index.js';
-import { computeSearchKeys, type Fingerprint } from '../../media/fingerprint.js';
+import type { Fingerprint } from '../../media/fingerprint.js';
+import { requestDecodes } from '../../media/sandbox/decodes.js';
 import type { Intensities } from '../../media/intensities.js';
 import type { SearchEngine } from '../../search/engine.js';
 
@@ -168,16 +168,14 @@ export async function reverseSearch(deps: { db: Database; engine: SearchEngine }
 
 /**
  * What a search needs of an uploaded file: its corner intensities and fingerprint (png/jpeg
- * directly, gif and webm the frame at half the duration, svg its rendering), aspect ratio and
- * hash. Null when the file cannot be analysed (the reference then answers an empty result).
+ * directly, gif and webm the frame at half the duration, svg its rendering at a bounded size),
+ * aspect ratio and hash, worked out in the requests' sandbox (a child process killed past its
+ * deadline or memory, or when `signal` aborts). Null when the file cannot be analysed or costs
+ * more than the sandbox allows (the reference then answers an empty result).
  */
-export async function searchKeyOf(bytes: Buffer, options?: AnalyzeOptions): Promise<SearchKey | null> {
+export async function searchKeyOf(bytes: Buffer, options: AnalyzeOptions = {}, signal?: AbortSignal): Promise<SearchKey | null> {
   try {
-    return await decodeQueue.run(async () => {
-      const analysis = await analyzeImage(bytes, options);
-      const { intensities, fingerprint } = await computeSearchKeys(bytes, analysis, options);
-      return { intensities, fingerprint, aspectRatio: analysis.aspectRatio, sha512: analysis.sha512 };
-    });
+    return await requestDecodes.run('search-key', bytes, options, signal);
   } catch (error) {
     if (error instanceof MediaError) return null;
     throw error;

@@ -30,8 +30,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { dnpEntries, dnpTypes, images, imageSources, imageTaggings, userLinks, users, type Role } from '../../db/schema/index.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { analyzeImage, imageNameError, MAX_IMAGE_SIZE, verifyImageDecodes, type ImageAnalysis } from '../../media/analyze.js';
-import { decodeQueue } from '../../media/decode-budget.js';
+import { imageNameError, MAX_IMAGE_SIZE, type ImageAnalysis } from '../../media/analyze.js';
+import { requestDecodes } from '../../media/sandbox/decodes.js';
 import { MEDIA_MESSAGES, MediaError, type MediaErrorMap } from '../../media/errors.js';
 import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
@@ -117,6 +117,8 @@ export interface SubmitDeps {
   media?: FfmpegOptions;
   /** The clock (tests). */
   now?: () => Date;
+  /** Aborts when the submitter is gone: the file's decode is then killed. */
+  signal?: AbortSignal;
 }
 
 export type SubmitResult =
@@ -286,11 +288,7 @@ export async function submitImage(db: Database, input: SubmitInput, deps: Submit
   } else {
     file = obtained;
     try {
-      analysis = await decodeQueue.run(async () => {
-        const found = await analyzeImage(obtained.bytes, { ...deps.media, maxSize: maxBytes });
-        await verifyImageDecodes(obtained.bytes, found.format);
-        return found;
-      });
+      analysis = await requestDecodes.run('intake', obtained.bytes, { ...deps.media, maxSize: maxBytes }, deps.signal);
     } catch (error) {
       if (!(error instanceof MediaError)) throw error;
       collect(error.errors);

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DecodeQueueFull } from '../../media/decode-budget.js';
+import { DecodeQueueFull } from '../../media/sandbox/pool.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';

@@ -84,7 +84,7 @@ export const tooMany: ResponseSpec = {
   headers: ['Retry-After'],
 };
 export const busyDecoding: ResponseSpec = {
-  description: 'Too many images are being decoded at once (submissions and reverse searches share one queue): wait `Retry-After` seconds and try again.',
+  description: 'Too many images are being decoded at once (submissions and reverse searches share two decoders and a queue of eight, each waiting at most 5 s), or the server is stopping: wait `Retry-After` seconds and try again.',
   schema: S.ErrorBody,
   headers: ['Retry-After'],
 };

@@ -9,7 +9,9 @@
  * contexts/images/reverse-search.ts for the matching), seen through the caller's filter: hidden
  * images are never returned, spoilered ones are flagged as in every list. As in the reference, a
  * missing file, a URL that cannot be fetched (not https, a private or forbidden address — refused
- * before any request is made —, a bad status, too large), a file that cannot be analysed, or an
+ * before any request is made —, a bad status, too large), a file that cannot be analysed (a
+ * render or frame bomb whose decode passes its deadline or memory included: it runs in a child
+ * process that is killed then, or as soon as the client hangs up, src/media/sandbox/), or an
  * invalid `limit` all give the empty result. Error statuses are only for the request itself: a
  * body other than multipart over 8 KiB is 413 (a multipart one over the upload limit gives the
  * empty result, as a file too large to fetch does), a full decode queue is 503 with
@@ -166,7 +168,7 @@ export function reverseRoutes(): Hono<AppEnv> {
         }
       }
 
-      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg });
+      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg }, c.req.raw.signal);
       if (!key) return c.json(EMPTY, 200, { Warning: NOT_READABLE });
       const user = c.get('user');
       const filter = await c.get('currentFilter')();

@@ -237,6 +237,7 @@ export function uploadRoutes(): Hono<AppEnv> {
       },
       {
         fileStore: imageStoreOf(deps),
+        signal: c.req.raw.signal,
         ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
         ...(options.ffmpeg ? { media: options.ffmpeg } : {}),
         fetch: {
