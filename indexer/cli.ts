@@ -7,6 +7,7 @@ import { openDatabase, type DatabaseHandle } from '../src/db/client.js';
 import { createSearchEngine } from '../src/search/create-engine.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { indexNames, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { claimEngineOwnership, type EngineOwnership } from './engine-owner.js';
 import { Indexer, type IndexerStatus, type ReindexProgress, type VerifyReport } from './index.js';
 import { table } from '../src/lib/table.js';
 import { parseCommandLine, UsageError, usageErrorExit } from '../src/lib/command-line.js';
@@ -34,10 +35,10 @@ Indices: ${indexNames.join(', ')}.
 Settings come from the environment (DATABASE_URL, DATA_DIR, OPENSEARCH_URL, ...).
 
 Embedded mode (OPENSEARCH_URL unset): this process loads the index snapshot from DATA_DIR, works
-on its own copy in memory and writes the snapshot back when it is done. Stop the server while
-reindexing or syncing from here: the server holds its own copy and would overwrite the snapshot
-when it stops. (The server itself builds missing indices at startup and follows the outbox, so
-these commands are rarely needed in embedded mode.)
+on its own copy in memory and writes the snapshot back when it is done. One process per database
+keeps the embedded engine: while the server runs, these commands are refused (exit 1); stop it
+first. (The server itself builds missing indices at startup and follows the outbox, so these
+commands are rarely needed in embedded mode.)
 `;
 
 interface Options {
@@ -172,8 +173,18 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
   const config = loadConfigOrExit();
   let handle: DatabaseHandle | undefined;
   let engine: SearchEngine | undefined;
+  let ownership: EngineOwnership | undefined;
   try {
     handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+    // the embedded engine's files are this process's while it runs: refused beside a running server
+    if (!config.opensearchUrl) {
+      ownership = await claimEngineOwnership(handle.url, {
+        onLost: (err) => {
+          log(`indexer: ${err.message}`);
+          process.exit(1);
+        },
+      });
+    }
     engine = createSearchEngine(config);
     const indexer = new Indexer({ db: handle.db, engine, log, batchSize: opts.batchSize });
     await indexer.ensureIndexes();
@@ -229,6 +240,7 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
       await engine.flush();
       await engine.close();
     }
+    await ownership?.release();
     await handle?.close();
   }
 }
