@@ -16,11 +16,14 @@
  * durable when acknowledged) rows are deleted in the transaction that applied them. In deferred
  * mode the flush records the highest applied outbox id with the index files, and the delete
  * raises `search_outbox_applied` to it; an index found at start to cover less lost writes whose
- * rows are gone, and `repairIndexes()` rebuilds it.
+ * rows are gone, and `repairIndexes()` rebuilds it. Each flush also records the database beside
+ * the files (`database-mark.ts`): files of another database, or claiming more than this one holds,
+ * are rebuilt whole.
  */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { countRows, indexNames, indexSpec, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { readDatabaseState, untrustedFiles } from './database-mark.js';
 import { OutboxFollower } from './follow.js';
 import { Mutex, REINDEX_LOCK, SYNC_LOCK } from './locks.js';
 import {
@@ -102,21 +105,28 @@ export class Indexer {
   }
 
   /**
-   * Rebuild, before following, the indices that cannot be trusted: those without documents while
-   * their table has rows (a first start, or index files discarded because they did not verify),
-   * and, in deferred mode, those whose files cover a lower outbox position than the rows already
-   * deleted (a lost log). Returns what was rebuilt.
+   * Rebuild, before following, the indices that cannot be trusted: every index when the engine's
+   * files were written beside another database or claim more than this one holds (restored from
+   * an older backup; `database-mark.ts`), else those without documents while their table has
+   * rows (a first start, or index files discarded because they did not verify), and, in deferred
+   * mode, those whose files cover a lower outbox position than the rows already deleted (a lost
+   * log). Returns what was rebuilt.
    */
   async repairIndexes(options: ReindexOptions = {}): Promise<ReindexResult[]> {
     await this.ensureIndexes();
     const persisted = await this.engine.persisted?.();
     for (const reason of persisted?.discarded ?? []) this.log(`index files discarded: ${reason}`);
+    const state = persisted && this.engine.markDatabase ? await readDatabaseState(this.db) : undefined;
+    const untrusted = persisted && state ? untrustedFiles(persisted, state) : undefined;
+    if (state) await this.engine.markDatabase!(state.mark, untrusted !== undefined);
     const through = this.deferred && persisted ? await appliedThrough(this.db) : 0;
     const stale: IndexName[] = [];
     const reasons: string[] = [];
     for (const name of indexNames) {
       const position = persisted?.positions[name] ?? 0;
-      if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) {
+      if (untrusted !== undefined) {
+        stale.push(name);
+      } else if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) {
         stale.push(name);
         reasons.push(`${name} (no documents)`);
       } else if (position < through) {
@@ -125,11 +135,11 @@ export class Indexer {
       }
     }
     if (stale.length === 0) return [];
-    this.log(`rebuilding indices: ${reasons.join(', ')}`);
+    this.log(untrusted !== undefined ? `rebuilding every index: ${untrusted}` : `rebuilding indices: ${reasons.join(', ')}`);
     const results = await this.reindex(stale, options);
     await this.syncOnce();
     // the rebuilt indices read a database that holds every change up to `through`
-    if (through > 0) await this.engine.flush(through);
+    await this.engine.flush(through > 0 ? through : undefined);
     return results;
   }
 
@@ -208,6 +218,8 @@ export class Indexer {
     if (this.applied.size === 0) return;
     const ids = [...this.applied];
     const position = ids.reduce((max, id) => Math.max(max, id), 0);
+    // the files say how far the database had gone when they were written (see database-mark.ts)
+    if (this.engine.markDatabase) await this.engine.markDatabase((await readDatabaseState(this.db)).mark);
     await this.engine.flush(position);
     await deleteApplied(this.db, ids, position);
     for (const id of ids) this.applied.delete(id);
