@@ -18,7 +18,9 @@ Commands:
   reindex [index...]           Rebuild indices (all by default) into new versions and switch
                                their aliases; changes made meanwhile are applied afterwards.
   sync [--once | --follow]     Apply the pending outbox rows and exit (--once, the default), or
-                               keep following the outbox until interrupted (--follow).
+                               keep following the outbox until interrupted (--follow). First
+                               rebuilds the indices that cannot be trusted: empty beside rows,
+                               or written beside another database or a later state of this one.
   status                       Rows in Postgres, documents in the engine, outbox lag.
   verify [index...] [--sample N]
                                Ids missing from or extra in each index, and N documents per
@@ -207,8 +209,9 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
         break;
       }
       case 'sync': {
-        // files of the embedded engine that lost writes are rebuilt before anything is applied on top
-        if (engine.kind === 'embedded') await indexer.repairIndexes();
+        // indices that cannot be trusted (an embedded engine's files that lost writes; any index
+        // of another database or newer than this one) are rebuilt before anything is applied on top
+        await indexer.repairIndexes();
         if (opts.follow) {
           indexer.start();
           log('following the outbox; interrupt to stop');

@@ -32,10 +32,10 @@ export async function readDatabaseState(db: Database): Promise<DatabaseState> {
 export function untrustedFiles(persisted: PersistedState, state: DatabaseState): string | undefined {
   const { mark } = persisted;
   if (mark && mark.database !== state.mark.database) {
-    return `the index files were written beside another database (${mark.database}; this one is ${state.mark.database})`;
+    return `the indices were written beside another database (${mark.database}; this one is ${state.mark.database})`;
   }
   if (mark && mark.changeSeq > state.mark.changeSeq) {
-    return `the index files reflect change-log position ${mark.changeSeq} and the database has reached only ${state.mark.changeSeq} (restored from an older backup?)`;
+    return `the indices reflect change-log position ${mark.changeSeq} and the database has reached only ${state.mark.changeSeq} (restored from an older backup?)`;
   }
   for (const [name, position] of Object.entries(persisted.positions)) {
     if (position > state.outboxSeq) {

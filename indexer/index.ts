@@ -74,6 +74,11 @@ export interface IndexerOptions {
   /** ...or once this many applied rows are waiting (default 50,000). */
   flushRows?: number;
   hooks?: IndexerHooks;
+  /**
+   * Immediate mode: after a batch, record the database's mark with the engine's indices at most
+   * this often (default 5 s; deferred mode records it with each flush).
+   */
+  markIntervalMs?: number;
 }
 
 export class Indexer {
@@ -87,6 +92,7 @@ export class Indexer {
   /** Applied rows waiting for a flush before they are deleted (deferred mode). */
   private readonly applied = new Set<number>();
   private lastFlush = Date.now();
+  private lastMark = 0;
   private committing: Promise<void> | undefined;
   private follower: OutboxFollower | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -145,11 +151,29 @@ export class Indexer {
 
   /** Apply one outbox batch. */
   async syncBatch(): Promise<BatchResult> {
-    if (!this.deferred) return this.mutex.run(() => this.immediateBatch());
+    if (!this.deferred) {
+      const batch = await this.mutex.run(() => this.immediateBatch());
+      if (batch.rows > 0) await this.markAfterBatch();
+      return batch;
+    }
     const result = await this.mutex.run(() => this.deferredBatch());
     // bound the rows each deferred batch walks past
     if (this.applied.size >= (this.options.flushRows ?? 50_000)) await this.commit();
     return result;
+  }
+
+  /**
+   * Immediate mode: the engine's indices say how far the database had gone (`database-mark.ts`);
+   * a failure only leaves the previous mark, which claims less.
+   */
+  private async markAfterBatch(): Promise<void> {
+    if (!this.engine.markDatabase || Date.now() - this.lastMark < (this.options.markIntervalMs ?? 5_000)) return;
+    this.lastMark = Date.now();
+    try {
+      await this.engine.markDatabase((await readDatabaseState(this.db)).mark);
+    } catch (err) {
+      this.log(`could not record the database mark: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private immediateBatch(): Promise<BatchResult> {
