@@ -25,11 +25,14 @@ export async function takeBackup(db: Database): Promise<Backup> {
   return row!;
 }
 
-/** Changes after the backup, through the outbox and the change log: 40 new images, 10 rescored. */
-export async function writeAfterBackup(db: Database, indexer: Indexer): Promise<void> {
+/**
+ * Changes after the backup, through the outbox and the change log: 40 new images, 10 rescored;
+ * applied by `indexer` when given (a running service follows them itself).
+ */
+export async function writeAfterBackup(db: Database, indexer?: Indexer): Promise<void> {
   await db.$client.unsafe(`insert into images (image_format, image_mime_type, score) select 'png', 'image/png', 5000 + g from generate_series(1, 40) g`);
   await db.$client.unsafe('update images set score = score + 1000 where id <= 10');
-  await indexer.syncOnce();
+  await indexer?.syncOnce();
 }
 
 /** The database as the backup left it: rows, change log, outbox and sequences, triggers off. */
