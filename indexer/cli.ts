@@ -7,6 +7,7 @@ import { createDatabase, openDatabase, type DatabaseHandle } from '../src/db/cli
 import { createSearchEngine } from '../src/search/create-engine.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { indexNames, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { claimEngineOwnership, type EngineOwnership } from './engine-owner.js';
 import { Indexer, type IndexerStatus, type ReindexProgress, type VerifyReport } from './index.js';
 import { OutboxLeadership } from './leader.js';
 import { table } from '../src/lib/table.js';
@@ -20,6 +21,8 @@ Commands:
   sync [--once | --follow]     Apply the pending outbox rows and exit (--once, the default), or
                                keep following the outbox until interrupted (--follow; beside
                                OpenSearch only while it holds the lead the API processes share).
+                               First rebuilds the indices that cannot be trusted: empty beside
+                               rows, or written beside another database or a later state of this one.
   status                       Rows in Postgres, documents in the engine, outbox lag.
   verify [index...] [--sample N]
                                Ids missing from or extra in each index, and N documents per
@@ -36,10 +39,10 @@ Indices: ${indexNames.join(', ')}.
 Settings come from the environment (DATABASE_URL, DATA_DIR, OPENSEARCH_URL, ...).
 
 Embedded mode (OPENSEARCH_URL unset): this process loads the index snapshot from DATA_DIR, works
-on its own copy in memory and writes the snapshot back when it is done. Stop the server while
-reindexing or syncing from here: the server holds its own copy and would overwrite the snapshot
-when it stops. (The server itself builds missing indices at startup and follows the outbox, so
-these commands are rarely needed in embedded mode.)
+on its own copy in memory and writes the snapshot back when it is done. One process per database
+keeps the embedded engine: while the server runs, these commands are refused (exit 1); stop it
+first. (The server itself builds missing indices at startup and follows the outbox, so these
+commands are rarely needed in embedded mode.)
 `;
 
 interface Options {
@@ -174,8 +177,18 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
   const config = loadConfigOrExit();
   let handle: DatabaseHandle | undefined;
   let engine: SearchEngine | undefined;
+  let ownership: EngineOwnership | undefined;
   try {
     handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
+    // the embedded engine's files are this process's while it runs: refused beside a running server
+    if (!config.opensearchUrl) {
+      ownership = await claimEngineOwnership(handle.url, {
+        onLost: (err) => {
+          log(`indexer: ${err.message}`);
+          process.exit(1);
+        },
+      });
+    }
     engine = createSearchEngine(config);
     const indexer = new Indexer({ db: handle.db, engine, log, batchSize: opts.batchSize });
     await indexer.ensureIndexes();
@@ -198,8 +211,9 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
         break;
       }
       case 'sync': {
-        // files of the embedded engine that lost writes are rebuilt before anything is applied on top
-        if (engine.kind === 'embedded') await indexer.repairIndexes();
+        // indices that cannot be trusted (an embedded engine's files that lost writes; any index
+        // of another database or newer than this one) are rebuilt before anything is applied on top
+        await indexer.repairIndexes();
         if (opts.follow) {
           // beside a shared engine, one more candidate for the lead the API processes share
           const shared = engine.kind === 'embedded' ? undefined : new OutboxLeadership({ session: createDatabase(handle.url, { max: 1 }), indexer, log });
@@ -234,6 +248,7 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
       await engine.flush();
       await engine.close();
     }
+    await ownership?.release();
     await handle?.close();
   }
 }

@@ -16,11 +16,14 @@
  * durable when acknowledged) rows are deleted in the transaction that applied them. In deferred
  * mode the flush records the highest applied outbox id with the index files, and the delete
  * raises `search_outbox_applied` to it; an index found at start to cover less lost writes whose
- * rows are gone, and `repairIndexes()` rebuilds it.
+ * rows are gone, and `repairIndexes()` rebuilds it. Each flush also records the database beside
+ * the files (`database-mark.ts`): files of another database, or claiming more than this one holds,
+ * are rebuilt whole.
  */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { countRows, indexNames, indexSpec, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { readDatabaseState, untrustedFiles } from './database-mark.js';
 import { OutboxFollower } from './follow.js';
 import { Mutex, REINDEX_LOCK, SYNC_LOCK } from './locks.js';
 import {
@@ -71,6 +74,11 @@ export interface IndexerOptions {
   /** ...or once this many applied rows are waiting (default 50,000). */
   flushRows?: number;
   hooks?: IndexerHooks;
+  /**
+   * Immediate mode: after a batch, record the database's mark with the engine's indices at most
+   * this often (default 5 s; deferred mode records it with each flush).
+   */
+  markIntervalMs?: number;
 }
 
 export class Indexer {
@@ -84,6 +92,7 @@ export class Indexer {
   /** Applied rows waiting for a flush before they are deleted (deferred mode). */
   private readonly applied = new Set<number>();
   private lastFlush = Date.now();
+  private lastMark = 0;
   private committing: Promise<void> | undefined;
   private follower: OutboxFollower | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
@@ -102,21 +111,28 @@ export class Indexer {
   }
 
   /**
-   * Rebuild, before following, the indices that cannot be trusted: those without documents while
-   * their table has rows (a first start, or index files discarded because they did not verify),
-   * and, in deferred mode, those whose files cover a lower outbox position than the rows already
-   * deleted (a lost log). Returns what was rebuilt.
+   * Rebuild, before following, the indices that cannot be trusted: every index when the engine's
+   * files were written beside another database or claim more than this one holds (restored from
+   * an older backup; `database-mark.ts`), else those without documents while their table has
+   * rows (a first start, or index files discarded because they did not verify), and, in deferred
+   * mode, those whose files cover a lower outbox position than the rows already deleted (a lost
+   * log). Returns what was rebuilt.
    */
   async repairIndexes(options: ReindexOptions = {}): Promise<ReindexResult[]> {
     await this.ensureIndexes();
     const persisted = await this.engine.persisted?.();
     for (const reason of persisted?.discarded ?? []) this.log(`index files discarded: ${reason}`);
+    const state = persisted && this.engine.markDatabase ? await readDatabaseState(this.db) : undefined;
+    const untrusted = persisted && state ? untrustedFiles(persisted, state) : undefined;
+    if (state) await this.engine.markDatabase!(state.mark, untrusted !== undefined);
     const through = this.deferred && persisted ? await appliedThrough(this.db) : 0;
     const stale: IndexName[] = [];
     const reasons: string[] = [];
     for (const name of indexNames) {
       const position = persisted?.positions[name] ?? 0;
-      if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) {
+      if (untrusted !== undefined) {
+        stale.push(name);
+      } else if ((await this.engine.count(name)) === 0 && (await countRows(this.db, name)) > 0) {
         stale.push(name);
         reasons.push(`${name} (no documents)`);
       } else if (position < through) {
@@ -125,21 +141,39 @@ export class Indexer {
       }
     }
     if (stale.length === 0) return [];
-    this.log(`rebuilding indices: ${reasons.join(', ')}`);
+    this.log(untrusted !== undefined ? `rebuilding every index: ${untrusted}` : `rebuilding indices: ${reasons.join(', ')}`);
     const results = await this.reindex(stale, options);
     await this.syncOnce();
     // the rebuilt indices read a database that holds every change up to `through`
-    if (through > 0) await this.engine.flush(through);
+    await this.engine.flush(through > 0 ? through : undefined);
     return results;
   }
 
   /** Apply one outbox batch. */
   async syncBatch(): Promise<BatchResult> {
-    if (!this.deferred) return this.mutex.run(() => this.immediateBatch());
+    if (!this.deferred) {
+      const batch = await this.mutex.run(() => this.immediateBatch());
+      if (batch.rows > 0) await this.markAfterBatch();
+      return batch;
+    }
     const result = await this.mutex.run(() => this.deferredBatch());
     // bound the rows each deferred batch walks past
     if (this.applied.size >= (this.options.flushRows ?? 50_000)) await this.commit();
     return result;
+  }
+
+  /**
+   * Immediate mode: the engine's indices say how far the database had gone (`database-mark.ts`);
+   * a failure only leaves the previous mark, which claims less.
+   */
+  private async markAfterBatch(): Promise<void> {
+    if (!this.engine.markDatabase || Date.now() - this.lastMark < (this.options.markIntervalMs ?? 5_000)) return;
+    this.lastMark = Date.now();
+    try {
+      await this.engine.markDatabase((await readDatabaseState(this.db)).mark);
+    } catch (err) {
+      this.log(`could not record the database mark: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private immediateBatch(): Promise<BatchResult> {
@@ -208,6 +242,8 @@ export class Indexer {
     if (this.applied.size === 0) return;
     const ids = [...this.applied];
     const position = ids.reduce((max, id) => Math.max(max, id), 0);
+    // the files say how far the database had gone when they were written (see database-mark.ts)
+    if (this.engine.markDatabase) await this.engine.markDatabase((await readDatabaseState(this.db)).mark);
     await this.engine.flush(position);
     await deleteApplied(this.db, ids, position);
     for (const id of ids) this.applied.delete(id);

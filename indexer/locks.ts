@@ -9,11 +9,14 @@
  *   other processes pause while it runs: the rows they leave are applied to the new version after
  *   the alias switch. The reindexing process itself keeps following and replays what it applied
  *   onto the new version before switching.
+ * - ENGINE_OWNER: held by the one process per database that runs the embedded engine.
  */
 
-/** Advisory lock keys (bigint space, "tagw" + a number). */
+/** Advisory lock keys (bigint space, "tagw" + a number; 3 is the dump's, src/dumps/write.ts, 9 the change log's). */
 export const SYNC_LOCK = 0x7461_6777_0001;
 export const REINDEX_LOCK = 0x7461_6777_0002;
+/** Held (session-scoped) for its whole life by the one process that runs the embedded engine (engine-owner.ts). */
+export const ENGINE_OWNER_LOCK = 0x7461_6777_0010;
 
 /** A promise-chain mutex: one critical section at a time within this process, in arrival order. */
 export class Mutex {

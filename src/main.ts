@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { waitForCatchUp } from '../indexer/catch-up.js';
 import { Indexer } from '../indexer/index.js';
 import { OutboxLeadership } from '../indexer/leader.js';
+import { claimEngineOwnership, EngineOwnedElsewhere, type EngineOwnership } from '../indexer/engine-owner.js';
 import { loadConfigOrExit } from './config.js';
 import { createDatabase, openDatabase, type Database, type DatabaseHandle } from './db/client.js';
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
@@ -56,6 +57,8 @@ const running: {
   supervisor?: Supervisor;
   /** The API's own pool, which fails fast when the database is unreachable. */
   requestDb?: Database;
+  /** The embedded engine's lock: one process per database keeps it (`indexer/engine-owner.ts`). */
+  ownership?: EngineOwnership;
   engine?: SearchEngine;
   indexer?: Indexer;
   /** Beside a shared engine: this process's candidacy to follow the outbox. */
@@ -100,6 +103,15 @@ async function main(): Promise<void> {
   // database is unreachable they are answered 503 at once instead of hanging.
   const requestDb = (running.requestDb = createDatabase(database.url, config.requestPool));
 
+  if (!config.opensearchUrl) {
+    running.ownership = await claimEngineOwnership(database.url, {
+      onLost: (err) => {
+        log.fatal({ err }, 'lost the embedded search engine to another process');
+        failed = true;
+        void shutdown('engine ownership lost');
+      },
+    });
+  }
   const engine = (running.engine = createSearchEngine(config));
   const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
   await indexer.ensureIndexes();
@@ -282,6 +294,7 @@ async function shutdown(signal: string): Promise<void> {
     await step('engine flush', () => engine.flush());
     await step('engine close', () => engine.close());
   }
+  if (running.ownership) await step('engine ownership', () => running.ownership!.release());
   if (supervisor) await step('database supervisor', () => supervisor.stop());
   if (requestDb) await step('request pool', () => requestDb.$client.end({ timeout: 5 }));
   if (database) await step('database', () => database.close());
@@ -295,7 +308,8 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 startup = main().catch(async (err: unknown) => {
   if (err instanceof StartInterrupted || shuttingDown) return; // shutdown() takes it from here
-  log.fatal({ err }, 'failed to start');
+  if (err instanceof EngineOwnedElsewhere) log.fatal(err.message);
+  else log.fatal({ err }, 'failed to start');
   await running.database?.close().catch(() => {});
   await flushLog();
   process.exit(1);

@@ -14,7 +14,8 @@ import { FileStore } from '../media/storage.js';
 import { ProgressBar } from './progress-bar.js';
 import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../contexts/filters/system-filters.js';
 import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
-import { createUser, parseRole, setRole } from '../contexts/users/accounts.js';
+import { createUser, parseRole, setRole, verifyUser } from '../contexts/users/accounts.js';
+import { approveImages } from '../contexts/images/approve.js';
 import { loadConfigOrExit } from '../config.js';
 import { parkedJobs, removeParkedJob, retryParkedJobs } from '../jobs/index.js';
 import { openDatabase, type Database } from '../db/client.js';
@@ -26,6 +27,9 @@ export const USAGE = `Usage: npm run admin -- <command> [options]
 Users and keys
   user create NAME [--role ROLE] [--email EMAIL]   create a user (ROLE: user, assistant, moderator, admin)
   user role NAME ROLE                              change a user's role
+  user verify NAME                                 trust a user: their uploads are approved at once
+                                                   (else an upload by a user who is not staff waits
+                                                   for approval, left out of every search)
   key issue NAME                                   issue an API key; it is printed once, keep it
   key revoke KEY_PREFIX                            revoke the one active key starting with KEY_PREFIX
                                                    (a prefix beginning with "-" goes after "--")
@@ -40,6 +44,7 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
+  approve IMAGE_IDS                                approve images waiting for it (IMAGE_IDS comma-separated)
   tags IMAGE_IDS [--add TAGS] [--remove TAGS]      add and remove tags of images (IMAGE_IDS comma-separated),
                                                    all in one change
   fingerprints backfill [--batch N]                compute missing perceptual fingerprints, N images
@@ -179,6 +184,13 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
         const role = values.role === undefined ? undefined : parseRole(values.role);
         const user = await withDb((db) => createUser(db, { name: rest[0]!, role, email: values.email }));
         io.out(`created user ${user.name} (id ${user.id}, role ${user.role})`);
+        return;
+      }
+      if (action === 'verify') {
+        allow(values, cmd, []);
+        arity(rest, 1, 'user verify NAME');
+        const user = await withDb((db) => verifyUser(db, rest[0]!));
+        io.out(`user ${user.name} is now verified: their uploads are approved at once`);
         return;
       }
       if (action === 'role') {
@@ -345,6 +357,8 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
         return;
       }
       break;
+    case 'approve':
+      return approveCommand(values, positionals.slice(1), io, withDb);
     case 'unban': {
       allow(values, 'unban', []);
       const args = positionals.slice(1);
@@ -358,6 +372,16 @@ export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: 
       throw new UsageError('no command given');
   }
   throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+}
+
+/** `approve IMAGE_IDS`: images waiting for approval (uploads of users neither verified nor staff). */
+async function approveCommand(values: Values, args: string[], io: CommandIo, withDb: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Promise<void> {
+  allow(values, 'approve', []);
+  arity(args, 1, 'approve IMAGE_IDS');
+  const ids = args[0]!.split(',').map((id) => parseId(id, 'IMAGE_IDS'));
+  const done = await withDb((db) => approveImages(db, ids));
+  const already = done.already.length > 0 ? `; already approved: ${done.already.join(', ')}` : '';
+  io.out(`approved ${done.approved.length} image${done.approved.length === 1 ? '' : 's'}${done.approved.length > 0 ? ` (${done.approved.join(', ')})` : ''}${already}`);
 }
 
 async function main(): Promise<number> {

@@ -19,7 +19,10 @@ Imports a board into the database the server uses (DATABASE_URL, else the embedd
 DATA_DIR), keeping every id. The file is one JSON object with optional top-level arrays in the
 API's own response shapes:
 
-  users      profiles (may carry "api_key": a key or a list of keys, stored hashed, and "email")
+  users      profiles (may carry "api_key": a key or a list of keys, stored hashed, "email", and
+             "verified": true for a trusted user, whose uploads are approved at once; the
+             uploads of a user who is neither verified nor staff wait for approval, out of
+             every search: npm run admin -- approve IMAGE_IDS)
   tags       tags (aliased_tag, aliases, implied_tags, implied_by_tags are slugs)
   images     images ("file": path of the original, relative to FILE.json, analysed and stored with
              every representation; else width, height, format and mime_type are required;

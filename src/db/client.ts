@@ -30,6 +30,11 @@ export interface PoolOptions {
    * and should not be cut off after the session's short bound.
    */
   transactionStatementTimeoutMs?: number;
+  /**
+   * Keep each connection open for as long as it works (postgres.js closes one after 30 to 60
+   * minutes by default): a session-scoped advisory lock lives as long as its connection.
+   */
+  keepConnections?: boolean;
 }
 
 /** A Drizzle database over a postgres.js pool. */
@@ -40,6 +45,7 @@ export function createDatabase(url: string, options: PoolOptions = {}) {
     // int8 values (count(*), bigserial ids) fit in a JS number at our sizes.
     types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
     ...(options.connectTimeoutSeconds !== undefined ? { connect_timeout: options.connectTimeoutSeconds } : {}),
+    ...(options.keepConnections ? { max_lifetime: null, idle_timeout: 0 } : {}),
     connection: {
       application_name: 'tagwise',
       ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),

@@ -59,6 +59,8 @@ export const userSchema = Profile.partial().extend({
   awards: z.array(awardSchema).default([]),
   /** import only. */
   email: z.email().optional(),
+  /** import only: a trusted user, whose uploads are approved at once (else they wait for approval). */
+  verified: z.boolean().optional(),
   /** import only: API key(s) of the user, stored hashed. */
   api_key: z.union([z.string().min(20).max(200), z.array(z.string().min(20).max(200))]).optional(),
 });

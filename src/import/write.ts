@@ -179,6 +179,7 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     postsCount: u.posts_count,
     topicsCount: u.topics_count,
     ...(u.email !== undefined ? { email: u.email } : {}),
+    ...(u.verified !== undefined ? { verified: u.verified } : {}),
     confirmedAt: u.created_at,
     createdAt: u.created_at,
     updatedAt: u.created_at,

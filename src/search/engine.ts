@@ -54,12 +54,25 @@ export interface IndexSpec {
   mapping: IndexMapping;
 }
 
+/**
+ * The database an index reflects, recorded with the index: an index restored beside another
+ * database, or beside this one restored from an older backup, holds what that database does not.
+ */
+export interface DatabaseMark {
+  /** PostgreSQL's system identifier and the database's oid: another database or cluster differs. */
+  database: string;
+  /** How far the database's change log had gone when the index was written (its last `seq`). */
+  changeSeq: number;
+}
+
 /** What an engine loaded from its own files at start. */
 export interface PersistedState {
   /** Per alias, the outbox position its files covered (0: none recorded, e.g. a new index). */
   positions: Record<string, number>;
   /** Indices whose files did not verify and were left out, with the reason. */
   discarded: string[];
+  /** The database the files were written beside (absent in files older than the mark). */
+  mark?: DatabaseMark;
 }
 
 /**
@@ -95,5 +108,11 @@ export interface SearchEngine {
    * indexer can rebuild what was lost.
    */
   persisted?(): Promise<PersistedState>;
+  /**
+   * Record `mark` with the index from the next flush on (an engine with `persisted`). `restart`:
+   * every index is about to be rebuilt from this database, so the outbox position reached so far
+   * (another database's, or a later one's) is forgotten.
+   */
+  markDatabase?(mark: DatabaseMark, restart?: boolean): Promise<void>;
   close(): Promise<void>;
 }

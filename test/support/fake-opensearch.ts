@@ -3,7 +3,7 @@
  *
  * It listens on 127.0.0.1 (a free port), records every request (method, path, query, parsed
  * body, raw body, time) and answers like a single node would for the APIs the engine uses:
- * index creation and deletion, settings, aliases (`HEAD`/`GET /_alias`, `POST /_aliases`),
+ * index creation and deletion, settings, the mapping's `_meta`, aliases (`HEAD`/`GET /_alias`, `POST /_aliases`),
  * `_cat/indices`, `_bulk` (with `require_alias`, numeric-field parse errors and injected item
  * failures), `_mget`, `_count`, `_refresh` and `_search`. Errors have OpenSearch's shape:
  * `{"error": {"root_cause": [...], "type", "reason"}, "status"}`.
@@ -261,6 +261,8 @@ export class FakeOpenSearch {
         return this.refresh(first, r);
       case '_settings':
         return m === 'PUT' ? this.putSettings(first, r.body) : this.getSettings(first, third, r);
+      case '_mapping':
+        return m === 'GET' ? this.getMapping(first) : this.putMapping(first, r.body);
       case '_alias':
         if (third !== undefined) return this.getAlias(third, m);
     }
@@ -310,6 +312,19 @@ export class FakeOpenSearch {
   private putSettings(names: string, body: unknown): FakeResponse {
     for (const name of this.resolve(names)) Object.assign(this.indices.get(name)!.settings, normaliseSettings(body));
     return { status: 200, body: { acknowledged: true } };
+  }
+
+  /** Only `_meta` changes: the fake neither adds fields nor checks them. */
+  private putMapping(names: string, body: unknown): FakeResponse {
+    const meta = isObject(body) ? body._meta : undefined;
+    if (meta !== undefined) for (const name of this.resolve(names)) this.indices.get(name)!.mappings._meta = meta;
+    return { status: 200, body: { acknowledged: true } };
+  }
+
+  private getMapping(names: string): FakeResponse {
+    const out: Json = {};
+    for (const name of this.resolve(names)) out[name] = { mappings: this.indices.get(name)!.mappings as Json };
+    return { status: 200, body: out };
   }
 
   private refresh(names: string, r: RecordedRequest): FakeResponse {

@@ -50,6 +50,14 @@ export async function createUser(db: Database, input: CreateUserInput): Promise<
   return row;
 }
 
+/** Mark a user verified: their uploads are approved at once from now on (reference §8.3). */
+export async function verifyUser(db: Database, name: string): Promise<UserRow> {
+  const user = await findUser(db, name);
+  const [row] = await db.update(users).set({ verified: true, updatedAt: sql`now()` }).where(eq(users.id, user.id)).returning();
+  if (!row) throw new AdminError(`unknown user ${JSON.stringify(name)}`);
+  return row;
+}
+
 export async function setRole(db: Database, name: string, role: Role): Promise<UserRow> {
   const user = await findUser(db, name);
   const row = await db.transaction(async (tx) => {

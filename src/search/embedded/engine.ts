@@ -1,4 +1,4 @@
-import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import type { DatabaseMark, HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
 import { searchIndexHashes } from './hash-search.js';
 import { PhysicalIndex } from './index/physical-index.js';
 import { ResultCache, type ResultCacheOptions } from './result-cache.js';
@@ -33,6 +33,8 @@ export class EmbeddedEngine implements SearchEngine {
   /** The highest outbox position flushed or asked to be (see persistence/snapshot.ts). */
   private position = 0;
   private discarded: string[] = [];
+  /** The database the index reflects, saved with the alias map (see `SearchEngine.markDatabase`). */
+  private mark: DatabaseMark | undefined;
   private readonly results: ResultCache;
 
   constructor(options: EmbeddedEngineOptions = {}) {
@@ -51,6 +53,7 @@ export class EmbeddedEngine implements SearchEngine {
   private async load(store: SnapshotStore): Promise<void> {
     const state = await store.load();
     this.discarded = state.discarded;
+    this.mark = state.mark;
     for (const index of state.indices) {
       this.indices.set(index.name, index);
       this.position = Math.max(this.position, index.position);
@@ -64,7 +67,14 @@ export class EmbeddedEngine implements SearchEngine {
     await this.opening;
     const positions: Record<string, number> = {};
     for (const [alias, target] of this.aliases) positions[alias] = this.indices.get(target)!.position;
-    return { positions, discarded: this.discarded };
+    return { positions, discarded: this.discarded, ...(this.mark ? { mark: this.mark } : {}) };
+  }
+
+  async markDatabase(mark: DatabaseMark, restart = false): Promise<void> {
+    await this.opening;
+    this.mark = mark;
+    if (restart) this.position = 0;
+    this.aliasesDirty = true;
   }
 
   private resolve(name: string): PhysicalIndex {
@@ -176,7 +186,7 @@ export class EmbeddedEngine implements SearchEngine {
     this.position = Math.max(this.position, position ?? 0);
     const changed = [...this.indices.values()].filter((i) => i.dirty || (position !== undefined && i.position < this.position));
     if (changed.length === 0 && !this.aliasesDirty) return;
-    await this.store.save([...this.indices.values()], Object.fromEntries(this.aliases), this.position, position !== undefined);
+    await this.store.save([...this.indices.values()], { aliases: Object.fromEntries(this.aliases), mark: this.mark }, this.position, position !== undefined);
     this.aliasesDirty = false;
   }
 

@@ -28,7 +28,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, type API, type Types } from '@opensearch-project/opensearch';
 import { tagsAnalysis } from '../indexes/tags/mapping.js';
-import type { HashSearchResult, HashSearchRequest, IndexDocument, IndexSpec, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import type { DatabaseMark, HashSearchResult, HashSearchRequest, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
 import { type BulkOp, type BulkParams, BulkSender, deleteOps, indexOps } from './bulk.js';
 import { asRecord, type Call, describeCause, OpenSearchError, toOpenSearchError } from './errors.js';
 import {
@@ -40,6 +40,7 @@ import {
   searchPastWindow,
   windowOfSettings,
 } from './paging.js';
+import { markMeta, putMark, readMark } from './database-mark.js';
 import { hashSearchBody } from './hash-search.js';
 import { type IndexSettingsOptions, indexSettings } from './settings.js';
 
@@ -104,6 +105,10 @@ export class OpenSearchEngine implements SearchEngine {
   private readonly windows = new Map<string, number>();
   /** Physical names written to since the last `flush()`. */
   private readonly touched = new Set<string>();
+  /** The aliases (physical names) this engine ensured: the ones its database mark goes on. */
+  private readonly ensured = new Set<string>();
+  /** The database the indices reflect, given to new versions (see `database-mark.ts`). */
+  private mark: DatabaseMark | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(options: OpenSearchEngineOptions) {
@@ -153,9 +158,10 @@ export class OpenSearchEngine implements SearchEngine {
     loading: boolean,
     alias?: string,
   ): Promise<void> {
+    const mapping = this.mark ? { ...spec.mapping, _meta: markMeta(this.mark) } : spec.mapping;
     const body: API.Indices_Create_RequestBody = {
       settings: indexSettings(spec.mapping, loading, this.indexOptions),
-      mappings: spec.mapping as Types.Common_Mapping.TypeMapping,
+      mappings: mapping as Types.Common_Mapping.TypeMapping,
     };
     if (alias !== undefined) body.aliases = { [alias]: {} };
     await this.call(`create index [${physical}]`, () => this.client.indices.create({ index: physical, body }));
@@ -192,6 +198,7 @@ export class OpenSearchEngine implements SearchEngine {
   async ensureIndex(spec: IndexSpec): Promise<void> {
     const alias = this.physicalName(spec.name);
     this.windows.clear();
+    this.ensured.add(alias);
     if (await this.aliasExists(alias)) return;
     const first = `${alias}_v1`;
     try {
@@ -377,6 +384,18 @@ export class OpenSearchEngine implements SearchEngine {
     const target = this.physicalName(index);
     const res = await this.call(`count [${target}]`, () => this.client.count({ index: target }));
     return res.body.count;
+  }
+
+  /** What the indices record of the database they reflect; OpenSearch keeps no outbox position. */
+  async persisted(): Promise<PersistedState> {
+    const mark = await readMark(this.client, this.call, [...this.ensured].sort());
+    return { positions: {}, discarded: [], ...(mark ? { mark } : {}) };
+  }
+
+  /** Put `mark` on the indices behind the ensured aliases, and on every version created from now on. */
+  async markDatabase(mark: DatabaseMark): Promise<void> {
+    this.mark = mark;
+    await putMark(this.client, this.call, [...this.ensured].sort(), mark);
   }
 
   /** Refreshes the indices written to since the last flush, making those writes searchable now. */

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import type { IndexDocument } from '../../engine.js';
+import type { DatabaseMark, IndexDocument } from '../../engine.js';
 import type { IndexMapping } from '../../mapping.js';
 import { Bitmap } from '../postings/bitmap.js';
 import type { FieldSet } from '../index/field-set.js';
@@ -28,7 +28,8 @@ import type { TermStore } from '../terms/term-store.js';
  *                     the JSON in 8 hex digits, a space, and the JSON: {"w": document} (written),
  *                     {"d": id} (removed) or {"p": position} (the outbox position the index covers
  *                     from here on); appended and fsynced by each flush
- *   aliases.json      { aliases: { alias: physical }, indices: [physical…] }
+ *   aliases.json      { aliases: { alias: physical }, indices: [physical…], database: mark }
+ *                     (mark: the database the indices reflect, see `DatabaseMark`)
  *
  * Nothing on disk is trusted. A load verifies every checksum; a torn last line of a log (a crash
  * while appending) is cut off the file, so the next append starts on a clean line; any other
@@ -359,6 +360,8 @@ export interface LoadedState {
   aliases: Record<string, string>;
   /** Indices whose files did not verify, each with the reason; they are left out. */
   discarded: string[];
+  /** The database the files were written beside, when recorded. */
+  mark?: DatabaseMark;
 }
 
 /** One log record as a line: its checksum, then its JSON. */
@@ -391,7 +394,7 @@ export class SnapshotStore {
   }
 
   async load(): Promise<LoadedState> {
-    let listing: { aliases: Record<string, string>; indices: string[] };
+    let listing: { aliases: Record<string, string>; indices: string[]; database?: DatabaseMark };
     try {
       listing = JSON.parse(await readFile(join(this.dir, 'aliases.json'), 'utf8'));
       if (typeof listing.aliases !== 'object' || !Array.isArray(listing.indices)) throw new CorruptIndexError('aliases.json is malformed');
@@ -409,7 +412,7 @@ export class SnapshotStore {
         discarded.push(`${name}: ${(e as Error).message}`);
       }
     }
-    return { indices, aliases: listing.aliases, discarded };
+    return { indices, aliases: listing.aliases, discarded, ...(listing.database ? { mark: listing.database } : {}) };
   }
 
   private async loadIndex(name: string): Promise<PhysicalIndex> {
@@ -483,10 +486,15 @@ export class SnapshotStore {
 
   /**
    * Write the changes of changed indices (log or snapshot) and the outbox `position` they cover
-   * now, then the alias map, then drop stale files. With `raise`, unchanged indices that record a
+   * now, then the alias map with the database mark, then drop stale files. With `raise`, unchanged indices that record a
    * lower position get the new one too (the indexer applied everything up to it).
    */
-  async save(indices: PhysicalIndex[], aliases: Record<string, string>, position: number, raise: boolean): Promise<void> {
+  async save(
+    indices: PhysicalIndex[],
+    listing: { aliases: Record<string, string>; mark: DatabaseMark | undefined },
+    position: number,
+    raise: boolean,
+  ): Promise<void> {
     await mkdir(this.dir, { recursive: true });
     for (const index of indices) {
       if (!index.dirty && (!raise || index.position >= position)) continue;
@@ -513,7 +521,8 @@ export class SnapshotStore {
       index.position = position;
     }
     const names = indices.map((i) => i.name);
-    await writeAtomic(join(this.dir, 'aliases.json'), [new TextEncoder().encode(JSON.stringify({ aliases, indices: names }))]);
+    const { aliases, mark } = listing;
+    await writeAtomic(join(this.dir, 'aliases.json'), [new TextEncoder().encode(JSON.stringify({ aliases, indices: names, database: mark }))]);
     const keep = new Set(names.map((n) => `${n}.snap`));
     for (const i of indices) if (i.generation !== null) keep.add(`${i.name}.${i.generation}.log`);
     for (const f of await readdir(this.dir)) {

@@ -16,10 +16,10 @@
  * costs about what one call did.
  */
 import { Worker } from 'node:worker_threads';
-import type { HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
+import type { DatabaseMark, HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
 import type { EmbeddedEngine, EmbeddedEngineOptions } from '../engine.js';
 
-type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'searchHashes' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'persisted' | 'close';
+type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'searchHashes' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'persisted' | 'markDatabase' | 'close';
 
 /** A call of an engine method, as posted to the thread. */
 export interface EngineCall {
@@ -162,6 +162,10 @@ export class EngineThread implements SearchEngine {
 
   persisted(): Promise<PersistedState> {
     return this.call('persisted');
+  }
+
+  markDatabase(mark: DatabaseMark, restart?: boolean): Promise<void> {
+    return this.call('markDatabase', mark, restart);
   }
 
   /** Write the snapshot, then end the thread. */
