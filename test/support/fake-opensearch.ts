@@ -242,6 +242,10 @@ export class FakeOpenSearch {
     if (first === '_cat' && second === 'indices') return this.catIndices(third ?? '*');
     if (first === '_bulk') return this.bulk(undefined, r);
     if (first === '_refresh') return this.refresh('_all', r);
+    if (first === '_cluster' && second === 'health') {
+      // one node, every copy allocated at once
+      return { status: 200, body: { cluster_name: 'fake', status: 'green', timed_out: false, number_of_nodes: 1 } };
+    }
     if (first === undefined) return { status: 200, body: { version: { distribution: 'opensearch', number: '2.19.2' } } };
     if (second === undefined) {
       if (m === 'PUT') return this.createIndex(first, r.body);
