@@ -2,7 +2,8 @@
  * Error handling: unknown routes are 404 `{"error":"Not found"}`; an `ApiError` is its own status
  * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed
  * requests it rejects itself) keeps its 4xx status;
- * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After;
+ * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After,
+ * and so is the search engine being so (every OpenSearch node down, say);
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { ErrorHandler, NotFoundHandler } from 'hono';
@@ -11,6 +12,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/decode-budget.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { isSearchUnavailable, SEARCH_RETRY_AFTER_SECONDS } from '../../search/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
 
 /** Seconds a client is asked to wait when the database is unavailable. */
@@ -38,6 +40,11 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
       logger.error({ err, method: c.req.method, path: c.req.path }, 'database unavailable');
       c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return errorResponse(c, 503, 'Service temporarily unavailable, retry later');
+    }
+    if (isSearchUnavailable(err)) {
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'search engine unavailable');
+      c.header('Retry-After', String(SEARCH_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 503, 'Search temporarily unavailable, retry later');
     }
     logger.error({ err, method: c.req.method, path: c.req.path }, 'request failed');
     return errorResponse(c, 500, INTERNAL_ERROR);
