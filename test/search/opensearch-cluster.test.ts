@@ -1,6 +1,7 @@
 /**
  * Tagwise on a three-node OpenSearch cluster, taken down node by node: a reindex gives the live
- * indices OPENSEARCH_REPLICAS and OPENSEARCH_SHARDS (and keeps them on the next); with one replica,
+ * indices OPENSEARCH_REPLICAS and OPENSEARCH_SHARDS (and keeps them on the next; a start gives the
+ * others the replicas); with one replica,
  * the node listed first in OPENSEARCH_URL killed with SIGKILL during a search load fails no search
  * (the client sends the request again to another node); with every node killed, searches are
  * answered 503 with Retry-After and a JSON error, never 500, while reads that need no search
@@ -104,9 +105,9 @@ describe.skipIf(!runs)('a three-node OpenSearch cluster losing its nodes', () =>
     expect(run.code).toBe(0);
   };
 
-  /** The replica and shard settings of the index the images alias points at, and its health. */
-  const liveImages = async () => {
-    const alias = `${prefix}images`;
+  /** The replica and shard settings of the index an alias points at, and its health. */
+  const live = async (name = 'images') => {
+    const alias = `${prefix}${name}`;
     const settings = await admin.indices.getSettings({ index: alias, flat_settings: true, include_defaults: true });
     const entries = Object.entries(settings.body) as [string, { settings: Record<string, string>; defaults: Record<string, string> }][];
     expect(entries).toHaveLength(1);
@@ -126,12 +127,14 @@ describe.skipIf(!runs)('a three-node OpenSearch cluster losing its nodes', () =>
     // by default one replica once the cluster has two data nodes (the first run also creates
     // the other indices, with the same settings)
     await reindex({});
-    expect(await liveImages()).toMatchObject({ shards: '1', replicas: '1', autoExpand: '0-1', status: 'green' });
+    expect(await live()).toMatchObject({ shards: '1', replicas: '1', autoExpand: '0-1', status: 'green' });
     await reindex({ OPENSEARCH_REPLICAS: '1', OPENSEARCH_SHARDS: '2' });
-    const first = await liveImages();
+    const first = await live();
     expect(first).toMatchObject({ shards: '2', replicas: '1', autoExpand: 'false', status: 'green' });
+    // an index not reindexed gets the new replicas when the indexer starts, its shards stay
+    expect(await live('tags')).toMatchObject({ shards: '1', replicas: '1', autoExpand: 'false', status: 'green' });
     await reindex({ OPENSEARCH_REPLICAS: '1', OPENSEARCH_SHARDS: '2' });
-    const second = await liveImages();
+    const second = await live();
     expect(second.index).not.toBe(first.index);
     expect(second).toMatchObject({ shards: '2', replicas: '1', autoExpand: 'false', status: 'green' });
   }, 400_000);

@@ -37,12 +37,22 @@ describe('ensureIndex', () => {
     expect([...fake.aliases.get('test_images')!]).toEqual(['test_images_v1']);
   });
 
-  it('does nothing when the alias exists', async () => {
+  it('leaves an index behind the alias as it is when its replicas are the configured ones', async () => {
     const engine = makeEngine();
     await engine.ensureIndex(images);
     fake.clearRequests();
     await engine.ensureIndex(images);
-    expect(summary(fake.requests)).toEqual(['HEAD /_alias/test_images']);
+    expect(summary(fake.requests)).toEqual(['HEAD /_alias/test_images', 'GET /test_images/_settings/index.number_of_replicas,index.auto_expand_replicas']);
+  });
+
+  it('gives an index behind the alias the configured replicas when it has others (set by hand, or by an earlier setting)', async () => {
+    await makeEngine({ numberOfReplicas: 0 }).ensureIndex(images);
+    await makeEngine({ numberOfReplicas: '0-1' }).ensureIndex(images);
+    expect(fake.requestsTo('/test_images_v1/_settings', 'PUT')[0]!.body).toEqual({ index: { auto_expand_replicas: '0-1' } });
+    fake.clearRequests();
+    await makeEngine({ numberOfReplicas: 2 }).ensureIndex(images);
+    expect(fake.requestsTo('/test_images_v1/_settings', 'PUT')[0]!.body).toEqual({ index: { auto_expand_replicas: 'false', number_of_replicas: 2 } });
+    expect(fake.indices.get('test_images_v1')!.settings).toMatchObject({ 'index.number_of_replicas': '2', 'index.auto_expand_replicas': 'false' });
   });
 
   it('adds the custom analyzers the mapping uses, sub-fields included (tag_snowball and configured ones)', async () => {

@@ -303,7 +303,7 @@ export class FakeOpenSearch {
     for (const name of this.resolve(names)) {
       const index = this.indices.get(name)!;
       const pick = (s: Record<string, string>) =>
-        Object.fromEntries(Object.entries(s).filter(([k]) => filter === undefined || wildcard(filter).test(k)));
+        Object.fromEntries(Object.entries(s).filter(([k]) => filter === undefined || filter.split(',').some((f) => wildcard(f).test(k))));
       const entry: Json = { settings: pick(index.settings) };
       if (r.query.include_defaults === 'true') entry.defaults = pick({ 'index.max_result_window': '10000' });
       out[name] = entry;

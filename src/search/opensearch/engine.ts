@@ -24,7 +24,8 @@
  *
  * Replicas. Live indices get `numberOfReplicas` (a count, or an `auto_expand_replicas` range);
  * a version being bulk-loaded has none until `switchAlias` gives it the same, so every reindex
- * keeps the setting, and the switch waits (up to `replicaWaitMs`) for the replicas to be copied
+ * keeps the setting, and `ensureIndex` gives it to a live index that has others (set by hand, or
+ * by an earlier setting), so a changed setting takes effect at the next start, and the switch waits (up to `replicaWaitMs`) for the replicas to be copied
  * before the alias moves, so that losing a node right after a reindex loses no shard.
  *
  * Deep pages. Indices created here have `max_result_window` = 10,000,000, so `from + size`
@@ -220,7 +221,10 @@ export class OpenSearchEngine implements SearchEngine {
   async ensureIndex(spec: IndexSpec): Promise<void> {
     const alias = this.physicalName(spec.name);
     this.windows.clear();
-    if (await this.aliasExists(alias)) return;
+    if (await this.aliasExists(alias)) {
+      await this.keepReplicas(alias);
+      return;
+    }
     const first = `${alias}_v1`;
     try {
       // created with its alias in one request, so a concurrent starter sees both or neither
@@ -233,6 +237,31 @@ export class OpenSearchEngine implements SearchEngine {
         this.client.indices.updateAliases({ body: { actions: [{ add: { index: first, alias } }] } }),
       );
     }
+  }
+
+  /** Gives the indices behind `alias` the configured replicas where they have others. */
+  private async keepReplicas(alias: string): Promise<void> {
+    const replicas = this.indexOptions.replicas;
+    const res = await this.call(`read the replicas of [${alias}]`, () =>
+      this.client.indices.getSettings({
+        index: alias,
+        name: ['index.number_of_replicas', 'index.auto_expand_replicas'],
+        flat_settings: true,
+      }),
+    );
+    const others = Object.entries(asRecord(res.body) ?? {})
+      .filter(([, entry]) => {
+        const settings = asRecord(asRecord(entry)?.settings) ?? {};
+        const autoExpand = String(settings['index.auto_expand_replicas'] ?? 'false');
+        if (typeof replicas === 'string') return autoExpand !== replicas;
+        return autoExpand !== 'false' || String(settings['index.number_of_replicas']) !== String(replicas);
+      })
+      .map(([index]) => index);
+    if (others.length === 0) return;
+    const index = typeof replicas === 'string' ? replicaSettings(replicas) : { auto_expand_replicas: 'false', number_of_replicas: replicas };
+    await this.call(`set the replicas of [${others.join(',')}]`, () =>
+      this.client.indices.putSettings({ index: others, body: { index } }),
+    );
   }
 
   async createVersion(spec: IndexSpec): Promise<string> {
