@@ -76,7 +76,7 @@ describe.skipIf(!runs)('a three-node OpenSearch cluster losing its nodes', () =>
   const logged: unknown[] = [];
 
   beforeAll(async () => {
-    cluster = await localCluster(3, 9261);
+    cluster = await localCluster(3);
     admin = new Client({ nodes: cluster.nodes });
     t = await createTestDatabase();
     await bulkBoard(t.db, { images: IMAGES });

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { childEnv, ROOT } from './run-tool.js';
 
@@ -16,10 +17,11 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
-/** The cluster given by OPENSEARCH_CLUSTER_URL, or a new one of `count` nodes from `basePort`. */
-export async function localCluster(count: number, basePort: number): Promise<LocalCluster> {
+/** The cluster given by OPENSEARCH_CLUSTER_URL, or a new one of `count` nodes on free ports. */
+export async function localCluster(count: number): Promise<LocalCluster> {
   const given = process.env.OPENSEARCH_CLUSTER_URL?.trim();
   if (given) return { nodes: given.split(',').map((u) => u.trim()).filter(Boolean), stop: async () => {} };
+  const basePort = await freeBasePort(count);
   const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-os-cluster-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/opensearch.ts', '--nodes', String(count)], {
     cwd: ROOT,
@@ -38,6 +40,28 @@ export async function localCluster(count: number, basePort: number): Promise<Loc
     await stop();
     throw err;
   }
+}
+
+/** Whether a TCP port on 127.0.0.1 can be bound now. */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A base port whose cluster ports (HTTP base…base+count-1, transport base+100…) were all free a
+ * moment ago: the launcher's ports are fixed from its base, so one taken would stop it.
+ */
+async function freeBasePort(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 20_000);
+    const ports = Array.from({ length: count }, (_, i) => [base + i, base + 100 + i]).flat();
+    if ((await Promise.all(ports.map(isFree))).every(Boolean)) return base;
+  }
+  throw new Error('found no free ports for a local cluster');
 }
 
 /** Resolves with the URLs of the launcher's `OpenSearch is up: …` line. */

@@ -24,9 +24,10 @@
  *
  * Replicas. Live indices get `numberOfReplicas` (a count, or an `auto_expand_replicas` range);
  * a version being bulk-loaded has none until `switchAlias` gives it the same, so every reindex
- * keeps the setting, and `ensureIndex` gives it to a live index that has others (set by hand, or
- * by an earlier setting), so a changed setting takes effect at the next start, and the switch waits (up to `replicaWaitMs`) for the replicas to be copied
+ * keeps the setting. The switch waits (up to `replicaWaitMs`) for the replicas to be copied
  * before the alias moves, so that losing a node right after a reindex loses no shard.
+ * `ensureIndex` gives the setting to a live index that has others (set by hand, or by an earlier
+ * setting), so a changed setting takes effect at the next start without a reindex.
  *
  * Deep pages. Indices created here have `max_result_window` = 10,000,000, so `from + size`
  * paging (what Philomena does) answers every page up to there in one request. Beyond the window
