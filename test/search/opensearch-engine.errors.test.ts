@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { OpenSearchEngine, OpenSearchError } from '../../src/search/opensearch/index.js';
-import { docs, fake, engines, makeEngine, images, withFakeNode } from './opensearch-engine-fake.js';
+import { fake, engines, makeEngine, images, withFakeNode } from './opensearch-engine-fake.js';
 
 withFakeNode();
 
@@ -46,27 +46,6 @@ describe('errors', () => {
         (e: unknown) => e as OpenSearchError,
       );
       expect(error).toMatchObject({ status, unavailable: true });
-    }
-  });
-
-  it('with several nodes, a call a node fails by dropping the connection goes to another, and that node is set aside', async () => {
-    // a node that takes connections and drops them at once, as one killed mid-request does
-    let dropped = 0;
-    const dropping = createServer((socket) => {
-      dropped++;
-      socket.destroy();
-    });
-    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
-    try {
-      const { port } = dropping.address() as AddressInfo;
-      const engine = makeEngine({ node: [`http://127.0.0.1:${port}`, fake.url] });
-      await engine.ensureIndex(images);
-      await engine.write('images', docs(1, 2, 3));
-      for (let i = 0; i < 10; i++) expect(await engine.count('images')).toBe(3);
-      // tried once, then left alone (the client tries it again after a minute)
-      expect(dropped).toBe(1);
-    } finally {
-      await new Promise((resolve) => dropping.close(resolve));
     }
   });
 
