@@ -11,6 +11,16 @@
  * parts (`down`, `starting`, `behind`, or `unknown` when the database cannot tell), and 503
  * `{"status":"stopping"}` as soon as shutdown begins. Each check has 2 s to answer.
  *
+ * Beside a shared engine (OpenSearch) the rule for the indexer differs after start. At start a
+ * process is `starting` until the index holds every change written to the outbox before it
+ * began to serve. From then on every process reads the same index, so its lag is the same for
+ * all of them: failing readiness on it would take every process out of the load balancer at
+ * once, turning stale searches into an outage (and reads by id come from PostgreSQL). So a lag
+ * of `READY_MAX_OUTBOX_LAG_SECONDS` or more answers 200 `{"status":"degraded","indexer":"behind",
+ * "outbox_lag_seconds":N,…}`, logged as a warning, for monitoring to alert on; a process that
+ * cannot reach the database or the engine still fails. `indexer_leader` says whether this
+ * process is the one following the outbox.
+ *
  * Never cached.
  */
 import { Hono } from 'hono';
@@ -72,9 +82,14 @@ export function healthRoutes(): Hono<AppEnv> {
       engine: engineUp ? 'up' : 'down',
       indexer,
     };
-    if (databaseUp && engineUp && indexer === 'up') return c.json({ status: 'ready', ...parts });
+    const leader = state?.leading ? { indexer_leader: state.leading() } : {};
+    if (databaseUp && engineUp && indexer === 'up') return c.json({ status: 'ready', ...parts, ...leader });
+    if (databaseUp && engineUp && indexer === 'behind' && state?.indexer === 'shared') {
+      c.get('log')?.warn({ ...parts, outboxLagSeconds: lagSeconds }, 'degraded: the shared index lags');
+      return c.json({ status: 'degraded', ...parts, outbox_lag_seconds: Math.round(lagSeconds ?? 0), ...leader });
+    }
     c.get('log')?.warn({ ...parts, failures, outboxLagSeconds: lagSeconds }, 'not ready');
-    return c.json({ status: 'not ready', ...parts, ...(indexer === 'behind' ? { outbox_lag_seconds: Math.round(lagSeconds ?? 0) } : {}) }, 503);
+    return c.json({ status: 'not ready', ...parts, ...(indexer === 'behind' ? { outbox_lag_seconds: Math.round(lagSeconds ?? 0) } : {}), ...leader }, 503);
   });
 
   return app;
