@@ -181,7 +181,7 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
   try {
     handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, log });
     // the embedded engine's files are this process's while it runs: refused beside a running server
-    if (!config.opensearchUrl) {
+    if (config.opensearchNodes.length === 0) {
       ownership = await claimEngineOwnership(handle.url, {
         onLost: (err) => {
           log(`indexer: ${err.message}`);

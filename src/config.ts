@@ -13,6 +13,12 @@ const blankToUndefined = (v: unknown) => (typeof v === 'string' && v.trim() === 
 
 const optionalUrl = z.preprocess(blankToUndefined, z.url({ protocol: /^https?$/ }).optional());
 
+/** One URL, or several comma-separated (the nodes of a cluster); unset or empty means none. */
+const urlList = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((u) => u.trim()).filter(Boolean) : v),
+  z.array(z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''))).default([]),
+);
+
 const rate = z.string().regex(/^\s*\d+\s*\/\s*\d*\s*[smh]\s*$/, 'must be a rate like 30/5s');
 
 const schema = z.object({
@@ -25,7 +31,22 @@ const schema = z.object({
     blankToUndefined,
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
-  OPENSEARCH_URL: optionalUrl,
+  OPENSEARCH_URL: urlList,
+  /**
+   * Replicas of the live indices: a count, or a range OpenSearch follows as the data nodes come and
+   * go (`auto_expand_replicas`, `0-1`: one replica once there are two data nodes, none on one).
+   */
+  OPENSEARCH_REPLICAS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^(\d{1,2}|\d{1,2}-(\d{1,2}|all))$/, 'must be a count like 1 or a range like 0-1 or 0-all')
+      .default('0-1')
+      .transform((v) => (/^\d+$/.test(v) ? Number(v) : v)),
+  ),
+  /** Primary shards of new indices (an existing index keeps its own until the next reindex). */
+  OPENSEARCH_SHARDS: z.coerce.number().int().min(1).max(1024).default(1),
   /** Prefix of every index and alias name in OpenSearch, so several boards can share a cluster. */
   OPENSEARCH_INDEX_PREFIX: z.string().trim().regex(/^[a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only').default(''),
   SITE_NAME: z.string().trim().min(1).default('Tagwise'),
@@ -117,8 +138,12 @@ export interface Config {
   originCdnUrl?: string;
   dataDir: string;
   databaseUrl: string | undefined;
-  opensearchUrl: string | undefined;
+  /** The OpenSearch nodes to send requests to (any of them serves any request); none: the embedded engine. */
+  opensearchNodes: string[];
   opensearchIndexPrefix: string;
+  /** Replicas of live indices: a count, or an `auto_expand_replicas` range such as `0-1`. */
+  opensearchReplicas: number | string;
+  opensearchShards: number;
   siteName: string;
   logLevel: (typeof logLevels)[number];
   demoData: boolean;
@@ -209,7 +234,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     Object.keys(schema.shape).map((k) => [k, env[k] === undefined ? undefined : env[k]]),
   );
   const parsed = schema.safeParse(picked);
-  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `  ${String(i.path[0])}: ${i.message}`);
   for (const name of ['BASE_URL', 'CDN_URL'] as const) {
     const problem = httpsProblem(env[name]);
     if (problem) lines.push(`  ${name}: ${problem}`);
@@ -225,8 +250,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cdnUrl,
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL,
-    opensearchUrl: v.OPENSEARCH_URL,
+    opensearchNodes: v.OPENSEARCH_URL,
     opensearchIndexPrefix: v.OPENSEARCH_INDEX_PREFIX,
+    opensearchReplicas: v.OPENSEARCH_REPLICAS,
+    opensearchShards: v.OPENSEARCH_SHARDS,
     siteName: v.SITE_NAME,
     logLevel: v.LOG_LEVEL,
     demoData: v.DEMO_DATA,

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
   // database is unreachable they are answered 503 at once instead of hanging.
   const requestDb = (running.requestDb = createDatabase(database.url, config.requestPool));
 
-  if (!config.opensearchUrl) {
+  if (config.opensearchNodes.length === 0) {
     running.ownership = await claimEngineOwnership(database.url, {
       onLost: (err) => {
         log.fatal({ err }, 'lost the embedded search engine to another process');

@@ -94,7 +94,7 @@ export async function importPhilomena(kind: 'philomena' | 'philomena-dump', argv
       // OpenSearch is shared: fill it now. The embedded index lives in the server's process, which
       // builds every index that has no documents when it starts; building it here too would only
       // hold a second copy in this process's memory.
-      if (config.opensearchUrl) await rebuildIndices(handle.db, config, (m) => reporter.note(m));
+      if (config.opensearchNodes.length > 0) await rebuildIndices(handle.db, config, (m) => reporter.note(m));
       else reporter.note('the search indices are built when the server starts (or now: npm run indexer -- reindex)');
     }
     console.log(`imported ${target} (${result.dialect} schema) in ${result.seconds.toFixed(1)}s\n${formatSummary(result.tallies)}`);

@@ -9,7 +9,9 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);
     expect(c.databaseUrl).toBeUndefined();
-    expect(c.opensearchUrl).toBeUndefined();
+    expect(c.opensearchNodes).toEqual([]);
+    expect(c.opensearchReplicas).toBe('0-1');
+    expect(c.opensearchShards).toBe(1);
     expect(c.dataDir).toMatch(/\/data$/);
     expect(c.baseUrl).toBe('http://localhost:8080');
     expect(c.cdnUrl).toBe(c.baseUrl);
@@ -35,7 +37,7 @@ describe('loadConfig', () => {
       cdnUrl: 'https://cdn.booru.example',
       dataDir: '/var/lib/tagwise',
       databaseUrl: 'postgres://u:p@db:5432/tagwise',
-      opensearchUrl: 'http://opensearch:9200',
+      opensearchNodes: ['http://opensearch:9200'],
       siteName: 'Ponybooru',
       logLevel: 'debug',
     });
@@ -63,7 +65,26 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: '', OPENSEARCH_URL: ' ', PORT: '' }).databaseUrl).toBeUndefined();
   });
 
+  it('reads OPENSEARCH_URL as a comma-separated list of nodes, with the replicas and shards of new indices', () => {
+    const c = loadConfig({
+      OPENSEARCH_URL: ' http://os1:9200/, http://os2:9200 ,,https://os3:9201',
+      OPENSEARCH_REPLICAS: '2',
+      OPENSEARCH_SHARDS: '3',
+    });
+    expect(c.opensearchNodes).toEqual(['http://os1:9200', 'http://os2:9200', 'https://os3:9201']);
+    expect(c.opensearchReplicas).toBe(2);
+    expect(c.opensearchShards).toBe(3);
+    expect(loadConfig({ OPENSEARCH_REPLICAS: '0-all' }).opensearchReplicas).toBe('0-all');
+    expect(loadConfig({ OPENSEARCH_REPLICAS: ' ' }).opensearchReplicas).toBe('0-1');
+  });
+
   it.each([
+    ['OPENSEARCH_URL', 'http://os1:9200,not a url'],
+    ['OPENSEARCH_URL', 'ftp://os1:9200'],
+    ['OPENSEARCH_REPLICAS', 'many'],
+    ['OPENSEARCH_REPLICAS', '-1'],
+    ['OPENSEARCH_REPLICAS', '1-'],
+    ['OPENSEARCH_SHARDS', '0'],
     ['PORT', 'eighty'],
     ['PORT', '70000'],
     ['BASE_URL', 'not a url'],

@@ -9,6 +9,8 @@ import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
 import { toPaging } from '../../src/http/middleware/paging.js';
 import { integerParsePrefix, pathParams, routeQuery } from '../../src/http/schemas/params.js';
 import { queryValues } from '../../src/http/validate.js';
+import { freePort } from '../../src/lib/free-port.js';
+import { OpenSearchEngine } from '../../src/search/opensearch/index.js';
 import { compareDisplayOrder, displayOrder } from '../../src/contexts/tags/display-order.js';
 import { anonymousName, bestUserIdentifier } from '../../src/contexts/users/anonymous-name.js';
 import { avatarDataUri, avatarSvg, avatarTraits, crc32 } from '../../src/contexts/users/avatar.js';
@@ -71,6 +73,28 @@ describe('errors', () => {
     } finally {
       await served.close();
       await db.$client.end({ timeout: 1 });
+    }
+  });
+
+  it('answers a search engine that cannot be reached (every OpenSearch node refusing) with a logged 503 and Retry-After', async () => {
+    const nodes = [`http://127.0.0.1:${await freePort()}`, `http://127.0.0.1:${await freePort()}`];
+    const engine = new OpenSearchEngine({ node: nodes, indexPrefix: 'nowhere_' });
+    const logged: unknown[] = [];
+    const app = createApp({ config: h.config, db: h.db, engine, logger: { error: (o) => logged.push(o) } });
+    const served = await serveApp(app);
+    try {
+      const res = await fetch(`${served.url}/api/v1/json/search/images?q=*`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toStrictEqual({ error: 'Search temporarily unavailable, retry later' });
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(logged.length).toBeGreaterThan(0);
+      // what needs no search still answers
+      const tag = await fetch(`${served.url}/api/v1/json/tags/safe`);
+      expect(tag.status).toBe(200);
+    } finally {
+      await served.close();
+      await engine.close();
     }
   });
 

@@ -31,9 +31,22 @@ describe('errors', () => {
     );
     expect(error).toBeInstanceOf(OpenSearchError);
     expect(error!.message).toBe('OpenSearch count [test_images] failed: HTTP 500 null_pointer_exception: boom');
-    expect(error).toMatchObject({ status: 500, type: 'null_pointer_exception', reason: 'boom' });
+    expect(error).toMatchObject({ status: 500, type: 'null_pointer_exception', reason: 'boom', unavailable: false });
     expect(error!.message).not.toContain('stack_trace');
     expect(error!.message).not.toContain('Internals');
+  });
+
+  it('a 503 (a shard or node missing) and a 429 (a full queue) are marked unavailable: the cluster may serve soon', async () => {
+    const engine = makeEngine({ maxRetries: 0 });
+    let status = 0;
+    fake.intercept(() => ({ status, body: { error: { type: 'cluster_block_exception', reason: 'no' }, status } }));
+    for (status of [503, 429]) {
+      const error = await engine.count('images').then(
+        () => undefined,
+        (e: unknown) => e as OpenSearchError,
+      );
+      expect(error).toMatchObject({ status, unavailable: true });
+    }
   });
 
   it('a failed search names the root cause under search_phase_execution_exception', async () => {
@@ -80,6 +93,7 @@ describe('errors', () => {
       (e: unknown) => e as Error,
     );
     expect(error).toBeInstanceOf(OpenSearchError);
+    expect((error as OpenSearchError).unavailable).toBe(true);
     expect(error!.message).toMatch(
       new RegExp(`^OpenSearch alias lookup \\[test_images\\] failed: cannot connect to ${node.replace(/\./g, '\\.')} \\(.*ECONNREFUSED`),
     );

@@ -37,12 +37,22 @@ describe('ensureIndex', () => {
     expect([...fake.aliases.get('test_images')!]).toEqual(['test_images_v1']);
   });
 
-  it('does nothing when the alias exists', async () => {
+  it('leaves an index behind the alias as it is when its replicas are the configured ones', async () => {
     const engine = makeEngine();
     await engine.ensureIndex(images);
     fake.clearRequests();
     await engine.ensureIndex(images);
-    expect(summary(fake.requests)).toEqual(['HEAD /_alias/test_images']);
+    expect(summary(fake.requests)).toEqual(['HEAD /_alias/test_images', 'GET /test_images/_settings/index.number_of_replicas,index.auto_expand_replicas']);
+  });
+
+  it('gives an index behind the alias the configured replicas when it has others (set by hand, or by an earlier setting)', async () => {
+    await makeEngine({ numberOfReplicas: 0 }).ensureIndex(images);
+    await makeEngine({ numberOfReplicas: '0-1' }).ensureIndex(images);
+    expect(fake.requestsTo('/test_images_v1/_settings', 'PUT')[0]!.body).toEqual({ index: { auto_expand_replicas: '0-1' } });
+    fake.clearRequests();
+    await makeEngine({ numberOfReplicas: 2 }).ensureIndex(images);
+    expect(fake.requestsTo('/test_images_v1/_settings', 'PUT')[0]!.body).toEqual({ index: { auto_expand_replicas: 'false', number_of_replicas: 2 } });
+    expect(fake.indices.get('test_images_v1')!.settings).toMatchObject({ 'index.number_of_replicas': '2', 'index.auto_expand_replicas': 'false' });
   });
 
   it('adds the custom analyzers the mapping uses, sub-fields included (tag_snowball and configured ones)', async () => {
@@ -177,6 +187,7 @@ describe('createVersion and switchAlias', () => {
     await engine.switchAlias('images', version);
     expect(summary(fake.requests)).toEqual([
       'PUT /test_images_v2/_settings',
+      'GET /_cluster/health/test_images_v2',
       'GET /test_images_v2/_refresh',
       'GET /_alias/test_images',
       'POST /_aliases',
@@ -184,7 +195,8 @@ describe('createVersion and switchAlias', () => {
       'DELETE /test_images_v1',
     ]);
     expect(fake.requests[0]!.body).toEqual({ index: { refresh_interval: '2s', number_of_replicas: 2 } });
-    expect(fake.requests[3]!.body).toEqual({
+    expect(fake.requests[1]!.query).toMatchObject({ wait_for_status: 'green', timeout: '30s' });
+    expect(fake.requests[4]!.body).toEqual({
       actions: [
         { remove: { index: 'test_images_v1', alias: 'test_images' } },
         { add: { index: 'test_images_v2', alias: 'test_images' } },
@@ -197,6 +209,18 @@ describe('createVersion and switchAlias', () => {
     });
     expect(await engine.count('images')).toBe(3);
     expect((await engine.search('images', { query: { match_all: {} }, sort: [{ id: 'asc' }] })).ids).toEqual([3, 4, 5]);
+  });
+
+  it('gives live indices a replica range (auto_expand_replicas) and a loading version none until its switch', async () => {
+    const engine = makeEngine({ numberOfReplicas: '0-1', numberOfShards: 2 });
+    await engine.ensureIndex(images);
+    expect(fake.requests[1]!.body).toMatchObject({ settings: { index: { number_of_shards: 2, auto_expand_replicas: '0-1' } } });
+    expect(fake.requests[1]!.body).not.toHaveProperty('settings.index.number_of_replicas');
+    const version = await engine.createVersion(images);
+    expect(fake.indices.get(`test_${version}`)!.settings).toMatchObject({ 'index.number_of_replicas': '0', 'index.number_of_shards': '2' });
+    fake.clearRequests();
+    await engine.switchAlias('images', version);
+    expect(fake.requests[0]!.body).toEqual({ index: { refresh_interval: '1s', auto_expand_replicas: '0-1' } });
   });
 
   it('points a missing alias at the version without removing anything', async () => {

@@ -242,6 +242,10 @@ export class FakeOpenSearch {
     if (first === '_cat' && second === 'indices') return this.catIndices(third ?? '*');
     if (first === '_bulk') return this.bulk(undefined, r);
     if (first === '_refresh') return this.refresh('_all', r);
+    if (first === '_cluster' && second === 'health') {
+      // one node, every copy allocated at once
+      return { status: 200, body: { cluster_name: 'fake', status: 'green', timed_out: false, number_of_nodes: 1 } };
+    }
     if (first === undefined) return { status: 200, body: { version: { distribution: 'opensearch', number: '2.19.2' } } };
     if (second === undefined) {
       if (m === 'PUT') return this.createIndex(first, r.body);
@@ -301,7 +305,7 @@ export class FakeOpenSearch {
     for (const name of this.resolve(names)) {
       const index = this.indices.get(name)!;
       const pick = (s: Record<string, string>) =>
-        Object.fromEntries(Object.entries(s).filter(([k]) => filter === undefined || wildcard(filter).test(k)));
+        Object.fromEntries(Object.entries(s).filter(([k]) => filter === undefined || filter.split(',').some((f) => wildcard(f).test(k))));
       const entry: Json = { settings: pick(index.settings) };
       if (r.query.include_defaults === 'true') entry.defaults = pick({ 'index.max_result_window': '10000' });
       out[name] = entry;

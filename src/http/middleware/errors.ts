@@ -4,7 +4,8 @@
  * requests it rejects itself) keeps its 4xx status;
  * a client that hung up before its answer (its body cut off, or anything else failing meanwhile) is
  * logged as 499 "Client closed request", not as an error of ours;
- * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After;
+ * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After,
+ * and so is the search engine being so (every OpenSearch node down, say);
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { IncomingMessage } from 'node:http';
@@ -14,6 +15,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/sandbox/pool.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { isSearchUnavailable, SEARCH_RETRY_AFTER_SECONDS } from '../../search/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
 
 /** Seconds a client is asked to wait when the database is unavailable. */
@@ -57,6 +59,11 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
       logger.error({ err, method: c.req.method, path: c.req.path }, 'database unavailable');
       c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return errorResponse(c, 503, 'Service temporarily unavailable, retry later');
+    }
+    if (isSearchUnavailable(err)) {
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'search engine unavailable');
+      c.header('Retry-After', String(SEARCH_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 503, 'Search temporarily unavailable, retry later');
     }
     logger.error({ err, method: c.req.method, path: c.req.path }, 'request failed');
     return errorResponse(c, 500, INTERNAL_ERROR);

@@ -15,6 +15,20 @@
  * only once searchable (tests, tools). Writes to a version being bulk-loaded never wait: its
  * refresh is off until `switchAlias`. `flush()` refreshes every index this engine wrote to.
  *
+ * Several nodes. Given the URLs of several nodes of a cluster, the client sends each request to
+ * the next live one in turn; a node that refuses the connection, drops it or answers 502/503/504
+ * is set aside and the request is sent again to another (up to `maxRetries` times, at least once
+ * per node), and a node set aside is tried again after a minute (then two, four… while it stays
+ * down: the client pings it before it takes requests again). Only when every node failed does a
+ * call fail, with an `OpenSearchError` marked `unavailable`, which the API answers 503.
+ *
+ * Replicas. Live indices get `numberOfReplicas` (a count, or an `auto_expand_replicas` range);
+ * a version being bulk-loaded has none until `switchAlias` gives it the same, so every reindex
+ * keeps the setting. The switch waits (up to `replicaWaitMs`) for the replicas to be copied
+ * before the alias moves, so that losing a node right after a reindex loses no shard.
+ * `ensureIndex` gives the setting to a live index that has others (set by hand, or by an earlier
+ * setting), so a changed setting takes effect at the next start without a reindex.
+ *
  * Deep pages. Indices created here have `max_result_window` = 10,000,000, so `from + size`
  * paging (what Philomena does) answers every page up to there in one request. Beyond the window
  * of the index (read from its settings, and only when `from + size` exceeds OpenSearch's default
@@ -42,19 +56,26 @@ import {
 } from './paging.js';
 import { markMeta, putMark, readMark } from './database-mark.js';
 import { hashSearchBody } from './hash-search.js';
-import { type IndexSettingsOptions, indexSettings } from './settings.js';
+import { type IndexSettingsOptions, indexSettings, replicaSettings } from './settings.js';
 
 export interface OpenSearchEngineOptions {
-  /** Base URL of the cluster, e.g. `http://localhost:9200` (also used in error messages). */
-  node: string;
+  /** URL of a node, e.g. `http://localhost:9200`, or of several nodes of one cluster (also used in error messages). */
+  node: string | string[];
   /** Prepended to every index and alias name (`test_` → `test_images`, `test_images_v1`). */
   indexPrefix?: string;
   /** A ready client (custom auth, transport); it stays the caller's and `close()` leaves it open. */
   client?: Client;
   /** Primary shards of new indices (default 1: one node). */
   numberOfShards?: number;
-  /** Replicas of live indices (default 0: one node); loading versions always have 0. */
-  numberOfReplicas?: number;
+  /**
+   * Replicas of live indices (default 0: one node): a count, or an `auto_expand_replicas` range
+   * such as `0-1`; loading versions always have 0 until their switch.
+   */
+  numberOfReplicas?: number | string;
+  /** How long `switchAlias` waits for the new version's replicas before it moves the alias anyway (default 30 s). */
+  replicaWaitMs?: number;
+  /** Times a request is sent again to another node after a connection failure (default 3, at least one per other node). */
+  maxRetries?: number;
   /** `index.max_result_window` of new indices (default 10,000,000 as the reference). */
   maxResultWindow?: number;
   /** `index.max_terms_count` of new indices (default 262,144: long `terms` lists of hidden tags). */
@@ -101,6 +122,7 @@ export class OpenSearchEngine implements SearchEngine {
   private readonly bulkSender: BulkSender;
   private readonly deepPagingStep: number;
   private readonly retireDelayMs: number;
+  private readonly replicaWaitMs: number;
   /** `max_result_window` per index argument, read when a page goes past 10,000 (or ours). */
   private readonly windows = new Map<string, number>();
   /** Physical names written to since the last `flush()`. */
@@ -112,11 +134,18 @@ export class OpenSearchEngine implements SearchEngine {
   private closing: Promise<void> | undefined;
 
   constructor(options: OpenSearchEngineOptions) {
-    this.node = options.node;
+    const nodes = typeof options.node === 'string' ? [options.node] : options.node;
+    if (nodes.length === 0) throw new Error('OpenSearchEngine needs the URL of at least one node');
+    this.node = nodes.join(',');
     this.prefix = options.indexPrefix ?? '';
     this.ownsClient = options.client === undefined;
     this.client =
-      options.client ?? new Client({ node: options.node, requestTimeout: options.requestTimeoutMs ?? 30_000 });
+      options.client ??
+      new Client({
+        nodes,
+        requestTimeout: options.requestTimeoutMs ?? 30_000,
+        maxRetries: options.maxRetries ?? Math.max(3, nodes.length - 1),
+      });
     this.indexOptions = {
       shards: options.numberOfShards ?? 1,
       replicas: options.numberOfReplicas ?? 0,
@@ -135,6 +164,7 @@ export class OpenSearchEngine implements SearchEngine {
     });
     this.deepPagingStep = Math.max(1, options.deepPagingStep ?? 10_000);
     this.retireDelayMs = options.retireDelayMs ?? 1_000;
+    this.replicaWaitMs = Math.max(0, options.replicaWaitMs ?? 30_000);
   }
 
   /** The physical (prefixed) name of an alias or version. */
@@ -199,7 +229,10 @@ export class OpenSearchEngine implements SearchEngine {
     const alias = this.physicalName(spec.name);
     this.windows.clear();
     this.ensured.add(alias);
-    if (await this.aliasExists(alias)) return;
+    if (await this.aliasExists(alias)) {
+      await this.keepReplicas(alias);
+      return;
+    }
     const first = `${alias}_v1`;
     try {
       // created with its alias in one request, so a concurrent starter sees both or neither
@@ -212,6 +245,31 @@ export class OpenSearchEngine implements SearchEngine {
         this.client.indices.updateAliases({ body: { actions: [{ add: { index: first, alias } }] } }),
       );
     }
+  }
+
+  /** Gives the indices behind `alias` the configured replicas where they have others. */
+  private async keepReplicas(alias: string): Promise<void> {
+    const replicas = this.indexOptions.replicas;
+    const res = await this.call(`read the replicas of [${alias}]`, () =>
+      this.client.indices.getSettings({
+        index: alias,
+        name: ['index.number_of_replicas', 'index.auto_expand_replicas'],
+        flat_settings: true,
+      }),
+    );
+    const others = Object.entries(asRecord(res.body) ?? {})
+      .filter(([, entry]) => {
+        const settings = asRecord(asRecord(entry)?.settings) ?? {};
+        const autoExpand = String(settings['index.auto_expand_replicas'] ?? 'false');
+        if (typeof replicas === 'string') return autoExpand !== replicas;
+        return autoExpand !== 'false' || String(settings['index.number_of_replicas']) !== String(replicas);
+      })
+      .map(([index]) => index);
+    if (others.length === 0) return;
+    const index = typeof replicas === 'string' ? replicaSettings(replicas) : { auto_expand_replicas: 'false', number_of_replicas: replicas };
+    await this.call(`set the replicas of [${others.join(',')}]`, () =>
+      this.client.indices.putSettings({ index: others, body: { index } }),
+    );
   }
 
   async createVersion(spec: IndexSpec): Promise<string> {
@@ -237,9 +295,10 @@ export class OpenSearchEngine implements SearchEngine {
     await this.call(`restore settings of [${target}]`, () =>
       this.client.indices.putSettings({
         index: target,
-        body: { index: { refresh_interval: this.indexOptions.refreshInterval, number_of_replicas: this.indexOptions.replicas } },
+        body: { index: { refresh_interval: this.indexOptions.refreshInterval, ...replicaSettings(this.indexOptions.replicas) } },
       }),
     );
+    await this.waitForReplicas(target);
     await this.call(`refresh [${target}]`, () => this.client.indices.refresh({ index: target }));
     const old = (await this.aliasTargets(alias)).filter((i) => i !== target);
     const actions: Types.Indices_UpdateAliases.Action[] = [
@@ -265,6 +324,22 @@ export class OpenSearchEngine implements SearchEngine {
       this.client.indices.delete({ index: retired, ignore_unavailable: true }),
     );
     for (const o of retired) this.touched.delete(o);
+  }
+
+  /**
+   * Waits, up to `replicaWaitMs`, until every copy of `physical`'s shards is allocated (green).
+   * A cluster that cannot place them all (fewer nodes than copies) still gets the alias after
+   * the wait: a yellow index serves as well, it is only less safe.
+   */
+  private async waitForReplicas(physical: string): Promise<void> {
+    if (this.replicaWaitMs === 0) return;
+    const seconds = Math.ceil(this.replicaWaitMs / 1000);
+    await this.call(`wait for the replicas of [${physical}]`, () =>
+      this.client.cluster.health(
+        { index: physical, wait_for_status: 'green', timeout: `${seconds}s` },
+        { ignore: [408], requestTimeout: this.replicaWaitMs + 10_000 },
+      ),
+    );
   }
 
   // ---- writes ------------------------------------------------------------------------------

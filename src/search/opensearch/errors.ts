@@ -1,11 +1,16 @@
 /**
  * How OpenSearch failures reach callers: every failed call becomes an `OpenSearchError` naming
  * the operation, the HTTP status and the error's type and reason (with its root cause when that
- * says more), clipped so that a huge reason cannot flood a log line.
+ * says more), clipped so that a huge reason cannot flood a log line. An error that means the
+ * cluster cannot serve right now (no node reachable, no answer in time, 502/503/504, a full
+ * queue's 429) is marked `unavailable`: the API answers it 503 with Retry-After, not 500.
  */
 import { errors } from '@opensearch-project/opensearch';
 
 const REASON_MAX = 300;
+
+/** HTTP statuses of a cluster that cannot serve now but may soon: too busy, or a node or shard missing. */
+const UNAVAILABLE_STATUSES = new Set([429, 502, 503, 504]);
 
 /** A failed OpenSearch call: the operation, HTTP status, and the error's type and reason. */
 export class OpenSearchError extends Error {
@@ -15,6 +20,8 @@ export class OpenSearchError extends Error {
     readonly status?: number,
     readonly type?: string,
     readonly reason?: string,
+    /** The cluster could not serve the call now (an outage), as opposed to a fault of the call. */
+    readonly unavailable = false,
   ) {
     super(message);
   }
@@ -83,13 +90,16 @@ export function toOpenSearchError(err: unknown, what: string, node: string): Err
       status ?? undefined,
       type,
       reason,
+      status !== undefined && UNAVAILABLE_STATUSES.has(status),
     );
   }
   if (err instanceof errors.TimeoutError) {
-    return new OpenSearchError(`OpenSearch ${what} failed: no answer from ${node} in time (${err.message})`);
+    const message = `OpenSearch ${what} failed: no answer from ${node} in time (${err.message})`;
+    return new OpenSearchError(message, undefined, undefined, undefined, true);
   }
   if (err instanceof errors.ConnectionError || err instanceof errors.NoLivingConnectionsError) {
-    return new OpenSearchError(`OpenSearch ${what} failed: cannot connect to ${node} (${err.message})`);
+    const message = `OpenSearch ${what} failed: cannot connect to ${node} (${err.message})`;
+    return new OpenSearchError(message, undefined, undefined, undefined, true);
   }
   if (err instanceof errors.DeserializationError) {
     return new OpenSearchError(`OpenSearch ${what} failed: unreadable response from ${node}`);

@@ -9,7 +9,8 @@ import { asRecord, str } from './errors.js';
 
 export interface IndexSettingsOptions {
   shards: number;
-  replicas: number;
+  /** Replicas of live indices: a count, or an `auto_expand_replicas` range such as `0-1`. */
+  replicas: number | string;
   refreshInterval: string;
   maxResultWindow: number;
   maxTermsCount: number;
@@ -48,7 +49,7 @@ export function indexSettings(
   }
   const index: Types.Indices_Common.IndexSettings = {
     number_of_shards: options.shards,
-    number_of_replicas: loading ? 0 : options.replicas,
+    ...(loading ? { number_of_replicas: 0 } : replicaSettings(options.replicas)),
     refresh_interval: loading ? '-1' : options.refreshInterval,
     max_result_window: options.maxResultWindow,
     max_terms_count: options.maxTermsCount,
@@ -57,4 +58,12 @@ export function indexSettings(
     index.analysis = { analyzer } as Types.Indices_Common.IndexSettingsAnalysis;
   }
   return { index };
+}
+
+/**
+ * The replica settings of a live index: a fixed count, or a range that OpenSearch follows as data
+ * nodes join and leave (`0-1`: none on one node, one from two nodes on).
+ */
+export function replicaSettings(replicas: number | string): Types.Indices_Common.IndexSettings {
+  return typeof replicas === 'number' ? { number_of_replicas: replicas } : { auto_expand_replicas: replicas };
 }

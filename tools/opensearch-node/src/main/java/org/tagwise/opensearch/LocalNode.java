@@ -22,8 +22,12 @@ import org.opensearch.transport.Netty4Plugin;
  *
  * Configured by environment variables: OPENSEARCH_PORT (HTTP port, default 9200) and
  * OPENSEARCH_HOME (the node's home; data and logs live below it, default ./data/opensearch).
- * It binds to 127.0.0.1 only and has no security plugin: a node for development, CI and small
- * boards, not a production cluster.
+ * Alone it is a single-node cluster on a random transport port. As one node of a local cluster
+ * (`npm run opensearch -- --nodes N`) it is also given OPENSEARCH_NODE_NAME, a fixed
+ * OPENSEARCH_TRANSPORT_PORT, OPENSEARCH_SEED_HOSTS (the transport addresses of all the nodes,
+ * comma-separated) and OPENSEARCH_INITIAL_MANAGERS (the names of all the nodes, for the first
+ * election). It binds to 127.0.0.1 only and has no security plugin: a node for development, CI
+ * and small boards, not a production cluster.
  */
 public final class LocalNode extends Node {
     private LocalNode(Environment environment) {
@@ -32,27 +36,36 @@ public final class LocalNode extends Node {
     }
 
     public static void main(String[] args) throws Exception {
-        String port = System.getenv().getOrDefault("OPENSEARCH_PORT", "9200");
+        Map<String, String> env = System.getenv();
+        String port = env.getOrDefault("OPENSEARCH_PORT", "9200");
+        String name = env.getOrDefault("OPENSEARCH_NODE_NAME", "tagwise-local");
+        String seedHosts = env.getOrDefault("OPENSEARCH_SEED_HOSTS", "");
         Path home = Path.of(System.getenv().getOrDefault("OPENSEARCH_HOME", "data/opensearch")).toAbsolutePath();
         Files.createDirectories(home.resolve("data"));
         Files.createDirectories(home.resolve("logs"));
         Files.createDirectories(home.resolve("config"));
 
-        Settings settings = Settings.builder()
+        Settings.Builder builder = Settings.builder()
             .put("cluster.name", "tagwise")
-            .put("node.name", "tagwise-local")
+            .put("node.name", name)
             .put("path.home", home.toString())
             .put("path.data", home.resolve("data").toString())
             .put("path.logs", home.resolve("logs").toString())
-            .put("discovery.type", "single-node")
             .put("network.host", "127.0.0.1")
             .put("http.port", port)
-            .put("transport.port", "0")
             .put("http.type", "netty4")
-            .put("transport.type", "netty4")
-            .build();
+            .put("transport.type", "netty4");
+        if (seedHosts.isEmpty()) {
+            builder.put("discovery.type", "single-node").put("transport.port", "0");
+        } else {
+            builder
+                .put("transport.port", env.getOrDefault("OPENSEARCH_TRANSPORT_PORT", "9300"))
+                .putList("discovery.seed_hosts", List.of(seedHosts.split(",")))
+                .putList("cluster.initial_cluster_manager_nodes", List.of(env.getOrDefault("OPENSEARCH_INITIAL_MANAGERS", name).split(",")));
+        }
+        Settings settings = builder.build();
         Environment environment = InternalSettingsPreparer.prepareEnvironment(
-            settings, Map.of(), home.resolve("config"), () -> "tagwise-local");
+            settings, Map.of(), home.resolve("config"), () -> name);
 
         LocalNode node = new LocalNode(environment);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -65,7 +78,7 @@ public final class LocalNode extends Node {
             } finally {
                 stopped.countDown();
             }
-        }, "tagwise-local-shutdown"));
+        }, name + "-shutdown"));
         try {
             node.start();
         } catch (Exception e) {
