@@ -4,6 +4,7 @@
  */
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -26,6 +27,16 @@ const schema = z.object({
     z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL').optional(),
   ),
   OPENSEARCH_URL: optionalUrl,
+  /** Where media lives: `file:///path` (a directory, maybe a shared mount) or `s3://bucket/prefix`; default DATA_DIR. */
+  STORAGE_URL: z.preprocess(blankToUndefined, z.string().trim().regex(/^(file:\/\/\/|s3:\/\/)/, 'must be a file:/// or s3:// URL').optional()),
+  /** The S3-compatible server for `s3://` storage (MinIO, Ceph, ...); unset for Amazon S3. */
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  /** Static credentials; unset, the AWS SDK's usual sources (environment, profile, instance role). */
+  S3_ACCESS_KEY_ID: z.preprocess(blankToUndefined, z.string().trim().optional()),
+  S3_SECRET_ACCESS_KEY: z.preprocess(blankToUndefined, z.string().optional()),
+  /** Path-style URLs (`host/bucket/key`); default true when S3_ENDPOINT is set. */
+  S3_FORCE_PATH_STYLE: z.preprocess(blankToUndefined, z.enum(['true', 'false']).optional()),
   /** Prefix of every index and alias name in OpenSearch, so several boards can share a cluster. */
   OPENSEARCH_INDEX_PREFIX: z.string().trim().regex(/^[a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only').default(''),
   SITE_NAME: z.string().trim().min(1).default('Tagwise'),
@@ -102,6 +113,20 @@ const schema = z.object({
 
 export type Env = z.input<typeof schema>;
 
+export type StorageSettings =
+  | { kind: 'directory'; root: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      /** Key prefix, empty or ending in `/`. */
+      prefix: string;
+      endpoint: string | undefined;
+      region: string;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      forcePathStyle: boolean;
+    };
+
 export interface Config {
   port: number;
   host: string;
@@ -116,6 +141,8 @@ export interface Config {
    */
   originCdnUrl?: string;
   dataDir: string;
+  /** Where media lives (`STORAGE_URL`): a directory, DATA_DIR by default, or an S3 bucket. */
+  storage: StorageSettings;
   databaseUrl: string | undefined;
   opensearchUrl: string | undefined;
   opensearchIndexPrefix: string;
@@ -203,6 +230,48 @@ export function httpsProblem(value: string | undefined): string | undefined {
   return 'must be an https URL (http only for localhost development)';
 }
 
+/** The S3 variables, as parsed. */
+export interface S3Env {
+  S3_ENDPOINT?: string | undefined;
+  S3_REGION: string;
+  S3_ACCESS_KEY_ID?: string | undefined;
+  S3_SECRET_ACCESS_KEY?: string | undefined;
+  S3_FORCE_PATH_STYLE?: 'true' | 'false' | undefined;
+}
+
+/**
+ * Storage settings from a `STORAGE_URL` (unset: the directory `dataDir`) and the S3 variables.
+ * Throws ConfigError for a URL that names no directory or no bucket.
+ */
+export function storageSettingsFrom(url: string | undefined, dataDir: string, s3: S3Env): StorageSettings {
+  if (url === undefined) return { kind: 'directory', root: dataDir };
+  if (url.startsWith('file:')) {
+    let root: string;
+    try {
+      root = fileURLToPath(url);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration:\n  STORAGE_URL: ${(error as Error).message}`);
+    }
+    return { kind: 'directory', root: resolve(root) };
+  }
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!m) throw new ConfigError('invalid configuration:\n  STORAGE_URL: must be s3://bucket or s3://bucket/prefix with a valid bucket name');
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((s) => s === '.' || s === '..') || prefix.includes('//')) {
+    throw new ConfigError('invalid configuration:\n  STORAGE_URL: the prefix may not hold empty, . or .. segments');
+  }
+  return {
+    kind: 's3',
+    bucket: m[1]!,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint: s3.S3_ENDPOINT,
+    region: s3.S3_REGION,
+    accessKeyId: s3.S3_ACCESS_KEY_ID,
+    secretAccessKey: s3.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: s3.S3_FORCE_PATH_STYLE === undefined ? s3.S3_ENDPOINT !== undefined : s3.S3_FORCE_PATH_STYLE === 'true',
+  };
+}
+
 /** Parse settings from an environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked = Object.fromEntries(
@@ -226,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL,
     opensearchUrl: v.OPENSEARCH_URL,
+    storage: storageSettingsFrom(v.STORAGE_URL, resolve(v.DATA_DIR), v),
     opensearchIndexPrefix: v.OPENSEARCH_INDEX_PREFIX,
     siteName: v.SITE_NAME,
     logLevel: v.LOG_LEVEL,

@@ -14,7 +14,6 @@
  * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
  * next step and shuts down the same way.
  */
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Indexer } from '../indexer/index.js';
 import { loadConfigOrExit } from './config.js';
@@ -35,7 +34,7 @@ import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
 import { withImportedOrigin } from './contexts/board/origin.js';
 import { createLogger } from './log.js';
-import { FileStore } from './media/storage.js';
+import { openStorage } from './media/storage-open.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
@@ -101,7 +100,10 @@ async function main(): Promise<void> {
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
-  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined);
+  // Media (images, assets, dumps) in STORAGE_URL: every process of the board shares it.
+  const storage = openStorage(config.storage);
+  log.info({ storage: storage.location }, 'media storage');
+  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
   const { server: embeddedServer } = database;
   if (embeddedServer) {
     running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
@@ -123,6 +125,7 @@ async function main(): Promise<void> {
     engine,
     metrics,
     caches,
+    storage,
     logger: log,
     readiness: () => readiness,
     shutdownSignal: stopping.signal,
@@ -149,7 +152,7 @@ async function main(): Promise<void> {
   if (config.demoData && (await isBoardEmpty(db))) {
     log.info({ images: config.demoImages, seed: config.demoSeed }, 'empty board: creating the demo board');
     const started = Date.now();
-    await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true });
+    await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true });
     log.info({ ms: Date.now() - started }, 'demo board created');
     checkpoint();
   }
@@ -172,7 +175,7 @@ async function main(): Promise<void> {
   // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
   const jobWorker = new JobWorker({
     db,
-    handlers: createJobHandlers({ db, fileStore: new FileStore(join(config.dataDir, 'images')), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
+    handlers: createJobHandlers({ db, fileStore: storage.area('images'), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
     concurrency: 1,
     log: (msg, detail) => log.warn(detail ?? {}, msg),
   });

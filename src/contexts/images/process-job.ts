@@ -35,7 +35,7 @@ import { ffmpegAvailable, type FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
 import { processImage, type ProcessedImage, type ProcessOptions } from '../../media/process.js';
 import { boxesSmallerThan, fitInside, type Representation } from '../../media/representations.js';
-import type { FileStore } from '../../media/storage.js';
+import { pathFor, type MediaStorage } from '../../media/storage.js';
 import { recordNearDuplicates } from './duplicates.js';
 import { saveFingerprint } from './fingerprints.js';
 import { PROCESS_IMAGE_JOB } from './submit.js';
@@ -77,7 +77,7 @@ export async function processForStorage(bytes: Buffer, options: MediaProcessingO
 
 export interface ProcessJobDeps {
   db: Database;
-  fileStore: FileStore;
+  fileStore: MediaStorage;
   media?: MediaProcessingOptions;
 }
 
@@ -91,13 +91,13 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
   if (image.processed && image.thumbnailsGenerated) return 'already-processed';
 
   const ext = formatInfo(image.imageFormat)?.ext ?? image.imageFormat;
-  const originalKey = image.storageKey ?? fileStore.pathFor(image.createdAt, image.id, 'full', ext);
+  const originalKey = image.storageKey ?? pathFor(image.createdAt, image.id, 'full', ext);
   const bytes = await fileStore.get(originalKey);
   if (bytes === null) throw new Error(`the original of image ${imageId} is missing (${originalKey})`);
 
   const { result, files } = await processForStorage(bytes, deps.media);
   for (const file of files) {
-    const key = fileStore.pathFor(image.createdAt, image.id, file.name, file.ext);
+    const key = pathFor(image.createdAt, image.id, file.name, file.ext);
     if (key === originalKey && file.buffer.equals(bytes)) continue;
     await fileStore.put(key, file.buffer);
   }
@@ -142,7 +142,7 @@ export async function markProcessingGivenUp(db: Database, imageId: number): Prom
 
 export interface JobHandlerDeps {
   db: Database;
-  fileStore: FileStore;
+  fileStore: MediaStorage;
   config?: Pick<Config, 'dataDir'>;
   media?: MediaProcessingOptions;
   log?: (msg: string, detail?: Record<string, unknown>) => void;

@@ -3,15 +3,21 @@
  * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed
  * requests it rejects itself) keeps its 4xx status;
  * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After;
+ * the media storage refusing a write for want of space is 507 Insufficient Storage with
+ * Retry-After (counted in `/metrics`; nothing of the request was kept, see contexts/images/submit.ts);
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/decode-budget.js';
+import { StorageFullError } from '../../media/storage.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
+
+/** Seconds a client is asked to wait when the media storage is full (an operator has to act). */
+export const STORAGE_FULL_RETRY_AFTER_SECONDS = 300;
 
 /** Seconds a client is asked to wait when the database is unavailable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -34,6 +40,12 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
       return errorResponse(c, err.status as ContentfulStatusCode, message);
     }
     const logger = c.get('deps')?.logger ?? fallbackLogger;
+    if (err instanceof StorageFullError) {
+      c.get('deps')?.metrics?.storageFullRefusals.inc();
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'media storage full');
+      c.header('Retry-After', String(STORAGE_FULL_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 507, 'Insufficient storage: the board cannot store files right now, retry later');
+    }
     if (isDatabaseUnavailable(err)) {
       logger.error({ err, method: c.req.method, path: c.req.path }, 'database unavailable');
       c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));

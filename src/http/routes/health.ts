@@ -11,17 +11,33 @@
  * parts (`down`, `starting`, `behind`, or `unknown` when the database cannot tell), and 503
  * `{"status":"stopping"}` as soon as shutdown begins. Each check has 2 s to answer.
  *
+ * `/readyz` also carries `"storage"`: `"up"`, or `"full"` while the media storage refuses writes
+ * for want of space (uploads are answered 507). A full storage does not make the process unready:
+ * everything but storing new files still works, and the storage is usually shared by every
+ * process, so taking them out of the load balancer would turn refused uploads into a whole board
+ * down. While full, each check makes a small test write (at most every 10 s) to learn whether
+ * space is back.
+ *
  * Never cached.
  */
 import { Hono } from 'hono';
 import { countRecords, pingDatabase, type RecordCounts } from '../../contexts/board/health.js';
 import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
-import type { AppEnv } from '../context.js';
+import { probeStorage } from '../../media/storage.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { storageOf } from '../media-storage.js';
 import { withTimeout } from './metrics.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
 type Part = 'up' | 'down' | 'starting' | 'behind' | 'unknown';
+
+/** `full` while the storage refuses writes; a test write (at most every 10 s) notices space coming back. */
+async function storageState(deps: AppDeps): Promise<'up' | 'full'> {
+  const storage = storageOf(deps);
+  if (!storage.health.full) return 'up';
+  return (await withTimeout(probeStorage(storage), CHECK_TIMEOUT_MS, 'storage').catch(() => true)) ? 'full' : 'up';
+}
 
 export function healthRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -67,11 +83,13 @@ export function healthRoutes(): Hono<AppEnv> {
     else if (!lagKnown) indexer = 'unknown';
     else if (lagSeconds !== null && lagSeconds >= config.readyMaxOutboxLagSeconds) indexer = 'behind';
 
-    const parts: Record<'database' | 'engine' | 'indexer', Part> = {
+    const parts: Record<'database' | 'engine' | 'indexer', Part> & { storage: 'up' | 'full' } = {
       database: databaseUp ? 'up' : 'down',
       engine: engineUp ? 'up' : 'down',
       indexer,
+      storage: await storageState(c.get('deps')),
     };
+    if (parts.storage === 'full') c.get('log')?.warn({ storage: storageOf(c.get('deps')).location }, 'media storage full');
     if (databaseUp && engineUp && indexer === 'up') return c.json({ status: 'ready', ...parts });
     c.get('log')?.warn({ ...parts, failures, outboxLagSeconds: lagSeconds }, 'not ready');
     return c.json({ status: 'not ready', ...parts, ...(indexer === 'behind' ? { outbox_lag_seconds: Math.round(lagSeconds ?? 0) } : {}) }, 503);
