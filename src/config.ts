@@ -87,7 +87,7 @@ const schema = z.object({
     blankToUndefined,
     z.string().trim().regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/i, 'must be HH:MM (UTC, 24-hour) or off').default('03:00'),
   ),
-  /** Dated dumps kept under DATA_DIR/dumps. */
+  /** Dated dumps kept in the `dumps` area of the media storage (STORAGE_URL, else DATA_DIR/dumps). */
   DUMP_KEEP: z.coerce.number().int().min(1).max(366).default(7),
   /** Days the change log keeps (live search resume, `/changes`); at least a day, so a dump covers the rest. */
   CHANGE_LOG_RETENTION_DAYS: z.coerce.number().min(1).max(366).default(7),

@@ -29,7 +29,7 @@ Options
   -h, --help      this text
 
 Without --no-files every image gets real files (generated, processed, with every
-representation) under DATA_DIR/images, as the demo board does: expect minutes per thousand.
+representation) in the media storage (STORAGE_URL, else DATA_DIR/images), as the demo board does: expect minutes per thousand.
 `;
 
 function count(value: string | undefined, name: string, fallback: number, min = 0): number {

@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', healthRoutes());
   app.route('/', metricsRoutes(metrics));
   app.route('/', fileRoutes(storageOf(deps)));
-  app.route('/', dumpRoutes(deps.config));
+  app.route('/', dumpRoutes(deps.config, storageOf(deps).area('dumps')));
   app.route('/', openapiRoutes());
   app.route('/', searchPageRoutes());
   app.use('/socket/*', caller());

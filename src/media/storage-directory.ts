@@ -53,15 +53,12 @@ export class DirectoryStorage implements MediaStorage {
 
   async putFile(key: string, sourcePath: string, options: { link?: boolean } = {}): Promise<PlacedBy> {
     if (options.link !== false) {
-      const target = this.resolve(key);
-      await this.#guard(() => mkdir(dirname(target), { recursive: true }));
       try {
-        await link(sourcePath, target);
-        this.health.noteWritten();
+        // Linked under a temporary name and renamed over the key, so a file there is replaced.
+        await this.#writeAtomically(key, (temp) => link(sourcePath, temp));
         return 'linked';
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST') return 'linked';
         if (code !== 'EXDEV' && code !== 'EPERM') throw error;
       }
     }

@@ -6,7 +6,8 @@
  */
 import type { z } from 'zod';
 import { changeSeqBefore, prunedThrough } from '../../contexts/changes/log.js';
-import { dumpsRoot, readLatest } from '../../dumps/layout.js';
+import { readLatest } from '../../dumps/layout.js';
+import { storageOf } from '../media-storage.js';
 import type { AppContext } from '../context.js';
 import type { CursorExpiredBody } from '../schemas/live.js';
 
@@ -18,7 +19,7 @@ export async function expiredCursorAnswer(c: AppContext, since: number): Promise
   const { db, config } = c.get('deps');
   const horizon = await prunedThrough(db);
   if (since >= horizon) return null;
-  const latest = await readLatest(dumpsRoot(config.dataDir));
+  const latest = await readLatest(storageOf(c.get('deps')).area('dumps'));
   let dump: z.output<typeof CursorExpiredBody>['dump'] = null;
   if (latest !== null) {
     const taken = new Date(latest.created_at);
