@@ -34,8 +34,8 @@ representations and view_url point at it, rebuilt exactly as Philomena builds th
                serves images the board holds no file of from there (CDN_URL stays the root of
                the board's own files); later runs keep it unless given another
   --files DIR  Philomena's image store (DIR/Y/M/D/ID/full.EXT): originals are hard-linked (or
-               copied) into the image storage (STORAGE_URL, else DATA_DIR/images) and queued for processing; the server makes every
-               representation in the background
+               copied) into the image storage (STORAGE_URL, else DATA_DIR/images) and queued
+               for processing; the server makes every representation in the background
   --force      empty a board holding content that was not imported from Philomena first
 `;
 
