@@ -257,7 +257,7 @@ export function storageSettingsFrom(url: string | undefined, dataDir: string, s3
   const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
   if (!m) throw new ConfigError('invalid configuration:\n  STORAGE_URL: must be s3://bucket or s3://bucket/prefix with a valid bucket name');
   const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
-  if (prefix.split('/').some((s) => s === '.' || s === '..') || prefix.includes('//')) {
+  if (prefix.split('/').some((s) => s === '.' || s === '..' || (s === '' && prefix !== ''))) {
     throw new ConfigError('invalid configuration:\n  STORAGE_URL: the prefix may not hold empty, . or .. segments');
   }
   return {
