@@ -36,6 +36,9 @@ export type S3Settings = Extract<StorageSettings, { kind: 's3' }>;
 /** Error codes S3-compatible stores answer a write with when out of space or over a quota. */
 const FULL_CODES = new Set(['XMinioStorageFull', 'StorageFull', 'QuotaExceeded', 'InsufficientStorage', 'XMinioAdminBucketQuotaExceeded']);
 
+/** Connections open at once to the S3 server, per process. */
+const MAX_SOCKETS = 256;
+
 export function s3ClientFor(settings: S3Settings): S3Client {
   return new S3Client({
     region: settings.region,
@@ -44,6 +47,9 @@ export function s3ClientFor(settings: S3Settings): S3Client {
     ...(settings.accessKeyId && settings.secretAccessKey
       ? { credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } }
       : {}),
+    // The file route streams a body per request: the SDK's default of 50 sockets would queue
+    // the requests of a busy page of thumbnails behind each other.
+    requestHandler: { httpAgent: { keepAlive: true, maxSockets: MAX_SOCKETS }, httpsAgent: { keepAlive: true, maxSockets: MAX_SOCKETS } },
     // Checksums only where S3 requires them: S3-compatible stores do not all take the trailing
     // checksums of the SDK's default.
     requestChecksumCalculation: 'WHEN_REQUIRED',
