@@ -22,6 +22,7 @@ import type { StorageSettings } from '../config.js';
 import {
   StorageFullError,
   StorageHealth,
+  StorageUnavailableError,
   validateAreaName,
   validateKey,
   type MediaStorage,
@@ -103,9 +104,9 @@ export class S3Storage implements MediaStorage {
 
   async read(key: string, range?: { start: number; end: number }): Promise<Readable | null> {
     try {
-      const out = await this.client.send(
+      const out = await reached(this.client.send(
         new GetObjectCommand({ Bucket: this.bucket, Key: this.#key(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
-      );
+      ));
       // In Node the body is an IncomingMessage, a Readable.
       return out.Body instanceof Readable ? out.Body : Readable.fromWeb(out.Body!.transformToWebStream() as import('node:stream/web').ReadableStream);
     } catch (error) {
@@ -116,7 +117,7 @@ export class S3Storage implements MediaStorage {
 
   async stat(key: string): Promise<StoredFileStat | null> {
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.#key(key) }));
+      const out = await reached(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.#key(key) })));
       return { size: out.ContentLength ?? 0, mtime: out.LastModified ?? new Date(0) };
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -131,7 +132,7 @@ export class S3Storage implements MediaStorage {
   async delete(key: string): Promise<boolean> {
     // S3 answers a delete the same whether the object was there: ask first.
     const existed = await this.exists(key);
-    if (existed) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.#key(key) }));
+    if (existed) await reached(this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.#key(key) })));
     return existed;
   }
 
@@ -140,7 +141,7 @@ export class S3Storage implements MediaStorage {
     let batch: string[] = [];
     const flush = async () => {
       if (batch.length === 0) return;
-      await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      await reached(this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })));
       batch = [];
     };
     for await (const object of this.list(prefix)) {
@@ -155,7 +156,7 @@ export class S3Storage implements MediaStorage {
     const from = prefix === '' ? this.prefix : `${this.prefix}${prefix}/`;
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: from, ...(token ? { ContinuationToken: token } : {}) }));
+      const page = await reached(this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: from, ...(token ? { ContinuationToken: token } : {}) })));
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;
         yield { key: object.Key.slice(this.prefix.length), size: object.Size ?? 0, mtime: object.LastModified ?? new Date(0) };
@@ -166,13 +167,27 @@ export class S3Storage implements MediaStorage {
 
   async #write(input: PutObjectCommandInput): Promise<void> {
     try {
-      await this.client.send(new PutObjectCommand(input));
+      await reached(this.client.send(new PutObjectCommand(input)));
       this.health.noteWritten();
     } catch (error) {
       if (!isFull(error)) throw error;
       this.health.noteFull();
       throw new StorageFullError(`no space left for media in ${this.location}`, { cause: error });
     }
+  }
+}
+
+/**
+ * `request`, with a failure to reach the store (no answer, or a 5xx after the SDK's retries) as
+ * `StorageUnavailableError`; the store's own answers (404, 403, a full store's 507) pass as they are.
+ */
+async function reached<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (error) {
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (isFull(error) || (status !== undefined && status < 500)) throw error;
+    throw new StorageUnavailableError(`object storage unavailable: ${(error as Error).message}`, { cause: error });
   }
 }
 

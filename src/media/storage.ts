@@ -12,7 +12,8 @@
  * Keys are relative POSIX paths; anything that could leave the area (`..`, `.`, empty segments,
  * absolute paths, backslashes, NUL) is refused in every backend. A write that fails because the
  * disk or the bucket is full throws `StorageFullError` and marks the storage's `StorageHealth`
- * full until a later write succeeds (the HTTP layer answers 507, `/readyz` and `/metrics` say so).
+ * full until a later write succeeds (the HTTP layer answers 507, `/readyz` and `/metrics` say so);
+ * an object store that cannot be reached throws `StorageUnavailableError` (answered 503).
  */
 import type { Readable } from 'node:stream';
 
@@ -23,6 +24,11 @@ export class StorageKeyError extends Error {
 /** A write refused because the disk, the quota or the bucket is full; nothing was written. */
 export class StorageFullError extends Error {
   override readonly name = 'StorageFullError';
+}
+
+/** The storage cannot be reached or answers with a server error (S3 down, a network failure). */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
 }
 
 export interface StoredFileStat {

@@ -4,11 +4,17 @@
  * filesystem backend on a 1 MiB tmpfs), which says nothing about space, so the answers of stores
  * that do say so are replayed here by a loopback HTTP server, through the real AWS SDK: MinIO's
  * 507 XMinioStorageFull and a bucket quota's 403 QuotaExceeded become StorageFullError and mark
- * the storage full; a plain 500 stays an ordinary error; a later successful write clears the mark.
+ * the storage full; a plain 500 is an unavailable store (503), as is one out of reach; a later
+ * successful write clears the mark.
  */
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StorageFullError } from '../../src/media/storage.js';
+import { Hono } from 'hono';
+import type { AppEnv } from '../../src/http/context.js';
+import { errorHandler } from '../../src/http/middleware/errors.js';
+import { fileRoutes } from '../../src/http/routes/files.js';
+import { freePort } from '../../src/lib/free-port.js';
+import { StorageFullError, StorageUnavailableError } from '../../src/media/storage.js';
 import { S3Storage, s3ClientFor } from '../../src/media/storage-s3.js';
 
 let server: Server;
@@ -52,11 +58,30 @@ describe('S3 answers for a full store', () => {
     expect(storage.health.full).toBe(false);
   });
 
-  it('a plain 500 is an ordinary error', async () => {
+  it('a plain 500 is not a full store but an unavailable one', async () => {
     answer = { status: 500, code: 'InternalError' };
     const error = await storage.put('a/b.png', Buffer.from('x')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(StorageFullError);
+    expect(error).toBeInstanceOf(StorageUnavailableError);
     expect(storage.health.full).toBe(false);
+  });
+});
+
+describe('S3 out of reach', () => {
+  it('is StorageUnavailableError, and the file route answers 503 with the JSON error and Retry-After', async () => {
+    const closed = await freePort();
+    const settings = { kind: 's3' as const, bucket: 'media', prefix: '', endpoint: `http://127.0.0.1:${closed}`, region: 'us-east-1', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true };
+    const gone = new S3Storage(s3ClientFor(settings), 'media', '');
+    try {
+      await expect(gone.get('a/b.png')).rejects.toBeInstanceOf(StorageUnavailableError);
+      const app = new Hono<AppEnv>();
+      app.onError(errorHandler({ error: () => {} }));
+      app.route('/', fileRoutes(gone));
+      const res = await app.request('/img/2024/1/1/1/thumb.png');
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await res.json()).toEqual({ error: expect.any(String) });
+    } finally {
+      gone.client.destroy();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storageContract } from './storage-contract.js';
+import { probeStorage } from '../../src/media/storage.js';
 import { DirectoryStorage, StorageKeyError, datePath, pathFor, validateKey } from '../../src/media/index.js';
 
 describe('storage keys', () => {
@@ -54,6 +55,17 @@ describe('DirectoryStorage', () => {
     await store.put(key, Buffer.from('replaced'));
     expect((await store.get(key))?.toString()).toBe('replaced');
     expect(await readdir(join(root, '2012/1/2/42'))).toEqual(['full.png']);
+  });
+
+  it('a storage marked full probes with a small write, at most every interval, and clears once it succeeds', async () => {
+    store.health.noteFull();
+    expect(await probeStorage(store)).toBe(false);
+    expect(store.health.full).toBe(false);
+    expect(await readdir(root)).toEqual(['.probe']);
+    expect(await readdir(join(root, '.probe'))).toEqual([]);
+    store.health.noteFull();
+    // Within the interval of the last probe: no write, still full.
+    expect(await probeStorage(store)).toBe(true);
   });
 
   it('resolves keys inside the root only', async () => {

@@ -5,13 +5,14 @@
  * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After;
  * the media storage refusing a write for want of space is 507 Insufficient Storage with
  * Retry-After (counted in `/metrics`; nothing of the request was kept, see contexts/images/submit.ts);
+ * object storage that cannot be reached is 503 with Retry-After, as the database;
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/decode-budget.js';
-import { StorageFullError } from '../../media/storage.js';
+import { StorageFullError, StorageUnavailableError } from '../../media/storage.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
@@ -45,6 +46,11 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
       logger.error({ err, method: c.req.method, path: c.req.path }, 'media storage full');
       c.header('Retry-After', String(STORAGE_FULL_RETRY_AFTER_SECONDS));
       return errorResponse(c, 507, 'Insufficient storage: the board cannot store files right now, retry later');
+    }
+    if (err instanceof StorageUnavailableError) {
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'media storage unavailable');
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 503, 'Service temporarily unavailable, retry later');
     }
     if (isDatabaseUnavailable(err)) {
       logger.error({ err, method: c.req.method, path: c.req.path }, 'database unavailable');
