@@ -3,11 +3,12 @@
  * Exit codes: 0 done (and no drift), 1 drift found or an error, 2 bad usage.
  */
 import { loadConfigOrExit } from '../src/config.js';
-import { openDatabase, type DatabaseHandle } from '../src/db/client.js';
+import { createDatabase, openDatabase, type DatabaseHandle } from '../src/db/client.js';
 import { createSearchEngine } from '../src/search/create-engine.js';
 import type { SearchEngine } from '../src/search/engine.js';
 import { indexNames, isIndexName, type IndexName } from '../src/search/indexes/index.js';
 import { Indexer, type IndexerStatus, type ReindexProgress, type VerifyReport } from './index.js';
+import { OutboxLeadership } from './leader.js';
 import { table } from '../src/lib/table.js';
 import { parseCommandLine, UsageError, usageErrorExit } from '../src/lib/command-line.js';
 
@@ -17,7 +18,8 @@ Commands:
   reindex [index...]           Rebuild indices (all by default) into new versions and switch
                                their aliases; changes made meanwhile are applied afterwards.
   sync [--once | --follow]     Apply the pending outbox rows and exit (--once, the default), or
-                               keep following the outbox until interrupted (--follow).
+                               keep following the outbox until interrupted (--follow; beside
+                               OpenSearch only while it holds the lead the API processes share).
   status                       Rows in Postgres, documents in the engine, outbox lag.
   verify [index...] [--sample N]
                                Ids missing from or extra in each index, and N documents per
@@ -199,13 +201,16 @@ async function run(opts: Options, log: (msg: string) => void): Promise<number> {
         // files of the embedded engine that lost writes are rebuilt before anything is applied on top
         if (engine.kind === 'embedded') await indexer.repairIndexes();
         if (opts.follow) {
-          indexer.start();
-          log('following the outbox; interrupt to stop');
+          // beside a shared engine, one more candidate for the lead the API processes share
+          const shared = engine.kind === 'embedded' ? undefined : new OutboxLeadership({ session: createDatabase(handle.url, { max: 1 }), indexer, log });
+          if (shared) shared.start();
+          else indexer.start();
+          log(shared ? 'following the outbox whenever this process leads; interrupt to stop' : 'following the outbox; interrupt to stop');
           await new Promise<void>((resolve) => {
             process.once('SIGINT', () => resolve());
             process.once('SIGTERM', () => resolve());
           });
-          await indexer.stop();
+          await (shared ? shared.stop() : indexer.stop());
         } else {
           const applied = await indexer.syncOnce();
           if (opts.json) console.log(JSON.stringify({ applied }));

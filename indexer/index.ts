@@ -1,7 +1,7 @@
 /**
  * The indexer: keeps the search indices in step with Postgres. The server runs one in-process in
- * embedded mode; beside OpenSearch it runs as its own process (`npm run indexer -- sync --follow`);
- * the CLI uses it for reindexes, drift checks and status.
+ * embedded mode; beside OpenSearch every API process has one and the process that leads follows
+ * the outbox (`leader.ts`); the CLI uses it for reindexes, drift checks and status.
  *
  *   const indexer = new Indexer({ db, engine, log });
  *   await indexer.ensureIndexes();

@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole service in one process. With no configuration it starts an embedded
  * PostgreSQL and the embedded search engine under DATA_DIR, fills an empty board with demo data,
- * keeps the indices in sync in-process, and serves the API. Requests use a pool of their own that
+ * keeps the indices in sync in-process, and serves the API. Beside OpenSearch the processes of one
+ * board share the index: one at a time follows the outbox (indexer/leader.ts). Requests use a pool of their own that
  * fails fast (503) while the database is unreachable; an embedded PostgreSQL that dies is
  * restarted (`src/db/supervise.ts`).
  *
@@ -15,7 +16,9 @@
  * next step and shuts down the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { waitForCatchUp } from '../indexer/catch-up.js';
 import { Indexer } from '../indexer/index.js';
+import { OutboxLeadership } from '../indexer/leader.js';
 import { loadConfigOrExit } from './config.js';
 import { createDatabase, openDatabase, type Database, type DatabaseHandle } from './db/client.js';
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
@@ -37,7 +40,7 @@ import { createLogger } from './log.js';
 import { openStorage } from './media/storage-open.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
-import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
+import { seedDemoBoardOnce } from './seed/demo-once.js';
 import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
 const config = loadConfigOrExit();
@@ -52,6 +55,8 @@ const running: {
   requestDb?: Database;
   engine?: SearchEngine;
   indexer?: Indexer;
+  /** Beside a shared engine: this process's candidacy to follow the outbox. */
+  leadership?: OutboxLeadership;
   server?: HttpServer;
   /** The firehose socket's connections (`/socket/websocket`) and the live machinery behind them. */
   sockets?: WebSocketServer;
@@ -95,8 +100,6 @@ async function main(): Promise<void> {
   const engine = (running.engine = createSearchEngine(config));
   const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
   await indexer.ensureIndexes();
-  // Beside OpenSearch the indexer runs as its own process (`npm run indexer -- sync --follow`).
-  readiness.indexer = engine.kind === 'embedded' ? 'starting' : 'external';
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
@@ -148,12 +151,14 @@ async function main(): Promise<void> {
   });
 
   // The demo board is made while the server already answers /healthz (readiness says starting);
-  // its rows land in one transaction, so the counts appear all at once.
-  if (config.demoData && (await isBoardEmpty(db))) {
-    log.info({ images: config.demoImages, seed: config.demoSeed }, 'empty board: creating the demo board');
+  // its rows land in one transaction, so the counts appear all at once. Of processes started
+  // together on an empty database one seeds and the others wait for it.
+  if (config.demoData) {
     const started = Date.now();
-    await seedDemoBoard(db, { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true });
-    log.info({ ms: Date.now() - started }, 'demo board created');
+    const demo = { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true };
+    if (await seedDemoBoardOnce(db, demo, (msg) => log.info({ images: config.demoImages, seed: config.demoSeed }, msg))) {
+      log.info({ ms: Date.now() - started }, 'demo board created');
+    }
     checkpoint();
   }
 
@@ -165,6 +170,9 @@ async function main(): Promise<void> {
     readiness.indexer = 'started';
     log.info('indexer following the outbox');
   }
+
+  // Beside a shared engine (OpenSearch) every API process is a candidate; one follows at a time.
+  if (engine.kind !== 'embedded') followSharedIndex(database.url, db, indexer, engine);
 
   // The autocomplete index is loaded now rather than on the first keystroke (a second or two on
   // 200,000 tags); a failure only means the first request loads it.
@@ -192,6 +200,30 @@ async function main(): Promise<void> {
   // Nightly dump of the public data at DUMP_AT (UTC); its advisory lock lets one process dump.
   const dumps = startDumpSchedule({ db, config: serving, log });
   if (dumps) running.workers.push({ name: 'dumps', stop: () => dumps.stop() });
+}
+
+/**
+ * Contend for the lead of the outbox (indexer/leader.ts), and be ready once the shared index has
+ * caught up with the outbox as it stood now (indexer/catch-up.ts); its lag later only degrades
+ * readiness (src/http/routes/health.ts).
+ */
+function followSharedIndex(url: string, db: Database, indexer: Indexer, engine: SearchEngine): void {
+  const leadership = (running.leadership = new OutboxLeadership({
+    session: createDatabase(url, { max: 1 }),
+    indexer,
+    log: (msg) => log.info(msg),
+    // a leader stuck for as long as readiness tolerates a lag lets another process try
+    stallSeconds: config.readyMaxOutboxLagSeconds,
+  }));
+  leadership.start();
+  readiness.leading = () => leadership.leading;
+  void waitForCatchUp(db, engine, { signal: stopping.signal }).then(
+    () => {
+      readiness.indexer = 'shared';
+      log.info('the index has caught up with the outbox as it stood at start');
+    },
+    () => {},
+  );
 }
 
 function flushLog(): Promise<void> {
@@ -238,6 +270,7 @@ async function shutdown(signal: string): Promise<void> {
   if (server) await step('http server', () => server.close());
   if (running.live) await step('live', () => running.live!.stop());
   await step('workers', () => Promise.all(workers.map((w) => w.stop())));
+  if (running.leadership) await step('outbox leadership', () => running.leadership!.stop());
   if (indexer) await step('indexer', () => indexer.stop());
   if (engine) {
     await step('engine flush', () => engine.flush());

@@ -1,9 +1,11 @@
 /**
  * Values of ip fields: an IPv4 address (octets 0–255 without leading zeros) or an IPv6 address
  * (the RFC 3986 forms, tried in the reference's order), with an optional CIDR prefix (`/0`–`/32`
- * or `/0`–`/128`). The term query carries the text as written, e.g. `192.168.1.0/24`.
+ * or `/0`–`/128`; none on an IPv4-mapped IPv6 address). The term query carries the text as
+ * written, e.g. `192.168.1.0/24`.
  */
-import { expected } from './value-error.js';
+import ipaddr from 'ipaddr.js';
+import { expected, failedAt } from './value-error.js';
 
 export const IP_LABEL = 'a valid IPv4 or IPv6 address and optional CIDR prefix';
 
@@ -134,6 +136,17 @@ function prefix(s: string, i: number, v6: boolean): number {
   return isDigit(a) ? i + 2 : -1;
 }
 
+export const MAPPED_PREFIX_MESSAGE = 'a CIDR prefix is not allowed on an IPv4-mapped IPv6 address (write the IPv4 address, e.g. 10.0.0.0/8)';
+
+/** Whether an IPv6 address is IPv4-mapped (`::ffff:0:0/96`, in any of its spellings). */
+function isIpv4Mapped(address: string): boolean {
+  try {
+    return ipaddr.IPv6.parse(address).isIPv4MappedAddress();
+  } catch {
+    return false;
+  }
+}
+
 export function parseIp(value: string): string {
   let v6 = false;
   let end = ipv4(value, 0);
@@ -143,6 +156,9 @@ export function parseIp(value: string): string {
   }
   if (end === -1) throw expected(IP_LABEL, value, 0);
   const withPrefix = prefix(value, end, v6);
+  // A mapped address with a prefix: is it a v4 or a v6 length? The engines refuse it (OpenSearch
+  // by its own error), so it is a query error here, not a failed search.
+  if (withPrefix !== -1 && v6 && isIpv4Mapped(value.slice(0, end))) throw failedAt(MAPPED_PREFIX_MESSAGE, end);
   if (withPrefix !== -1) end = withPrefix;
   if (end !== value.length) throw expected(IP_LABEL, value, end);
   return value;

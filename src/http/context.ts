@@ -29,8 +29,14 @@ export interface AppLogger {
 export interface ReadinessState {
   /** Shutdown has begun: not ready, whatever else holds. */
   stopping: boolean;
-  /** The in-process indexer: still building or catching up at start, following, or run elsewhere. */
-  indexer: 'starting' | 'started' | 'external';
+  /**
+   * The index: still building or catching up at start; `started`, this process's own (the
+   * embedded engine), following; `shared`, a shared engine's (OpenSearch) caught up with the
+   * outbox as it stood at start, kept up by whichever process leads (indexer/leader.ts).
+   */
+  indexer: 'starting' | 'started' | 'shared';
+  /** Beside a shared engine: whether this process is the one following the outbox now. */
+  leading?: () => boolean;
 }
 
 export interface AppDeps {

@@ -28,11 +28,6 @@ import type { AppContext, AppDeps } from './context.js';
 /** The app's tarpit: a pause of about a second, at most 256 refusals held at once. */
 export const APP_TARPIT = { pauseMs: 1_000, maxHeld: 256 };
 
-/** Whether a request sends a body (one that a refusal would otherwise leave to be read and dropped). */
-export function carriesBody(c: AppContext): boolean {
-  return Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;
-}
-
 const tarpits = new WeakMap<AppDeps, Tarpit>();
 
 /** The one tarpit of these deps' app, shared by every refusal it holds, released by `shutdownSignal`. */

@@ -1,8 +1,10 @@
 import type { Database } from '../db/client.js';
 import { issueAutomaticBan, type ActiveBan } from '../contexts/users/active-bans.js';
+import { pruneSharedLimits } from '../contexts/limits/shared-limits.js';
 import { BanCache } from './ban-cache.js';
-import { TokenBuckets, type BucketPolicy } from './token-buckets.js';
-import { ViolationCounter } from './violations.js';
+import { SharedBuckets } from './shared-buckets.js';
+import type { BucketPolicy } from './token-buckets.js';
+import { SharedViolations } from './violations.js';
 
 export type Budget = 'read' | 'search' | 'upload';
 
@@ -29,27 +31,30 @@ export function callerIdentity(caller: Caller): string {
   return caller.userId !== undefined ? `user:${caller.userId}` : `ip:${caller.ip ?? 'unknown'}`;
 }
 
+/** How often a limiter forgets, in the shared store, what no longer limits anyone. */
+const PRUNE_EVERY_MS = 60_000;
+
 /**
  * Usage terms 2 and 3: each caller (its key's user, else its IP) has a budget per kind of
  * request; going over gets a 429 with Retry-After, and repeating that within a window gets a
- * temporary ban, stored in PostgreSQL and shared by every API process.
+ * temporary ban. Budgets, violations and bans live in PostgreSQL and are shared by every API
+ * process (`SharedBuckets` says how closely and at what cost); the ban is issued once.
  */
 export class RequestLimiter {
-  private readonly buckets: Record<Budget, TokenBuckets>;
-  private readonly violations: ViolationCounter;
+  private readonly buckets: Record<Budget, SharedBuckets>;
+  private readonly violations: SharedViolations;
   private readonly bans: BanCache;
+  private prunedAt = Date.now();
 
   constructor(
     private readonly db: Database,
     private readonly policy: LimitPolicy,
     bans?: BanCache,
+    private readonly onError?: (err: unknown) => void,
   ) {
-    this.buckets = {
-      read: new TokenBuckets(policy.budgets.read),
-      search: new TokenBuckets(policy.budgets.search),
-      upload: new TokenBuckets(policy.budgets.upload),
-    };
-    this.violations = new ViolationCounter(policy.violationWindowSeconds * 1000);
+    const shared = (budget: Budget) => new SharedBuckets(db, budget, policy.budgets[budget], { onError });
+    this.buckets = { read: shared('read'), search: shared('search'), upload: shared('upload') };
+    this.violations = new SharedViolations(db, policy.violationWindowSeconds, policy.banAfterViolations, onError);
     this.bans = bans ?? new BanCache(db);
   }
 
@@ -62,16 +67,27 @@ export class RequestLimiter {
     const ban = await this.bans.lookup(caller, nowMs);
     if (ban) return { kind: 'banned', ban };
     const identity = callerIdentity(caller);
-    const taken = this.buckets[budget].take(identity, cost, nowMs);
+    const take = this.buckets[budget].take(identity, cost, nowMs);
+    const taken = take instanceof Promise ? await take : take;
+    this.pruneNowAndThen();
     if (taken.ok) return { kind: 'ok', remaining: taken.remaining };
-    const count = this.violations.record(identity, nowMs);
-    if (count >= this.policy.banAfterViolations) {
-      this.violations.reset(identity);
+    if (await this.violations.record(identity)) {
       const issued = await issueAutomaticBan(this.db, caller, 'Too many requests after being asked to slow down', this.policy.banSeconds);
       this.bans.remember(caller, issued, nowMs);
       return { kind: 'banned', ban: issued };
     }
     return { kind: 'limited', retryAfterSeconds: taken.retryAfterSeconds };
+  }
+
+  /** Now and then, in the background: drop the shared rows of full buckets and past windows. */
+  private pruneNowAndThen(): void {
+    const now = Date.now();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    for (const { budget, policy } of Object.values(this.buckets)) {
+      const fullAfterSeconds = Math.ceil(policy.capacity / policy.refillPerSecond);
+      void pruneSharedLimits(this.db, budget, fullAfterSeconds, this.policy.violationWindowSeconds).catch((err: unknown) => this.onError?.(err));
+    }
   }
 }
 

@@ -1,24 +1,35 @@
-/** Counts rejected requests per identity in a sliding window, to tell a burst from abuse. */
-export class ViolationCounter {
-  private readonly hits = new Map<string, number[]>();
+/**
+ * Counts a caller's refused requests, in PostgreSQL so that every API process counts into the
+ * same window (`countSharedViolations`): a caller spread over N processes is banned after
+ * `banAfter` refusals, not N times as many, and exactly one process learns that the ban is due.
+ * The window starts with a caller's first refusal and runs `windowSeconds`. A caller is counted
+ * at most `banAfter` times per window before its ban answers it from the ban cache, so refusals
+ * cost a bounded number of round trips. When PostgreSQL cannot be reached nothing is counted (no
+ * ban could be stored either), and it is not tried again for `RETRY_STORE_MS`.
+ */
+import { countSharedViolations } from '../contexts/limits/shared-limits.js';
+import type { Database } from '../db/client.js';
+import { RETRY_STORE_MS } from './shared-buckets.js';
+
+export class SharedViolations {
+  private storeDownUntil = 0;
 
   constructor(
-    private readonly windowMs: number,
-    private readonly maxIdentities = 100_000,
+    private readonly db: Database,
+    readonly windowSeconds: number,
+    readonly banAfter: number,
+    private readonly onError?: (err: unknown) => void,
   ) {}
 
-  /** Record one violation; returns how many fell inside the window, this one included. */
-  record(identity: string, nowMs = Date.now()): number {
-    const since = nowMs - this.windowMs;
-    const list = (this.hits.get(identity) ?? []).filter((t) => t > since);
-    list.push(nowMs);
-    this.hits.delete(identity);
-    if (this.hits.size >= this.maxIdentities) this.hits.delete(this.hits.keys().next().value!);
-    this.hits.set(identity, list);
-    return list.length;
-  }
-
-  reset(identity: string): void {
-    this.hits.delete(identity);
+  /** Record one violation; true when it is the one that makes the caller due for a ban. */
+  async record(identity: string): Promise<boolean> {
+    if (Date.now() < this.storeDownUntil) return false;
+    try {
+      return await countSharedViolations(this.db, identity, 1, this.windowSeconds, this.banAfter);
+    } catch (err) {
+      this.storeDownUntil = Date.now() + RETRY_STORE_MS;
+      this.onError?.(err);
+      return false;
+    }
   }
 }

@@ -329,6 +329,7 @@ describe('ip values', () => {
   });
 
   const IP = 'expected a valid IPv4 or IPv6 address and optional CIDR prefix, starting at: ';
+  const MAPPED = 'a CIDR prefix is not allowed on an IPv4-mapped IPv6 address (write the IPv4 address, e.g. 10.0.0.0/8)';
   it.each<[string, string, number]>([
     ['ip:256.1.1.1', `${IP}256.1.1.1`, 3],
     ['ip:1.2.3', `${IP}1.2.3`, 3],
@@ -342,5 +343,15 @@ describe('ip values', () => {
     ['ip:fe80::1%eth0', `${IP}%eth0`, 10],
     ['ip:localhost', `${IP}localhost`, 3],
     ['ip.gt:1.2.3.4', 'range specified for ip', 0],
+    // a prefix on an IPv4-mapped address, however written: the engines refuse it
+    ['ip:::ffff:10.0.0.0/104', MAPPED, 18],
+    ['ip:::ffff:10.0.0.0/8', MAPPED, 18],
+    ['ip:::FFFF:a00:0/120', MAPPED, 15],
+    ['ip:0::ffff:10.0.0.0/128', MAPPED, 19],
   ])('%j → %s', (input, message, offset) => expectError(input, message, offset, mod));
+
+  it('a prefix on other IPv6 addresses near the mapped block is still a value', () => {
+    expect(dsl('ip:::fffe:10.0.0.0/104', mod)).toEqual({ term: { ip: '::fffe:10.0.0.0/104' } });
+    expect(dsl('ip:::ffff:0:10.0.0.0/104', mod)).toEqual({ term: { ip: '::ffff:0:10.0.0.0/104' } });
+  });
 });

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findActiveBan } from '../../src/contexts/users/active-bans.js';
-import { parseRate, RefusalMemory, RequestLimiter, searchCost, TokenBuckets, ViolationCounter } from '../../src/limits/index.js';
+import { findActiveBan, issueAutomaticBan } from '../../src/contexts/users/active-bans.js';
+import { createDatabase } from '../../src/db/client.js';
+import { ClientGate, parseRate, RefusalMemory, RequestLimiter, searchCost, SharedBuckets, SharedViolations, TokenBuckets } from '../../src/limits/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 describe('token buckets', () => {
@@ -43,13 +44,6 @@ describe('rates, costs, violations', () => {
     expect(searchCost('a\\*', 1, 25)).toBe(1);
     expect(searchCost('safe', 500, 50)).toBe(3);
     expect(searchCost('safe', 5000, 50)).toBe(6);
-  });
-
-  it('count violations in a sliding window', () => {
-    const v = new ViolationCounter(1000);
-    expect(v.record('a', 0)).toBe(1);
-    expect(v.record('a', 500)).toBe(2);
-    expect(v.record('a', 1600)).toBe(1);
   });
 });
 
@@ -126,5 +120,96 @@ describe('request limiter', () => {
     expect(await findActiveBan(t.db, { ip: 'not-an-ip' })).toBeUndefined();
     await t.db.execute(sql`update bans set enabled = false where user_id = 1`);
     expect(await findActiveBan(t.db, { userId: 1 })).toBeUndefined();
+  });
+
+  // Each limiter, bucket set or gate below stands for an API process of its own: they share
+  // nothing but the database.
+  it('give limiters that share a database one budget between them, within a chunk per limiter', async () => {
+    const policy = { capacity: 60, refillPerSecond: 60 / 3600 };
+    const processes = [0, 1, 2].map(() => new SharedBuckets(t.db, 'read', policy));
+    expect(processes[0]!.chunk).toBe(6);
+    let passed = 0;
+    for (let i = 0; i < 180; i++) if ((await processes[i % 3]!.take('ip:198.51.100.60')).ok) passed++;
+    // what the other two hold in leases unspent at most is lost; nothing is given twice
+    expect(passed).toBeGreaterThanOrEqual(60 - 2 * 6);
+    expect(passed).toBeLessThanOrEqual(60);
+    // at once, too
+    const burst = await Promise.all(Array.from({ length: 180 }, (_, i) => processes[i % 3]!.take('ip:198.51.100.61')));
+    const passedAtOnce = burst.filter((r) => r.ok).length;
+    expect(passedAtOnce).toBeGreaterThanOrEqual(48);
+    expect(passedAtOnce).toBeLessThanOrEqual(60);
+    const refused = burst.find((r) => !r.ok);
+    expect(refused && !refused.ok && refused.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('fall back to a bucket of their own when the store cannot be reached, without trying it on every request', async () => {
+    const pool = createDatabase(t.url, { max: 1 });
+    await pool.$client.end({ timeout: 1 });
+    const errors: unknown[] = [];
+    const buckets = new SharedBuckets(pool, 'read', { capacity: 2, refillPerSecond: 1 / 3600 }, { onError: (err) => errors.push(err) });
+    const first = buckets.take('ip:198.51.100.65');
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).ok).toBe(true);
+    expect(errors).toHaveLength(1);
+    // answered at once by the local bucket now, which holds the budget alone
+    const second = buckets.take('ip:198.51.100.65');
+    expect(second).toEqual({ ok: true, remaining: 0 });
+    expect(buckets.take('ip:198.51.100.65')).toMatchObject({ ok: false });
+    expect(errors).toHaveLength(1);
+  });
+
+  it('count violations in one window for every limiter, and say once per window that a ban is due', async () => {
+    const a = new SharedViolations(t.db, 60, 4);
+    const b = new SharedViolations(t.db, 60, 4);
+    const due = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).record('ip:198.51.100.70')));
+    expect(due.filter(Boolean)).toHaveLength(2);
+    // a window past starts again
+    const short = new SharedViolations(t.db, 0.2, 2);
+    expect(await short.record('ip:198.51.100.71')).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await short.record('ip:198.51.100.71')).toBe(false);
+    expect(await short.record('ip:198.51.100.71')).toBe(true);
+  });
+
+  it('issue one automatic ban when limiters race to ban the same caller', async () => {
+    const bans = await Promise.all([0, 1, 2, 3].map(() => issueAutomaticBan(t.db, { ip: '198.51.100.80' }, 'too many', 600)));
+    expect(new Set(bans.map((b) => b.id)).size).toBe(1);
+    const rows = await t.db.execute<{ n: number }>(sql`select count(*)::int as n from bans where ip = '198.51.100.80/32'`);
+    expect(rows[0]!.n).toBe(1);
+    // a user's ban is the user's, wherever they come from
+    const [u1, u2] = await Promise.all([issueAutomaticBan(t.db, { userId: 2, ip: '198.51.100.81' }, 'x', 600), issueAutomaticBan(t.db, { userId: 2, ip: '198.51.100.82' }, 'x', 600)]);
+    expect(u1.id).toBe(u2.id);
+  });
+
+  it('ban a caller once whose violations are spread over limiters', async () => {
+    const strict = { ...policy, budgets: { ...policy.budgets, read: { capacity: 1, refillPerSecond: 1 / 3600 } }, banAfterViolations: 4 };
+    const limiters = [0, 1, 2].map(() => new RequestLimiter(t.db, strict));
+    const who = { ip: '198.51.100.90' };
+    const kinds: string[] = [];
+    for (let i = 0; i < 6; i++) kinds.push((await limiters[i % 3]!.check(who, 'read')).kind);
+    // one passes, three are refused, the fifth request's violation is the fourth: banned (the
+    // sixth limiter's ban cache, with no change feed here, keeps its answer up to its ttl)
+    expect(kinds).toEqual(['ok', 'limited', 'limited', 'limited', 'banned', 'limited']);
+    expect((await new RequestLimiter(t.db, strict).check(who, 'read')).kind).toBe('banned');
+    const rows = await t.db.execute<{ n: number }>(sql`select count(*)::int as n from bans where ip = '198.51.100.90/32'`);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('holds a gate\'s concurrency and rate across gates that share a database', async () => {
+    const options = { name: 'test', concurrency: 2, rate: { capacity: 3, refillPerSecond: 3 / 3600 } };
+    const [a, b] = [new ClientGate(t.db, options), new ClientGate(t.db, options)];
+    const first = await a.enter('ip:198.51.100.100');
+    const second = await b.enter('ip:198.51.100.100');
+    expect(first.ok && second.ok).toBe(true);
+    expect(await a.enter('ip:198.51.100.100')).toEqual({ ok: false, retryAfterSeconds: 1, bound: 'concurrency' });
+    expect((await b.enter('ip:198.51.100.101')).ok).toBe(true); // another client
+    if (first.ok) await first.release();
+    const third = await b.enter('ip:198.51.100.100');
+    expect(third.ok).toBe(true);
+    if (third.ok) await third.release();
+    // three entries spent the rate: the fourth is refused on it, and takes no slot
+    const fourth = await a.enter('ip:198.51.100.100');
+    expect(fourth.ok).toBe(false);
+    if (!fourth.ok) expect(fourth.bound).toBe('rate');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The change feed over real HTTP: changes in commit order with a cursor to continue from, one
  * entry per record per transaction, paging with `limit`, the cursor surviving a new app over the
- * same database, and 410 with the dump to restart from once the cursor is older than the log.
+ * same database, and 410 with the dump to restart from once the cursor is older than the log or
+ * beyond its newest position.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,6 +89,16 @@ describe('change feed', () => {
     }
   });
 
+  it('a cursor beyond the newest change is 410 with the head, not an empty page forever', async () => {
+    const head = (await feed(`?since=${cursor}&limit=1000`)).body.cursor;
+    expect((await feed(`?since=${head}`))).toMatchObject({ status: 200, body: { changes: [], cursor: head } });
+    for (const since of [head + 1, head + 1_000_000]) {
+      const { status, body } = await feed(`?since=${since}`);
+      expect(status, String(since)).toBe(410);
+      expect(body).toEqual({ error: expect.stringContaining(`beyond the newest change (${head})`), dump: null, head });
+    }
+  });
+
   it('a cursor older than the log keeps is 410 with the newest dump and where to continue', async () => {
     const dumps = join(h.dataDir, 'dumps');
     mkdirSync(dumps, { recursive: true });
@@ -100,7 +111,10 @@ describe('change feed', () => {
     expect(body).toEqual({
       error: expect.any(String),
       dump: { name: taken.toISOString().slice(0, 10), url: `${h.config.baseUrl}/dumps/${taken.toISOString().slice(0, 10)}/`, cursor: newest },
+      head: newest,
     });
+    // Once the log is pruned empty, the newest position given is still a cursor to continue from.
+    expect((await feed(`?since=${newest}`)).status).toBe(200);
     // Continuing from the dump's cursor works.
     expect((await feed(`?since=${body.dump.cursor}`)).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 /**
  * GET /readyz: ready only when the database and the engine answer and the indices have caught
- * up; 503 naming the failing parts otherwise, and at once when shutdown begins. /healthz stays a
- * liveness check.
+ * up; 503 naming the failing parts otherwise, and at once when shutdown begins; beside a shared
+ * index, a lag after start degrades it instead. /healthz stays a liveness check.
  */
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,22 @@ describe('/readyz', () => {
     expect(res.body.outbox_lag_seconds).toBeGreaterThanOrEqual(45);
     await h.db.execute(sql`delete from search_outbox`);
     expect((await h.json('/readyz')).status).toBe(200);
+  });
+
+  it('beside a shared index: starting until caught up with the start, then a lag degrades readiness, it does not fail it', async () => {
+    const state: ReadinessState = { stopping: false, indexer: 'starting', leading: () => false };
+    h = await startOps({ deps: { readiness: () => state }, env: { READY_MAX_OUTBOX_LAG_SECONDS: '30' } });
+    expect(await h.json('/readyz')).toMatchObject({ status: 503, body: { status: 'not ready', indexer: 'starting', indexer_leader: false } });
+    state.indexer = 'shared';
+    expect(await h.json('/readyz')).toMatchObject({ status: 200, body: { ...READY, indexer_leader: false } });
+    // the indexer stops: every process reads the same lagging index, and none leaves the load balancer for it
+    await h.db.execute(sql`insert into search_outbox (index, record_id, created_at) values ('images', 3, now() - interval '45 seconds')`);
+    const res = await h.json('/readyz');
+    expect(res).toMatchObject({ status: 200, body: { status: 'degraded', database: 'up', engine: 'up', indexer: 'behind', indexer_leader: false } });
+    expect(res.body.outbox_lag_seconds).toBeGreaterThanOrEqual(45);
+    expect(h.lines.some((l) => l.msg === 'degraded: the shared index lags' && l.level === 40)).toBe(true);
+    await h.db.execute(sql`delete from search_outbox`);
+    expect(await h.json('/readyz')).toMatchObject({ status: 200, body: { status: 'ready' } });
   });
 
   it("takes the in-process indexer's own lag when given", async () => {

@@ -3,6 +3,7 @@
  * status and duration; the caller's id honoured when safe; `key` never logged; handlers log with
  * the request's id.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
@@ -118,6 +119,30 @@ describe('request ids and the request log', () => {
     const line = await requestLine(h, 'failing-search-1');
     expect(line).toMatchObject({ level: 50, status: 500, route: '/api/v1/json/search/images' });
     expect(JSON.stringify(line.err)).toContain('engine exploded');
+  });
+
+  it('logs a client that hangs up in the middle of its body as 499 at info level, not as the database unavailable', async () => {
+    const port = Number(new URL(h.url).port);
+    const user = await insertUser(h.db, { confirmedAt: new Date() });
+    const submit = `/api/v1/json/images?key=${await insertKey(h.db, user.id)}`;
+    for (const [id, path, type, part, framing] of [
+      ['hangup-json', '/api/v1/json/search/reverse', 'application/json', '{"url":"https://exa', 'Transfer-Encoding: chunked'],
+      ['hangup-multipart', '/api/v1/json/search/reverse', 'multipart/form-data; boundary=x', '--x\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\n\r\n\x89PNG', 'Transfer-Encoding: chunked'],
+      ['hangup-submit', submit, 'application/json', '{"url":"https://exa', 'Content-Length: 1000'],
+    ] as const) {
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${id}\r\nContent-Type: ${type}\r\n${framing}\r\n\r\n`);
+      socket.write(framing.startsWith('Content-Length') ? part : `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      await new Promise((r) => setTimeout(r, 200));
+      socket.destroy();
+      const line = await requestLine(h, id);
+      expect(line.level, id).toBeLessThan(50);
+      expect(line.status, id).not.toBeGreaterThanOrEqual(500);
+    }
+    expect(h.lines.filter((l) => l.msg === 'database unavailable')).toEqual([]);
+    expect(await requestLine(h, 'hangup-json')).toMatchObject({ level: 30, status: 499 });
+    expect(await requestLine(h, 'hangup-submit')).toMatchObject({ level: 30, status: 499 });
   });
 
   it('gives handlers a logger carrying the request id', async () => {

@@ -1,7 +1,7 @@
 /**
  * Harness of the operations tests: a real database of the file's own, a real (in-memory) embedded
  * engine with its indices created, the app on an ephemeral port served as `src/main.ts` serves it
- * (`src/http/server.ts`), with a pino logger whose lines the test reads, and request helpers that can pose as any client address (`TRUST_PROXY=true` and
+ * (`src/http/server.ts`, with the socket's websocket upgrades), with a pino logger whose lines the test reads, and request helpers that can pose as any client address (`TRUST_PROXY=true` and
  * `X-Forwarded-For`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { createApp, type AppDeps, type AppEnv } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import type { SearchEngine } from '../../src/search/engine.js';
+import { createSocketServer } from '../../src/http/routes/socket.js';
 import { startHttpServer } from '../../src/http/server.js';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -80,7 +81,7 @@ export async function startOps(options: OpsOptions = {}): Promise<OpsHarness> {
   const app = createApp({ config, db, engine, logger, ...options.deps });
   options.routes?.(app);
   // the server main.ts runs, with its limits on slow and malformed clients
-  const { server } = startHttpServer(app.fetch, { port: 0, hostname: '127.0.0.1', limits: config.http });
+  const { server } = startHttpServer(app.fetch, { port: 0, hostname: '127.0.0.1', limits: config.http, websocket: createSocketServer() });
   await new Promise<void>((resolve) => server.once('listening', resolve));
   const served = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

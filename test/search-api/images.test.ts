@@ -387,6 +387,12 @@ describe('errors', () => {
     expect(res.body).toMatchObject({ position: expect.any(Object), error: message });
   });
 
+  it('a moderator’s ip: with a prefix on an IPv4-mapped address is 400 (the engine would refuse it)', async () => {
+    const res = await h.api(`/search/images${qs({ q: 'ip:::ffff:10.0.0.0/104', key: b.keys.mod })}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: expect.stringContaining('IPv4-mapped'), position: expect.any(Object) });
+  });
+
   it('a missing or empty q is 200 with nothing', async () => {
     for (const path of ['/search/images', '/search/images?q=', '/search/images?q=%20%20', '/search']) {
       const res = await h.api(path);

@@ -52,6 +52,11 @@ export function createTestDatabase(): Promise<TestDatabase> {
   return newDatabase(`template ${TEMPLATE}`);
 }
 
+/** A database of its own with nothing in it, not even the migrations: a first start's. */
+export function createEmptyTestDatabase(): Promise<TestDatabase> {
+  return newDatabase('');
+}
+
 const migrationsFolder = fileURLToPath(new URL('../../src/db/migrations', import.meta.url));
 
 /**

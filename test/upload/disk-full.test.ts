@@ -2,8 +2,9 @@
  * A full disk, for real: the image storage is a 2 MiB tmpfs mounted for this file (the tests run
  * as root, as CI does), filled to the last byte. An upload is then answered 507 Insufficient
  * Storage with the JSON error and Retry-After, leaves no image row, tag count or job behind,
- * `/readyz` says `"storage":"full"` (still ready: reads are served), `/metrics` counts the refusal
- * and shows the gauge; once space is back the next upload is stored and the flag clears.
+ * `/readyz` answers 200 `"status":"degraded","storage":"full"` (reads are still served),
+ * `/metrics` counts the refusal and shows the gauge; once space is back the next upload is
+ * stored and the flag clears.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -74,7 +75,7 @@ describe('uploads onto a full disk', () => {
     await h.sync();
     const ready = await fetch(`${h.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready', storage: 'full' });
+    expect(await ready.json()).toMatchObject({ status: 'degraded', storage: 'full' });
     const metrics = await (await fetch(`${h.url}/metrics`)).text();
     expect(metric(metrics, 'media_storage_full')).toBe(1);
     expect(metric(metrics, 'media_storage_full_refusals_total')).toBe(1);

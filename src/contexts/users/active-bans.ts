@@ -33,12 +33,28 @@ function isInet(ip: string): boolean {
   return /^[0-9a-fA-F:.]+$/.test(ip) && ip.length <= 45;
 }
 
-/** A temporary ban for repeated limit violations; `automatic` marks it as the limiter's. */
+/** The advisory lock space (two-key form) in which automatic bans of one caller are ordered. */
+const AUTOMATIC_BAN_LOCK = 1_952_933_736;
+
+/**
+ * A temporary ban for repeated limit violations; `automatic` marks it as the limiter's. Idempotent
+ * across processes: under the caller's advisory lock, an automatic ban of the same caller still in
+ * force is returned instead of a second one.
+ */
 export async function issueAutomaticBan(db: Database, who: { userId?: number; ip?: string }, reason: string, durationSeconds: number): Promise<ActiveBan> {
+  const userId = who.userId ?? null;
+  const ip = who.userId === undefined && who.ip ? who.ip : null;
   return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${AUTOMATIC_BAN_LOCK}, hashtext(${`${userId ?? ''}|${ip ?? ''}`}))`);
+    const [existing] = await tx.execute<{ id: number; reason: string; valid_until: Date | string }>(sql`
+      select id, reason, valid_until from bans
+      where automatic and enabled and valid_until > now()
+        and (user_id = ${userId} or (${userId}::int is null and user_id is null and ip = ${ip}::cidr))
+      order by valid_until desc limit 1`);
+    if (existing) return { id: Number(existing.id), reason: existing.reason, validUntil: new Date(existing.valid_until) };
     const rows = await tx.execute<{ id: number; valid_until: Date | string }>(sql`
       insert into bans (user_id, ip, reason, automatic, valid_until)
-      values (${who.userId ?? null}, ${who.userId === undefined && who.ip ? who.ip : null}::cidr, ${reason}, true, now() + ${`${durationSeconds} seconds`}::interval)
+      values (${userId}, ${ip}::cidr, ${reason}, true, now() + ${`${durationSeconds} seconds`}::interval)
       returning id, valid_until`);
     await announceChanges(tx, [{ kind: 'bans', id: Number(rows[0]!.id) }]);
     return { id: Number(rows[0]!.id), reason, validUntil: new Date(rows[0]!.valid_until) };

@@ -2,13 +2,16 @@
  * Error handling: unknown routes are 404 `{"error":"Not found"}`; an `ApiError` is its own status
  * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed
  * requests it rejects itself) keeps its 4xx status;
+ * a client that hung up before its answer (its body cut off, or anything else failing meanwhile) is
+ * logged as 499 "Client closed request", not as an error of ours;
  * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After;
  * the media storage refusing a write for want of space is 507 Insufficient Storage with
  * Retry-After (counted in `/metrics`; nothing of the request was kept, see contexts/images/submit.ts);
  * object storage that cannot be reached is 503 with Retry-After, as the database;
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
-import type { ErrorHandler, NotFoundHandler } from 'hono';
+import type { IncomingMessage } from 'node:http';
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/decode-budget.js';
@@ -22,6 +25,16 @@ export const STORAGE_FULL_RETRY_AFTER_SECONDS = 300;
 
 /** Seconds a client is asked to wait when the database is unavailable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The status logged for a request whose client hung up before its answer (nginx's 499). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** Whether the client closed its connection before the answer: the request is aborted, or its socket gone. */
+function clientGone(c: Context<AppEnv>): boolean {
+  if (c.req.raw.signal?.aborted) return true;
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming?.socket?.destroyed === true;
+}
 
 const consoleLogger: AppLogger = {
   error: (obj, msg) => console.error(msg ?? 'error', obj),
@@ -39,6 +52,12 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
     if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
       const message = err.message || (err.status === 404 ? 'Not found' : 'Bad Request');
       return errorResponse(c, err.status as ContentfulStatusCode, message);
+    }
+    if (clientGone(c)) {
+      // Its body stopped mid-way (ECONNRESET, which would otherwise read as a lost database
+      // connection) or whatever else failed: no fault of ours, and no one reads the answer.
+      c.error = undefined;
+      return errorResponse(c, CLIENT_CLOSED_REQUEST as ContentfulStatusCode, 'Client closed request');
     }
     const logger = c.get('deps')?.logger ?? fallbackLogger;
     if (err instanceof StorageFullError) {

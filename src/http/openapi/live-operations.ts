@@ -4,7 +4,8 @@ import * as S from '../schemas/index.js';
 import { forbidden, internal, queryError, tooMany, type OperationSpec } from './spec.js';
 
 const cursorExpired = {
-  description: 'The position is older than the change log keeps (`CHANGE_LOG_RETENTION_DAYS`, default 7): reload from the nightly dump named in the body, then continue from its `cursor`.',
+  description:
+    'The position cannot be continued: it is older than the change log keeps (`CHANGE_LOG_RETENTION_DAYS`, default 7), or beyond the newest position (`head`; a cursor this log never gave, e.g. from before a restore). Reload from the nightly dump named in the body, then continue from its `cursor`.',
   schema: S.CursorExpiredBody,
 };
 

@@ -36,7 +36,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     tag: 'Images',
     summary: 'Submit an image by URL',
     description:
-      'Fetches the file at `url` and adds it with the given tags, description and sources. The key is required; the content type must be `application/json`. Abuse leads to a ban; submissions are rate-limited per key and address and capped per day. Limits: at most 1,000 tags (`tag_input`), at most 100,000,000 pixels (width × height, refused on `image_width` and `image_height`), and the whole file must decode (a truncated file is refused on `image`).',
+      'Fetches the file at `url` and adds it with the given tags, description and sources. The key is required; the content type must be `application/json`. Abuse leads to a ban; submissions are rate-limited per key and address and capped per day. Limits: at most 1,000 tags (`tag_input`), at most 100,000,000 pixels (width × height, refused on `image_width` and `image_height`), and the whole file must decode (a truncated file is refused on `image`). A submission refused before its body is read (no valid key, a ban, the wrong content type, a body over 1 MiB by its `Content-Length` or as it streams) is answered at once with `Connection: close`, the rest of the body unread; with `Expect: 100-continue` the body is asked for only once it is to be read.',
     query: Q.submission,
     key: 'required',
     requestBody: { required: true, description: 'The submission.', content: { 'application/json': S.SubmissionBody } },

@@ -4,14 +4,15 @@
  * one record are folded into one entry: `created`, `hidden`, `deleted` and `merged` say so,
  * anything else (fields, tags, sources, description, unhiding, thumbnails) is `updated`. A mirror
  * re-fetches what changed through the API; with the nightly dumps it stays exact without
- * crawling. A cursor older than the retention is 410 with the dump to restart from.
+ * crawling. A cursor older than the retention, or beyond the newest change, is 410 with the head
+ * and the dump to restart from.
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import { changesAfter } from '../../contexts/changes/log.js';
 import type { ChangeRow } from '../../contexts/changes/types.js';
 import type { AppEnv } from '../context.js';
-import { expiredCursorAnswer } from '../live/cursor.js';
+import { unusableCursorAnswer } from '../live/cursor.js';
 import { ChangeActions, ChangeKinds, ChangesQuery, type ChangesResponse, type Change } from '../schemas/live.js';
 import { validQuery } from '../validate.js';
 import { formatTime } from '../views/time.js';
@@ -55,8 +56,8 @@ export function changeRoutes(): Hono<AppEnv> {
   app.get('/changes', validQuery(ChangesQuery), async (c) => {
     const { since, limit } = c.req.valid('query');
     if (since !== undefined) {
-      const expired = await expiredCursorAnswer(c, since);
-      if (expired) return expired;
+      const unusable = await unusableCursorAnswer(c, since);
+      if (unusable) return unusable;
     }
     const rows = await changesAfter(c.get('deps').db, since ?? 0, limit);
     const cursor = rows.length > 0 ? rows[rows.length - 1]!.seq : (since ?? 0);

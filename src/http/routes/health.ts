@@ -11,12 +11,23 @@
  * parts (`down`, `starting`, `behind`, or `unknown` when the database cannot tell), and 503
  * `{"status":"stopping"}` as soon as shutdown begins. Each check has 2 s to answer.
  *
+ * Beside a shared engine (OpenSearch) the rule for the indexer differs after start. At start a
+ * process is `starting` until the index holds every change written to the outbox before it
+ * began to serve. From then on every process reads the same index, so its lag is the same for
+ * all of them: failing readiness on it would take every process out of the load balancer at
+ * once, turning stale searches into an outage (and reads by id come from PostgreSQL). So a lag
+ * of `READY_MAX_OUTBOX_LAG_SECONDS` or more answers 200 `{"status":"degraded","indexer":"behind",
+ * "outbox_lag_seconds":N,…}`, logged as a warning, for monitoring to alert on; a process that
+ * cannot reach the database or the engine still fails. `indexer_leader` says whether this
+ * process is the one following the outbox.
+ *
  * `/readyz` also carries `"storage"`: `"up"`, or `"full"` while the media storage refuses writes
- * for want of space (uploads are answered 507). A full storage does not make the process unready:
- * everything but storing new files still works, and the storage is usually shared by every
- * process, so taking them out of the load balancer would turn refused uploads into a whole board
- * down. While full, each check makes a small test write (at most every 10 s) to learn whether
- * space is back.
+ * for want of space (uploads are answered 507). For the same reason a full storage does not make
+ * the process unready: everything but storing new files still works, and the storage is usually
+ * shared by every process, so taking them out of the load balancer would turn refused uploads
+ * into a whole board down. A process otherwise ready answers 200 `{"status":"degraded",
+ * "storage":"full",…}`. While full, each check makes a small test write (at most every 10 s) to
+ * learn whether space is back.
  *
  * Never cached.
  */
@@ -89,10 +100,15 @@ export function healthRoutes(): Hono<AppEnv> {
       indexer,
       storage: await storageState(c.get('deps')),
     };
-    if (parts.storage === 'full') c.get('log')?.warn({ storage: storageOf(c.get('deps')).location }, 'media storage full');
-    if (databaseUp && engineUp && indexer === 'up') return c.json({ status: 'ready', ...parts });
+    const leader = state?.leading ? { indexer_leader: state.leading() } : {};
+    if (parts.storage === 'full') c.get('log')?.warn({ storage: storageOf(c.get('deps')).location }, 'degraded: media storage full');
+    if (databaseUp && engineUp && indexer === 'up') return c.json({ status: parts.storage === 'full' ? 'degraded' : 'ready', ...parts, ...leader });
+    if (databaseUp && engineUp && indexer === 'behind' && state?.indexer === 'shared') {
+      c.get('log')?.warn({ ...parts, outboxLagSeconds: lagSeconds }, 'degraded: the shared index lags');
+      return c.json({ status: 'degraded', ...parts, outbox_lag_seconds: Math.round(lagSeconds ?? 0), ...leader });
+    }
     c.get('log')?.warn({ ...parts, failures, outboxLagSeconds: lagSeconds }, 'not ready');
-    return c.json({ status: 'not ready', ...parts, ...(indexer === 'behind' ? { outbox_lag_seconds: Math.round(lagSeconds ?? 0) } : {}) }, 503);
+    return c.json({ status: 'not ready', ...parts, ...(indexer === 'behind' ? { outbox_lag_seconds: Math.round(lagSeconds ?? 0) } : {}), ...leader }, 503);
   });
 
   return app;

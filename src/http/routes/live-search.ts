@@ -10,7 +10,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
-import { expiredCursorAnswer } from '../live/cursor.js';
+import { unusableCursorAnswer } from '../live/cursor.js';
 import { SSE_HEADERS, SseStream } from '../live/sse.js';
 import type { LiveEvent } from '../live/types.js';
 import { LiveSearchQuery } from '../schemas/live.js';
@@ -30,8 +30,8 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     const resumeFrom = header !== undefined ? Number(header.trim()) : params.last_event_id;
     const query = await liveImageQuery(c, params.q);
     if (resumeFrom !== undefined) {
-      const expired = await expiredCursorAnswer(c, resumeFrom);
-      if (expired) return expired;
+      const unusable = await unusableCursorAnswer(c, resumeFrom);
+      if (unusable) return unusable;
     }
     const live = c.get('deps').live!;
     const release = live.admit();

@@ -28,7 +28,6 @@
  *     Warning: 199 tagwise "image not readable"
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { z } from 'zod';
 import { reverseSearch, searchKeyOf } from '../../contexts/images/reverse-search.js';
 import { MAX_IMAGE_SIZE } from '../../media/analyze.js';
@@ -38,7 +37,7 @@ import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import { visibleImages } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { ClientGate, parseRate } from '../../limits/index.js';
-import { errorResponse } from '../errors.js';
+import { limitBody } from '../middleware/body-limit.js';
 import { tooManyResponse } from '../middleware/limits.js';
 import { clientAddress } from '../client-address.js';
 import { readMultipartImage } from '../multipart-image.js';
@@ -54,6 +53,8 @@ type Params = Record<string, unknown>;
 
 /** Largest body that is not multipart: `url`, `distance` and `limit` fit many times over. */
 export const MAX_PARAMS_BODY_BYTES = 8 * 1024;
+
+const limitParamsBody = limitBody(MAX_PARAMS_BODY_BYTES);
 
 const isMultipart = (type: string | undefined) => /^multipart\/form-data\s*(;|$)/i.test(type ?? '');
 
@@ -90,7 +91,7 @@ function gateOf(deps: DepsWithUploads): ClientGate {
   let gate = gates.get(deps);
   if (!gate) {
     const { concurrency, rate } = deps.config.limits.reverseSearch;
-    gate = new ClientGate({ concurrency, rate: parseRate(rate) });
+    gate = new ClientGate(deps.db, { name: 'reverse-search', concurrency, rate: parseRate(rate) });
     gates.set(deps, gate);
   }
   return gate;
@@ -106,7 +107,7 @@ export function reverseRoutes(): Hono<AppEnv> {
       const deps = c.get('deps') as DepsWithUploads;
       const user = c.get('user');
       const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
-      const entered = gateOf(deps).enter(identity);
+      const entered = await gateOf(deps).enter(identity);
       if (!entered.ok) {
         const wait = entered.retryAfterSeconds;
         return tarpitOf(deps).hold(c, identity, wait, () => tooManyResponse(c, wait));
@@ -114,7 +115,8 @@ export function reverseRoutes(): Hono<AppEnv> {
       try {
         await next();
       } finally {
-        entered.release();
+        // the slot is free in every process before the answer leaves
+        await entered.release();
       }
     },
     async (c, next) => {
@@ -122,7 +124,7 @@ export function reverseRoutes(): Hono<AppEnv> {
       // other body needs a few parameters at most: counted while it streams in, and refused at
       // once by its Content-Length.
       if (isMultipart(c.req.header('content-type'))) return next();
-      return bodyLimit({ maxSize: MAX_PARAMS_BODY_BYTES, onError: (ctx) => errorResponse(ctx, 413, 'Request body too large') })(c, next);
+      return limitParamsBody(c, next);
     },
     async (c) => {
       const deps = c.get('deps') as DepsWithUploads;

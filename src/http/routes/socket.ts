@@ -12,6 +12,7 @@
  * any other client message, or a frame that is not one, closes the connection (code 1008), as a
  * channel of the reference crashes on messages it does not handle.
  */
+import type { IncomingMessage } from 'node:http';
 import { upgradeWebSocket } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
@@ -20,6 +21,7 @@ import type { AppContext, AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 import { decode, encode, parseVsn, reply, type PhoenixMessage, type PhoenixVsn } from '../live/phoenix.js';
 import type { FirehoseEvent, Live, LiveEvent } from '../live/types.js';
+import { acceptUpgrade } from '../upgrades.js';
 import { liveImageQuery } from './search.js';
 
 const FIREHOSE = 'firehose';
@@ -112,6 +114,7 @@ export function createSocketServer(): WebSocketServer {
 
 export function socketRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const upgrade = upgradeWebSocket((c) => connection(c as AppContext, (c as AppContext).get('deps').live!, parseVsn(c.req.query('vsn'))!), { onError: () => {} });
   app.get(
     '/socket/websocket',
     async (c, next) => {
@@ -119,7 +122,12 @@ export function socketRoutes(): Hono<AppEnv> {
       if (parseVsn(c.req.query('vsn')) === null) throw new ApiError(400, 'unsupported vsn: use 2.0.0 or 1.0.0');
       await next();
     },
-    upgradeWebSocket((c) => connection(c as AppContext, (c as AppContext).get('deps').live!, parseVsn(c.req.query('vsn'))!), { onError: () => {} }),
+    async (c, next) => {
+      const answer = await upgrade(c, next);
+      // the adapter upgrades the socket after this answer; any other answer is written as it is
+      if (answer?.ok) acceptUpgrade((c.env as { incoming?: IncomingMessage } | undefined)?.incoming);
+      return answer;
+    },
   );
   return app;
 }

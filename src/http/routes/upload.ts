@@ -7,7 +7,8 @@
  * - 403 `{"error":"Banned: <reason>","reason":"…","expires_at":"<RFC 3339>"|null}` for a banned user
  *   or IP (looked up on every submission, not cached);
  * - 415 `{"error":…}` unless the content type is application/json;
- * - 413 when the JSON body is larger than 1 MiB; 400 `{"error":…}` for malformed JSON;
+ * - 413 when the JSON body is larger than 1 MiB (by its Content-Length at once, else as soon as it
+ *   passes 1 MiB while streaming); 400 `{"error":…}` for malformed JSON;
  * - 400 `{"errors":{"url"|"description"|…:["is invalid"]}}` when a field has the wrong type;
  * - 429 `{"error":…}` with `Retry-After` past the per-key or per-IP submission rate (the limiter's
  *   `upload` budget, `RATE_LIMIT_UPLOAD`, off with `RATE_LIMITS=off`) — repeated, the limiter bans
@@ -15,6 +16,9 @@
  * - 400 `{"errors":{field:[messages]}}` when the submission fails validation (see images/submit.ts
  *   for the fields and messages, including fetch failures as `image: ["url …"]`);
  * - 200 `{"image": <image with spoilered>, "interactions": []}`.
+ *
+ * The refusals up to the 413 are answered before the body is read, closing the connection so that
+ * the rest is not read either (middleware/body-limit.ts).
  *
  * `url` is read from the body (and, as the spec's route table names it, from the query when the
  * body has none).
@@ -24,7 +28,7 @@
  */
 import { crc32 } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import ipaddr from 'ipaddr.js';
 import type { z } from 'zod';
 import { uploadsInLastDay } from '../../contexts/images/uploads.js';
@@ -36,6 +40,7 @@ import type { MediaStorage } from '../../media/storage.js';
 import { storageOf } from '../media-storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
+import { leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
 import { renderImage } from '../render/images.js';
 import type { BanErrorBody } from '../schemas/common.js';
 import { routeQuery, SubmissionBody } from '../schemas/params.js';
@@ -139,32 +144,13 @@ function sourcesOf(image: NonNullable<Body['image']>): string[] {
     .map((k) => s[k]?.source ?? '');
 }
 
-/**
- * The request body as text, or null when it is larger than `limit`. An oversized body is still
- * read (up to 16 times the limit, then the connection is given up) so that the client, which is
- * usually still sending, receives the 413 instead of a reset connection.
- */
-async function readBodyText(req: Request, limit: number): Promise<string | null> {
-  const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (declared > limit * 16) return null;
-  const reader = req.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total <= limit) chunks.push(value);
-    else if (total > limit * 16) {
-      await reader.cancel().catch(() => {});
-      break;
-    }
-  }
-  return total > limit ? null : Buffer.concat(chunks).toString('utf8');
-}
-
 const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
+
+/** The caller's address as `{ ip }` for the ban lookup and the submission, or nothing when unknown. */
+function ipOf(c: AppContext): { ip?: string } {
+  const ip = clientIp(c, c.get('deps').config.trustProxy);
+  return ip ? { ip } : {};
+}
 
 /** Seconds until the oldest of the last day's uploads leaves the window. */
 async function dailyCapWait(c: AppContext, userId: number): Promise<number | null> {
@@ -179,21 +165,29 @@ async function dailyCapWait(c: AppContext, userId: number): Promise<number | nul
 export function uploadRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.post('/images', validQuery(routeQuery.submission), async (c) => {
+  // Refusals before the body is read leave it unread (middleware/body-limit.ts): the key, bans
+  // and the content type are checked first, then the body is read up to its limit.
+  const refusalsBeforeBody: MiddlewareHandler<AppEnv> = async (c, next) => {
     const deps = c.get('deps') as DepsWithUploads;
     const user = c.get('user');
-    if (!user) return errorResponse(c, 401, 'Unauthorized');
+    if (!user) return refuseUnread(c, 401, 'Unauthorized');
+    const ban = await findActiveBan(deps.db, { userId: user.id, ...ipOf(c) });
+    if (ban) {
+      leaveBodyUnread(c);
+      return banResponse(c, ban);
+    }
+    if (!isJson(c.req.header('content-type'))) return refuseUnread(c, 415, 'Content-Type must be application/json');
+    await next();
+  };
 
-    const ip = clientIp(c, (deps.config as Partial<{ trustProxy: boolean }>).trustProxy === true);
-    const ban = await findActiveBan(deps.db, { userId: user.id, ...(ip ? { ip } : {}) });
-    if (ban) return banResponse(c, ban);
-
-    if (!isJson(c.req.header('content-type'))) return errorResponse(c, 415, 'Content-Type must be application/json');
-    const bodyText = await readBodyText(c.req.raw, MAX_JSON_BODY_BYTES);
-    if (bodyText === null) return errorResponse(c, 413, 'Request body too large');
+  app.post('/images', validQuery(routeQuery.submission), refusalsBeforeBody, limitBody(MAX_JSON_BODY_BYTES), async (c) => {
+    const deps = c.get('deps') as DepsWithUploads;
+    const user = c.get('user')!;
+    const { ip } = ipOf(c);
+    const text = await c.req.text();
     let raw: unknown;
     try {
-      raw = JSON.parse(bodyText);
+      raw = JSON.parse(text);
     } catch {
       return errorResponse(c, 400, 'Malformed JSON body');
     }

@@ -67,5 +67,6 @@ export const CursorExpiredBody = z
       })
       .nullable()
       .meta({ description: 'The newest nightly dump; null when there is none.' }),
+    head: z.int().min(0).meta({ description: 'The newest position of the change log.' }),
   })
-  .meta({ id: 'CursorExpired', description: 'The cursor is older than the change log keeps.' });
+  .meta({ id: 'CursorExpired', description: 'The cursor cannot be continued: it is older than the change log keeps, or beyond its newest position.' });
