@@ -41,6 +41,9 @@ import type { SearchEngine } from './search/engine.js';
 import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
 import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
+/** A request waiting this long for the database has it probed, and the probe has this long. */
+const REQUEST_STALL_GUARD = { stallMs: 800, probeTimeoutMs: 1_000 };
+
 const config = loadConfigOrExit();
 const log = createLogger(config);
 
@@ -90,8 +93,9 @@ async function main(): Promise<void> {
   log.info({ embedded: database.embedded }, 'database ready');
   checkpoint();
   // Requests use a pool of their own with short connect and statement timeouts: while the
-  // database is unreachable they are answered 503 at once instead of hanging.
-  const requestDb = (running.requestDb = createDatabase(database.url, config.requestPool));
+  // database is unreachable they are answered 503 at once instead of hanging; a database that
+  // stops answering (frozen) is found out within about two seconds (`src/db/stall-guard.ts`).
+  const requestDb = (running.requestDb = createDatabase(database.url, { ...config.requestPool, stallGuard: REQUEST_STALL_GUARD }));
 
   const engine = (running.engine = createSearchEngine(config));
   const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
