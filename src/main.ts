@@ -88,9 +88,23 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (msg) => log.info(msg),
+    role: 'service',
   }));
   const { db } = database;
   log.info({ embedded: database.embedded }, 'database ready');
+  // Supervised from here on, start-up included: an embedded PostgreSQL that stops (killed, or
+  // stopped by the CLI that had started it before it was ours) is started again.
+  let countRestart = () => {};
+  const { server: embeddedServer } = database;
+  if (embeddedServer) {
+    running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
+      onRestart: () => {
+        countRestart();
+        log.warn('embedded PostgreSQL had stopped; restarted it');
+      },
+      onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
+    });
+  }
   checkpoint();
   // Requests use a pool of their own with short connect and statement timeouts: while the
   // database is unreachable they are answered 503 at once instead of hanging; a database that
@@ -106,16 +120,7 @@ async function main(): Promise<void> {
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
   const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined);
-  const { server: embeddedServer } = database;
-  if (embeddedServer) {
-    running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
-      onRestart: () => {
-        metrics.databaseRestarts.inc();
-        log.warn('embedded PostgreSQL had stopped; restarted it');
-      },
-      onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
-    });
-  }
+  countRestart = () => metrics.databaseRestarts.inc();
   // Images a Philomena import brought in without files are served (and dumped) from its origin.
   const serving = await withImportedOrigin(db, config);
   const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));

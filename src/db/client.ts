@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
 import * as schema from './schema/index.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres, type PostgresRole } from './embedded-postgres.js';
 import { runMigrations } from './migrate.js';
 import { StallGuard, type StallGuardOptions } from './stall-guard.js';
 
@@ -79,21 +79,30 @@ export interface DatabaseHandle {
   db: Database;
   url: string;
   embedded: boolean;
-  /** The embedded server when this process owns it (to supervise it). */
+  /** The embedded server when this process is a service (to supervise it). */
   server?: EmbeddedPostgres;
-  /** Close the pool and, if this process started the embedded server, stop it. */
+  /** Close the pool and, if this process owns the embedded server, stop it. */
   close(): Promise<void>;
 }
 
 /**
  * Connect to `DATABASE_URL` if set, else start (or join) the embedded server under `dataDir`;
- * then apply migrations. The same code path serves both.
+ * then apply migrations. The same code path serves both. Whatever happens, a tool never stops a
+ * server a service uses (`embedded-ownership.ts`).
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; max?: number; log?: (m: string) => void }): Promise<DatabaseHandle> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  max?: number;
+  log?: (m: string) => void;
+  /** `service` for the server process, which supervises an embedded PostgreSQL; `tool` (the default) for CLIs. */
+  role?: PostgresRole;
+}): Promise<DatabaseHandle> {
   let embedded: EmbeddedPostgres | undefined;
   let url = opts.databaseUrl;
+  const role = opts.role ?? 'tool';
   if (!url) {
-    embedded = await startEmbeddedPostgres(opts.dataDir, opts.log);
+    embedded = await startEmbeddedPostgres(opts.dataDir, opts.log, role);
     url = embedded.url;
   }
   const db = createDatabase(url, { max: opts.max });
@@ -108,7 +117,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     db,
     url,
     embedded: embedded !== undefined,
-    ...(embedded?.owned ? { server: embedded } : {}),
+    ...(embedded && role === 'service' ? { server: embedded } : {}),
     close: async () => {
       await db.$client.end({ timeout: 5 });
       await embedded?.stop();
