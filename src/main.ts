@@ -42,7 +42,7 @@ import { isBoardEmpty, seedDemoBoard } from './seed/demo.js';
 import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
 /** A request waiting this long for the database has it probed, and the probe has this long. */
-const REQUEST_STALL_GUARD = { stallMs: 800, probeTimeoutMs: 1_000 };
+const REQUEST_STALL_GUARD = { stallMs: 700, probeTimeoutMs: 900 };
 
 const config = loadConfigOrExit();
 const log = createLogger(config);
@@ -108,7 +108,7 @@ async function main(): Promise<void> {
   checkpoint();
   // Requests use a pool of their own with short connect and statement timeouts: while the
   // database is unreachable they are answered 503 at once instead of hanging; a database that
-  // stops answering (frozen) is found out within about two seconds (`src/db/stall-guard.ts`).
+  // stops answering (frozen) is found out within two seconds (`src/db/stall-guard.ts`).
   const requestDb = (running.requestDb = createDatabase(database.url, { ...config.requestPool, stallGuard: REQUEST_STALL_GUARD }));
 
   const engine = (running.engine = createSearchEngine(config));

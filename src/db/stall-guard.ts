@@ -133,9 +133,11 @@ export class StallGuard {
   }
 
   private tick(): void {
+    // while unresponsive, what asks meanwhile on a connection opened before fails by the next tick,
+    // not after the probe under way
+    if (this.down) this.destroyWaiting();
     if (this.probing) return;
     if (this.down) {
-      this.destroyWaiting();
       void this.probe();
       return;
     }
@@ -169,12 +171,19 @@ export class StallGuard {
     const prober = (this.prober ??= this.newProber());
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.options.probeTimeoutMs)));
+    let settled: 'answered' | 'failed' | undefined;
     const asked = prober.sql`select 1`.then(
-      () => 'answered' as const,
-      (err: unknown) => (err instanceof postgres.PostgresError ? ('answered' as const) : ('failed' as const)),
+      () => (settled = 'answered'),
+      (err: unknown) => (settled = err instanceof postgres.PostgresError ? 'answered' : 'failed'),
     );
-    const outcome = await Promise.race([asked, timedOut]);
+    let outcome = await Promise.race([asked, timedOut]);
     clearTimeout(timer);
+    if (outcome === 'timeout') {
+      // After the event loop was held up (a long synchronous task), timers run before the
+      // sockets are read: let an answer that did arrive in time be read before giving up.
+      await new Promise((resolve) => setImmediate(resolve));
+      outcome = settled ?? 'timeout';
+    }
     if (outcome !== 'answered') void this.dropProber();
     return outcome === 'answered';
   }
