@@ -285,8 +285,9 @@ function serviceHandle(cluster: Cluster, token: string, spec: SpawnSpec, first: 
   let restarting: Promise<boolean> | undefined;
   const restart = async (): Promise<boolean> => {
     if (stopping) return false;
-    // the common case, without the lock: our server runs
-    if (ours && isAlive(ours.pid) && ownedBy(cluster.dataDir, token)) return false;
+    // the common case, without the lock: the server runs, and is ours or another service's
+    const seen = runningServer(cluster.dir);
+    if (seen && (ownedBy(cluster.dataDir, token) || !takesOver('service', readOwner(cluster.dataDir)))) return false;
     return withDirLock(cluster.lock, async () => {
       if (stopping) return false;
       const running = runningServer(cluster.dir);
