@@ -338,9 +338,12 @@ async function joinRunning(cluster: Cluster, running: { pid: number; port: numbe
   await waitReady(running.port, undefined, 15_000);
   await ensureDatabase(running.port);
   const token = newOwnerToken();
-  const takes = takesOver(role, readOwner(cluster.dataDir));
+  const owner = readOwner(cluster.dataDir);
+  const takes = takesOver(role, owner);
   if (takes) recordOwner(cluster.dataDir, role, token);
-  log(`${takes ? 'took over' : 'joined'} embedded PostgreSQL on port ${running.port}`);
+  // adopted: an orphan, whose owner was killed; taken over: a tool's
+  const how = !takes ? 'joined' : owner && isAlive(owner.pid) ? 'took over' : 'adopted';
+  log(`${how} embedded PostgreSQL on port ${running.port}`);
   if (role === 'tool') return joinedHandle(running.port);
   const { bin, ids } = await serverBinaries();
   return serviceHandle(cluster, token, { bin, ids, dir: cluster.dir, port: running.port }, undefined, takes);

@@ -122,11 +122,6 @@ export class StallGuard {
     return socket.watchWrites();
   };
 
-  /** Whether the last probe found the database unresponsive. */
-  get unresponsive(): boolean {
-    return this.down;
-  }
-
   close(): Promise<void> {
     clearInterval(this.timer);
     return this.dropProber();
