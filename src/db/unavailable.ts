@@ -1,7 +1,8 @@
 /**
  * Whether an error means the database cannot be reached or cannot serve right now (down,
  * restarting, refusing connections, frozen (`stall-guard.ts`), a query cut off by the statement
- * timeout), as opposed to a fault of the query or the data. Such errors are answered 503 with Retry-After, not 500.
+ * timeout), as opposed to a fault of the query or the data. Such errors are answered 503 with
+ * Retry-After, not 500.
  */
 
 import { UNRESPONSIVE_CODE } from './stall-guard.js';
