@@ -46,6 +46,9 @@ import type { SearchEngine } from './search/engine.js';
 import { seedDemoBoardOnce } from './seed/demo-once.js';
 import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
+/** A request waiting this long for the database has it probed, and the probe has this long. */
+const REQUEST_STALL_GUARD = { stallMs: 700, probeTimeoutMs: 900 };
+
 const config = loadConfigOrExit();
 const log = createLogger(config);
 
@@ -94,13 +97,28 @@ async function main(): Promise<void> {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (msg) => log.info(msg),
+    role: 'service',
   }));
   const { db } = database;
   log.info({ embedded: database.embedded }, 'database ready');
+  // Supervised from here on, start-up included: an embedded PostgreSQL that stops (killed, or
+  // stopped by the CLI that had started it before it was ours) is started again.
+  let countRestart = () => {};
+  const { server: embeddedServer } = database;
+  if (embeddedServer) {
+    running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
+      onRestart: () => {
+        countRestart();
+        log.warn('embedded PostgreSQL had stopped; restarted it');
+      },
+      onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
+    });
+  }
   checkpoint();
   // Requests use a pool of their own with short connect and statement timeouts: while the
-  // database is unreachable they are answered 503 at once instead of hanging.
-  const requestDb = (running.requestDb = createDatabase(database.url, config.requestPool));
+  // database is unreachable they are answered 503 at once instead of hanging; a database that
+  // stops answering (frozen) is found out within two seconds (`src/db/stall-guard.ts`).
+  const requestDb = (running.requestDb = createDatabase(database.url, { ...config.requestPool, stallGuard: REQUEST_STALL_GUARD }));
 
   if (config.opensearchNodes.length === 0) {
     running.ownership = await claimEngineOwnership(database.url, {
@@ -121,16 +139,7 @@ async function main(): Promise<void> {
   const storage = openStorage(config.storage);
   log.info({ storage: storage.location }, 'media storage');
   const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
-  const { server: embeddedServer } = database;
-  if (embeddedServer) {
-    running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
-      onRestart: () => {
-        metrics.databaseRestarts.inc();
-        log.warn('embedded PostgreSQL had stopped; restarted it');
-      },
-      onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
-    });
-  }
+  countRestart = () => metrics.databaseRestarts.inc();
   // Images a Philomena import brought in without files are served (and dumped) from its origin.
   const serving = await withImportedOrigin(db, config);
   const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));

@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import postgres, { type Sql } from 'postgres';
 import * as schema from './schema/index.js';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres, type PostgresRole } from './embedded-postgres.js';
 import { runMigrations } from './migrate.js';
+import { StallGuard, type StallGuardOptions } from './stall-guard.js';
 
 export type Database = ReturnType<typeof createDatabase>;
 
@@ -35,10 +36,18 @@ export interface PoolOptions {
    * minutes by default): a session-scoped advisory lock lives as long as its connection.
    */
   keepConnections?: boolean;
+  /**
+   * Watch the pool's connections for a server that stops answering (`stall-guard.ts`): what waits
+   * on it then fails with `DATABASE_UNRESPONSIVE` instead of hanging. Reconnecting after a failure
+   * then waits 50 ms, not postgres.js's backoff of up to 20 s, which left queued queries hanging
+   * long after the database was back.
+   */
+  stallGuard?: StallGuardOptions;
 }
 
 /** A Drizzle database over a postgres.js pool. */
 export function createDatabase(url: string, options: PoolOptions = {}) {
+  const guard = options.stallGuard && new StallGuard(url, options.stallGuard);
   const client = postgres(url, {
     max: options.max ?? 10,
     onnotice: () => {},
@@ -46,11 +55,19 @@ export function createDatabase(url: string, options: PoolOptions = {}) {
     types: { int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) } },
     ...(options.connectTimeoutSeconds !== undefined ? { connect_timeout: options.connectTimeoutSeconds } : {}),
     ...(options.keepConnections ? { max_lifetime: null, idle_timeout: 0 } : {}),
+    ...(guard ? { socket: guard.socket, backoff: () => 0.05 } : {}),
     connection: {
       application_name: 'tagwise',
       ...(options.statementTimeoutMs !== undefined ? { statement_timeout: options.statementTimeoutMs } : {}),
     },
   });
+  if (guard) {
+    const end = client.end.bind(client);
+    client.end = async (endOptions) => {
+      await end(endOptions);
+      await guard.close();
+    };
+  }
   const db = drizzle(client, { schema, casing: 'snake_case' });
   const writeTimeout = options.transactionStatementTimeoutMs;
   if (writeTimeout !== undefined) {
@@ -68,21 +85,30 @@ export interface DatabaseHandle {
   db: Database;
   url: string;
   embedded: boolean;
-  /** The embedded server when this process owns it (to supervise it). */
+  /** The embedded server when this process is a service (to supervise it). */
   server?: EmbeddedPostgres;
-  /** Close the pool and, if this process started the embedded server, stop it. */
+  /** Close the pool and, if this process owns the embedded server, stop it. */
   close(): Promise<void>;
 }
 
 /**
  * Connect to `DATABASE_URL` if set, else start (or join) the embedded server under `dataDir`;
- * then apply migrations. The same code path serves both.
+ * then apply migrations. The same code path serves both. Whatever happens, a tool never stops a
+ * server a service uses (`embedded-ownership.ts`).
  */
-export async function openDatabase(opts: { databaseUrl?: string; dataDir: string; max?: number; log?: (m: string) => void }): Promise<DatabaseHandle> {
+export async function openDatabase(opts: {
+  databaseUrl?: string;
+  dataDir: string;
+  max?: number;
+  log?: (m: string) => void;
+  /** `service` for the server process, which supervises an embedded PostgreSQL; `tool` (the default) for CLIs. */
+  role?: PostgresRole;
+}): Promise<DatabaseHandle> {
   let embedded: EmbeddedPostgres | undefined;
   let url = opts.databaseUrl;
+  const role = opts.role ?? 'tool';
   if (!url) {
-    embedded = await startEmbeddedPostgres(opts.dataDir, opts.log);
+    embedded = await startEmbeddedPostgres(opts.dataDir, opts.log, role);
     url = embedded.url;
   }
   const db = createDatabase(url, { max: opts.max });
@@ -97,7 +123,7 @@ export async function openDatabase(opts: { databaseUrl?: string; dataDir: string
     db,
     url,
     embedded: embedded !== undefined,
-    ...(embedded?.owned ? { server: embedded } : {}),
+    ...(embedded && role === 'service' ? { server: embedded } : {}),
     close: async () => {
       await db.$client.end({ timeout: 5 });
       await embedded?.stop();

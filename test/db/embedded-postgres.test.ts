@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { binaries, reachableCopy, unreachableDirectory } from '../../src/db/embedded-postgres.js';
+import { binaries, isAlive, postmasterPid, reachableCopy, unreachableDirectory } from '../../src/db/embedded-postgres.js';
+import { waitUntil } from '../support/wait.js';
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -84,10 +85,54 @@ describe('embedded PostgreSQL', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
 
-    const h = await openDatabase({ dataDir });
-    const rows = await h.db.$client`select name from users`;
+    // a tool joins the orphan and leaves it running: it did not start it
+    const tool = await openDatabase({ dataDir });
+    const rows = await tool.db.$client`select name from users`;
     expect(rows.map((r) => r.name)).toEqual(['before-kill']);
-    await h.close(); // adopted the orphaned server, so it stops it
+    await tool.close();
+    expect(isAlive(postmasterPid(join(dataDir, 'postgres'))!)).toBe(true);
+    // a service takes it over, and stops it
+    const service = await openDatabase({ dataDir, role: 'service' });
+    expect(service.server?.owned).toBe(true);
+    await service.close();
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
   });
+
+  it('a tool leaves the server it started running when a service took it over meanwhile', async () => {
+    const dataDir = tempDir();
+    const tool = await openDatabase({ dataDir });
+    const pid = postmasterPid(join(dataDir, 'postgres'))!;
+    const service = await openDatabase({ dataDir, role: 'service' });
+    expect(service.url).toBe(tool.url);
+    await tool.close();
+    expect(isAlive(pid)).toBe(true);
+    const [row] = await service.db.$client`select 1 as ok`;
+    expect(row!.ok).toBe(1);
+    await service.close();
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('a service starts again on the same port a server that went away, and a tool started meanwhile uses that port too', async () => {
+    const dataDir = tempDir();
+    const service = await openDatabase({ dataDir, role: 'service' });
+    const cluster = join(dataDir, 'postgres');
+    const first = postmasterPid(cluster)!;
+    process.kill(first, 'SIGINT');
+    await waitUntil('PostgreSQL to stop', () => !isAlive(first), 20_000, 50);
+    // a tool comes first: it starts the server where the service's pools point
+    const tool = await openDatabase({ dataDir });
+    expect(tool.url).toBe(service.url);
+    expect(await service.server!.restartIfDown()).toBe(false); // running: taken over, not started
+    await tool.close();
+    const [row] = await service.db.$client`select 1 as ok`;
+    expect(row!.ok).toBe(1);
+    // stopped again with no tool about: the service starts it itself
+    const second = postmasterPid(cluster)!;
+    process.kill(second, 'SIGINT');
+    await waitUntil('PostgreSQL to stop', () => !isAlive(second), 20_000, 50);
+    expect(await service.server!.restartIfDown()).toBe(true);
+    await waitUntil('the pool to reconnect', () => service.db.$client`select 1`.then(() => true, () => false), 20_000, 100);
+    await service.close();
+    expect(existsSync(join(cluster, 'postmaster.pid'))).toBe(false);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@
  * The service as a child process (`node --import tsx src/main.ts` on a free port, its JSON log
  * lines collected and awaited), for the tests that kill and restart it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { postmasterPid } from '../../src/db/embedded-postgres.js';
 import { freePort } from '../../src/lib/free-port.js';
@@ -73,4 +73,12 @@ export async function startService(dataDir: string, env: Record<string, string>)
 
 /** The pid in the service's embedded cluster's postmaster.pid. */
 export const postgresPid = (dataDir: string) => postmasterPid(join(dataDir, 'postgres'));
+
+/** The postmaster of the service's embedded cluster and its children (backends, workers), e.g. to freeze them all. */
+export function serverPids(dataDir: string): number[] {
+  const postmaster = postgresPid(dataDir);
+  if (!postmaster) throw new Error('no PostgreSQL running on this DATA_DIR');
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)]).toString();
+  return [postmaster, ...children.split(/\s+/).filter(Boolean).map(Number)];
+}
 

@@ -1,7 +1,7 @@
 /**
  * GET /healthz (liveness): 200 `{"status":"ok","database":"up","counts":{…}}` with the row counts
- * of the main tables, or 503 `{"status":"error","database":"down"}` when the database does not
- * answer.
+ * of the main tables, or 503 `{"status":"error","database":"down"}` with `Retry-After` when the
+ * database does not answer.
  *
  * GET /readyz (readiness, for load balancers): 200
  * `{"status":"ready","database":"up","engine":"up","indexer":"up"}` only when the database
@@ -36,6 +36,7 @@ import { countRecords, pingDatabase, type RecordCounts } from '../../contexts/bo
 import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import { probeStorage } from '../../media/storage.js';
 import type { AppDeps, AppEnv } from '../context.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../middleware/errors.js';
 import { storageOf } from '../media-storage.js';
 import { withTimeout } from './metrics.js';
 
@@ -60,6 +61,7 @@ export function healthRoutes(): Hono<AppEnv> {
       counts = await countRecords(c.get('deps').db);
     } catch (err) {
       c.get('deps').logger?.error({ err }, 'health check: database query failed');
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return c.json({ status: 'error', database: 'down' }, 503);
     }
     return c.json({ status: 'ok', database: 'up', counts });
