@@ -6,6 +6,9 @@
  *   /img/download/Y/M/D/ID<anything>.EXT → the same file, as an attachment
  *   /avatars/…, /badge-img/…, /tag-img/… → DATA_DIR/avatars, badge-img, tag-img
  *
+ * A merged or deleted image's files are never served (404), whichever path names them: every
+ * representation, the view and download paths, and the `ID-KEY` form.
+ *
  * Paths are matched by strict patterns (digits, names of letters, digits, `_`, `-`, `.` that
  * never start with a dot) and resolved by the FileStore, which refuses anything leaving its root:
  * traversal is impossible twice over. Answers carry the content type, a strong `ETag`,
@@ -15,6 +18,7 @@
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { Hono } from 'hono';
+import { isImageHidden } from '../../contexts/images/hidden.js';
 import { FileStore, StorageKeyError, type StoredFileStat } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
@@ -44,13 +48,16 @@ const ASSET = /^\/(avatars|badge-img|tag-img)\/((?:[A-Za-z0-9_-][A-Za-z0-9._-]{0
 /** Where a public file path is stored, or undefined for anything that is not a file path. */
 export function resolveFilePath(
   path: string,
-): { root: 'images' | 'avatars' | 'badge-img' | 'tag-img'; key: string; download: boolean; ext: string } | undefined {
+): { root: 'images' | 'avatars' | 'badge-img' | 'tag-img'; key: string; download: boolean; ext: string; imageId?: number } | undefined {
   let m = REPRESENTATION.exec(path);
-  if (m) return { root: 'images', key: `${m[1]}/${m[2]}/${m[3]}.${m[4]!.toLowerCase()}`, download: false, ext: m[4]!.toLowerCase() };
+  if (m) {
+    const imageId = Number.parseInt(m[2]!, 10);
+    return { root: 'images', key: `${m[1]}/${m[2]}/${m[3]}.${m[4]!.toLowerCase()}`, download: false, ext: m[4]!.toLowerCase(), imageId };
+  }
   m = PRETTY.exec(path);
   if (m) {
     const ext = m[4]!.toLowerCase();
-    return { root: 'images', key: `${m[2]}/${m[3]}/full.${ext}`, download: m[1] === 'download', ext };
+    return { root: 'images', key: `${m[2]}/${m[3]}/full.${ext}`, download: m[1] === 'download', ext, imageId: Number(m[3]) };
   }
   m = ASSET.exec(path);
   if (m) {
@@ -172,6 +179,7 @@ export function fileRoutes(dataDir: string): Hono<AppEnv> {
   const handler = async (c: AppContext) => {
     const target = resolveFilePath(c.req.path);
     if (!target) return notFound(c);
+    if (target.imageId !== undefined && (await isImageHidden(c.get('deps').db, target.imageId))) return notFound(c);
     const downloadName = target.download ? c.req.path.slice(c.req.path.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9_.+-]/g, '') : undefined;
     return serveFile(c, stores[target.root], target.key, target.ext, downloadName);
   };
