@@ -64,6 +64,9 @@ async function silently(db: Database, statement: ReturnType<typeof sql>): Promis
   });
 }
 
+/** The keys of a merged or deleted image's stub, in the order they are sent. */
+const STUB_KEYS = ['id', 'created_at', 'updated_at', 'first_seen_at', 'deletion_reason', 'duplicate_of', 'hidden_from_users'];
+
 const description = async (id: number) => (await h.api(`/images/${id}`)).body.image.description as string;
 const oembed = async (id: number) => (await h.api(`/oembed?url=${encodeURIComponent(`/images/${id}`)}`)).body;
 
@@ -188,7 +191,9 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
     const change = heard(h.db, 'images', a.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule 1' }).where(eq(s.images.id, a.id));
     await change;
-    expect((await h.api(`/images/${a.id}`)).body.image.hidden_from_users).toBe(true);
+    const stub = (await h.api(`/images/${a.id}`)).body.image;
+    expect(Object.keys(stub)).toEqual(STUB_KEYS);
+    expect(stub).toMatchObject({ id: a.id, hidden_from_users: true, deletion_reason: 'Rule 1', duplicate_of: null });
     expect((await h.api(`/oembed?url=${encodeURIComponent(`/images/${a.id}`)}`)).status).toBe(404);
     expect(await description(b.id)).toBe('b');
   });
@@ -199,7 +204,9 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
     const change = heard(h.db, 'images', a.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, duplicateId: target.id }).where(eq(s.images.id, a.id));
     await change;
-    expect((await h.api(`/images/${a.id}`)).body.image.duplicate_of).toBe(target.id);
+    const stub = (await h.api(`/images/${a.id}`)).body.image;
+    expect(Object.keys(stub)).toEqual(STUB_KEYS);
+    expect(stub).toMatchObject({ id: a.id, hidden_from_users: true, deletion_reason: null, duplicate_of: target.id });
     expect(await description(b.id)).toBe('b');
   });
 });
@@ -297,7 +304,10 @@ describe('whole search pages of images (anonymous callers)', () => {
     const change = heard(h.db, 'images', a.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, duplicateId: b.id }).where(eq(s.images.id, a.id));
     await change;
-    expect((await imagePage(q, [a.id, b.id]))[0]!.hidden_from_users).toBe(true);
+    const page = await imagePage(q, [a.id, b.id]);
+    expect(Object.keys(page[0]!)).toEqual(STUB_KEYS);
+    expect(page[0]).toMatchObject({ id: a.id, hidden_from_users: true, duplicate_of: b.id });
+    expect(page[1]!.description).toBe('b');
   });
 
   it('a filter edit shows at once in its spoiler flags', async () => {

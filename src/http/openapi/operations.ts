@@ -25,7 +25,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'getImage',
     tag: 'Images',
     summary: 'An image',
-    description: 'Any image, hidden ones included: merged images have `duplicate_of`, deleted ones `deletion_reason`, both `hidden_from_users: true`. `spoilered` is computed with the current filter (`filter_id`).',
+    description: 'Any image. A merged or deleted one is its stub (`HiddenImage`, still 200): id, times, `duplicate_of` (merged) or `deletion_reason` (deleted), `hidden_from_users: true`, and no file URLs (its files answer 404). `spoilered` is computed with the current filter (`filter_id`).',
     schema: S.ImageResponse,
     missing: 'Unknown image',
   }),

@@ -46,10 +46,15 @@ type RenderConfig = Pick<Config, 'cdnUrl' | 'baseUrl' | 'siteName'>;
 /** An image's oEmbed answer as JSON text; null for a hidden image. */
 const oembedJson = (config: RenderConfig, d: ImageData) => (d.image.hiddenFromUsers ? null : JSON.stringify(oembedView(config, d.image, d.tags, d.sources)));
 
-/** An image's JSON, kept for lists and single reads (see `image-json-cache.ts`); with its oEmbed answer if asked. */
+/**
+ * An image's JSON, kept for lists and single reads (see `image-json-cache.ts`); with its oEmbed
+ * answer if asked. A hidden image's stub shows no tags and no uploader: their changes leave it be.
+ */
 function cachedImageOf(config: RenderConfig, d: ImageData, withOembed: boolean): CachedImage {
   const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
-  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, withOembed ? oembedJson(config, d) : undefined);
+  const oembed = withOembed ? oembedJson(config, d) : undefined;
+  if (d.image.hiddenFromUsers) return cachedImageJson(d.image.id, json, [], null, oembed, true);
+  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, oembed);
 }
 
 /**
