@@ -23,6 +23,8 @@ import { FileStore, StorageKeyError, type StoredFileStat } from '../../media/sto
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
 import { etagMatches } from '../middleware/cache.js';
+import { liveCaches } from '../read-caches.js';
+import { isHiddenStub } from '../render/image-json-cache.js';
 
 export const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
@@ -168,6 +170,17 @@ async function serveFile(c: AppContext, store: FileStore, key: string, ext: stri
   return fileResponse(c, stat, own, (start, end) => store.createReadStream(key, { start, end }));
 }
 
+/**
+ * Whether an image's files are withheld (it is merged or deleted): known without a query when the
+ * app's image cache holds the image (as its stub if hidden; the cache drops it on any change of the
+ * image), else read from PostgreSQL.
+ */
+async function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
+  const deps = c.get('deps');
+  const kept = liveCaches(deps.caches)?.images.lookup([imageId]).found.get(imageId);
+  return kept !== undefined ? isHiddenStub(kept) : isImageHidden(deps.db, imageId);
+}
+
 export function fileRoutes(dataDir: string): Hono<AppEnv> {
   const stores = {
     images: new FileStore(join(dataDir, 'images')),
@@ -179,7 +192,7 @@ export function fileRoutes(dataDir: string): Hono<AppEnv> {
   const handler = async (c: AppContext) => {
     const target = resolveFilePath(c.req.path);
     if (!target) return notFound(c);
-    if (target.imageId !== undefined && (await isImageHidden(c.get('deps').db, target.imageId))) return notFound(c);
+    if (target.imageId !== undefined && (await filesWithheld(c, target.imageId))) return notFound(c);
     const downloadName = target.download ? c.req.path.slice(c.req.path.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9_.+-]/g, '') : undefined;
     return serveFile(c, stores[target.root], target.key, target.ext, downloadName);
   };
