@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { insertFilter, insertImage, insertTag } from '../http/harness.js';
+import { insertFilter, insertImage, insertKey, insertTag, insertUser } from '../http/harness.js';
 import { qs, startSearchHarness, untilSearchShows, type SearchHarness } from './harness.js';
 
 let h: SearchHarness;
@@ -137,6 +137,21 @@ describe('explain on an image', () => {
     expect((await explain({ q, image_id: 999_999 })).status).toBe(404);
     expect((await h.api(`/search/explain${qs({ index: 'tags', q: 'safe', image_id: imageA })}`)).status).toBe(400);
     expect((await explain({ q: '', image_id: imageA })).body.image).toEqual({ id: imageA, matched: false, clauses: null });
+  });
+
+  it('a merged or deleted image is not found, but for staff moderators: its clauses would tell its tags', async () => {
+    const deleted = await insertImage(h.db, { tags: [t.safe!, t.sole!], values: { hiddenFromUsers: true, deletionReason: 'Rule #3' } });
+    const moderator = await insertUser(h.db, { role: 'moderator' });
+    const key = await insertKey(h.db, moderator.id);
+    try {
+      expect(await explain({ q: 'sole', image_id: deleted.id })).toMatchObject({ status: 404, body: { error: 'Not found' } });
+      const filterExplain = `/filters/explain${qs({ image_id: deleted.id, hidden_tags: 'sole' })}`;
+      expect(await h.api(filterExplain)).toMatchObject({ status: 404, body: { error: 'Not found' } });
+      expect((await explain({ q: 'sole', image_id: deleted.id, key })).body.image).toMatchObject({ id: deleted.id, matched: true });
+      expect((await h.api(`${filterExplain}&key=${key}`)).body).toMatchObject({ image_id: deleted.id, hidden: true });
+    } finally {
+      await h.db.delete(s.images).where(eq(s.images.id, deleted.id));
+    }
   });
 });
 
