@@ -236,6 +236,22 @@ describe('filter test bench', () => {
     expect(bench.spoilered_by.complex.images).toBe(await total('twilight sparkle, cute'));
   });
 
+  it('neither counts nor names an image deleted since the engine last heard of it', async () => {
+    const doomed = await insertImage(h.db, { tags: [t.safe!, t.sole!] });
+    await h.reindex();
+    const bench = () => h.ok(`/filters/test${qs({ q: 'sole', hidden_tags: 'sole' })}`);
+    expect((await bench()).hidden_by.tags).toEqual([expect.objectContaining({ name: 'sole', images: 1, examples: [doomed.id] })]);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(eq(s.images.id, doomed.id));
+    try {
+      const after = await bench();
+      expect(after.hidden).toBe(0);
+      expect(JSON.stringify(after.hidden_by)).not.toContain(String(doomed.id));
+    } finally {
+      await h.db.delete(s.images).where(eq(s.images.id, doomed.id));
+      await h.reindex();
+    }
+  });
+
   it('runs a saved filter by id, a sample chosen by q, and keeps its bounds', async () => {
     const saved = await insertFilter(h.db, { name: 'by id', public: true, hiddenTagIds: [t.cute!.id] });
     const bench = await h.ok(`/filters/test${qs({ filter_id: saved.id, q: 'solo', sample: 10 })}`);
