@@ -20,6 +20,12 @@ export async function hiddenImageIds(db: Database, ids: readonly number[]): Prom
   return new Set(rows.map((r) => r.id));
 }
 
+/** The ids of every image merged or deleted (few: a board hides a small share of its images). */
+export async function allHiddenImageIds(db: Database): Promise<number[]> {
+  const rows = await db.select({ id: images.id }).from(images).where(eq(images.hiddenFromUsers, true));
+  return rows.map((r) => r.id);
+}
+
 /** True when the image exists and is merged or deleted; an id no image can have is not hidden. */
 export async function isImageHidden(db: Database, id: number): Promise<boolean> {
   if (!storable(id)) return false;

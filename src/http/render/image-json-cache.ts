@@ -137,9 +137,6 @@ export function cachedImageJson(
   return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId, ...(oembed === undefined ? {} : { oembed }) };
 }
 
-/** Whether a cached image is a hidden (merged or deleted) image's stub. */
-export const isHiddenStub = (image: CachedImage): boolean => image.spoileredAt < 0;
-
 const TRUE = Buffer.from('true');
 
 /**

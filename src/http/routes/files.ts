@@ -24,7 +24,6 @@ import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
 import { etagMatches } from '../middleware/cache.js';
 import { liveCaches } from '../read-caches.js';
-import { isHiddenStub } from '../render/image-json-cache.js';
 
 export const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
@@ -171,14 +170,13 @@ async function serveFile(c: AppContext, store: FileStore, key: string, ext: stri
 }
 
 /**
- * Whether an image's files are withheld (it is merged or deleted): known without a query when the
- * app's image cache holds the image (as its stub if hidden; the cache drops it on any change of the
- * image), else read from PostgreSQL.
+ * Whether an image's files are withheld (it is merged or deleted): from the app's memory of hidden
+ * images while changes can be heard, else from PostgreSQL.
  */
-async function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
-  const deps = c.get('deps');
-  const kept = liveCaches(deps.caches)?.images.lookup([imageId]).found.get(imageId);
-  return kept !== undefined ? isHiddenStub(kept) : isImageHidden(deps.db, imageId);
+function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
+  const { db, caches } = c.get('deps');
+  const hidden = liveCaches(caches)?.hiddenImages;
+  return hidden ? hidden.isHidden(db, imageId) : isImageHidden(db, imageId);
 }
 
 export function fileRoutes(dataDir: string): Hono<AppEnv> {
