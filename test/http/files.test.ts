@@ -182,6 +182,7 @@ describe('files of merged and deleted images', () => {
     }
     // the state decides, not the files: shown again, the same paths answer
     await h.db.update(s.images).set({ hiddenFromUsers: false }).where(eq(s.images.id, deleted.stored.id));
+    await changeFeedOf(h.db).sync();
     for (const path of deleted.paths) {
       const res = await h.request(path);
       expect(res.status, path).toBe(200);

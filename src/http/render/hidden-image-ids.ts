@@ -7,11 +7,14 @@
  * announced for an image (`images:id`) leaves its id unsettled: the next question about it asks
  * PostgreSQL, whose answer is kept once no image change was heard meanwhile. Every reconnect of
  * the feed (`*`) forgets everything, and so do more unsettled ids than `MAX_UNSETTLED` (changes
- * to images no one asks about, such as votes, would otherwise pile up).
+ * to images no one asks about, such as votes, would otherwise pile up). While changes cannot be
+ * heard, PostgreSQL is asked every time; when it cannot be reached, the ids last known answer (as
+ * the key and ban caches do), so that files stay served through an outage.
  */
 import { allHiddenImageIds, isImageHidden } from '../../contexts/images/hidden.js';
 import type { RecordChange } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
 
 const MAX_UNSETTLED = 10_000;
 
@@ -23,8 +26,9 @@ export class HiddenImageIds {
   private changes = 0;
   private resets = 0;
 
-  /** Whether the image is merged or deleted (false for an id no image has). */
-  async isHidden(db: Database, id: number): Promise<boolean> {
+  /** Whether the image is merged or deleted (false for an id no image has); `live`: changes are heard. */
+  async isHidden(db: Database, id: number, live: boolean): Promise<boolean> {
+    if (!live) return this.askOrRecall(db, id);
     if (this.unsettled.has(id)) return this.settle(db, id);
     const hidden = this.hidden ?? (await this.load(db));
     return hidden.has(id);
@@ -37,6 +41,16 @@ export class HiddenImageIds {
       this.changes++;
       this.unsettled.add(change.id);
       if (this.unsettled.size > MAX_UNSETTLED) this.forget();
+    }
+  }
+
+  private async askOrRecall(db: Database, id: number): Promise<boolean> {
+    try {
+      return await isImageHidden(db, id);
+    } catch (err) {
+      const known = this.hidden !== undefined && !this.unsettled.has(id) ? this.hidden.has(id) : undefined;
+      if (known === undefined || !isDatabaseUnavailable(err)) throw err;
+      return known;
     }
   }
 

@@ -171,12 +171,11 @@ async function serveFile(c: AppContext, store: FileStore, key: string, ext: stri
 
 /**
  * Whether an image's files are withheld (it is merged or deleted): from the app's memory of hidden
- * images while changes can be heard, else from PostgreSQL.
+ * images while changes can be heard, else from PostgreSQL (render/hidden-image-ids.ts).
  */
 function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
   const { db, caches } = c.get('deps');
-  const hidden = liveCaches(caches)?.hiddenImages;
-  return hidden ? hidden.isHidden(db, imageId) : isImageHidden(db, imageId);
+  return caches ? caches.hiddenImages.isHidden(db, imageId, liveCaches(caches) !== null) : isImageHidden(db, imageId);
 }
 
 export function fileRoutes(dataDir: string): Hono<AppEnv> {
