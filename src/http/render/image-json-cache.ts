@@ -117,18 +117,11 @@ export function cachedImageBytes(image: CachedImage): number {
 const SPOILERED = '"spoilered":false';
 
 /**
- * An image's JSON (rendered with `spoilered: false`, or a hidden image's stub, `stub`, which has
- * no such field), ready for lists. The key cannot occur inside a string value, where every quote
- * is escaped, so the first match is the field itself.
+ * An image's JSON (rendered with `spoilered: false`, or a hidden image's `stub` without it), ready
+ * for lists. The key cannot occur inside a string value, where every quote is escaped, so the first
+ * match is the field itself.
  */
-export function cachedImageJson(
-  id: number,
-  json: string,
-  tagIds: readonly number[],
-  uploaderId: number | null,
-  oembed?: string | null,
-  stub = false,
-): CachedImage {
+export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null, oembed?: string | null, stub = false): CachedImage {
   const bytes = Buffer.from(`,${json}`);
   const at = stub ? -1 : bytes.indexOf(SPOILERED);
   if (!stub && at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
