@@ -28,7 +28,8 @@ export interface RenderContext {
  */
 export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<ImageJson[]> {
   const data = await loadImageData(deps.db, ids);
-  const list = [...data.values()];
+  // a hidden image's stub has no `spoilered`: its filter checks are not made
+  const list = [...data.values()].filter((d) => !d.image.hiddenFromUsers);
   const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, list.map((d) => ({ id: d.image.id, tagIds: d.tags.map((t) => t.id) })));
   const out: ImageJson[] = [];
   const seen = new Set<number>();
@@ -97,7 +98,7 @@ export interface RenderedImageList {
  */
 export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
   const listed = await cachedImages(deps, ids);
-  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
+  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed.filter((image) => image.spoileredAt >= 0));
   return {
     parts: imageJsonParts(listed, spoilered),
     fingerprint: listed.map((image) => image.digest + (spoilered.has(image.id) ? '1' : '0')).join(''),
