@@ -60,7 +60,7 @@ import { commentView } from '../http/views/comment.js';
 import { filterView } from '../http/views/filter.js';
 import { forumView } from '../http/views/forum.js';
 import { galleryView } from '../http/views/gallery.js';
-import { imageView } from '../http/views/image.js';
+import { hiddenImageView, visibleImageView } from '../http/views/image.js';
 import { postView } from '../http/views/post.js';
 import { isPublicLink, profileView } from '../http/views/profile.js';
 import { formatTime } from '../http/views/time.js';
@@ -237,22 +237,16 @@ async function* imageRecords(r: Reader): AsyncGenerator<Rec[]> {
     const uploaders = await activeAuthors(r, [...data.values()].map((d) => d.image.userId));
     yield rows.map((row) => {
       if (row.hidden) {
-        // The public stub of a merged or deleted image.
+        // The public stub of a merged or deleted image; one merged into an image the dump leaves
+        // out points nowhere (and, merged, has no deletion reason to show).
         const merged = row.duplicateId !== null && row.targetInDump;
-        return {
-          id: row.id,
-          created_at: formatTime(row.createdAt),
-          updated_at: formatTime(row.updatedAt),
-          first_seen_at: formatTime(row.firstSeenAt),
-          hidden_from_users: true,
-          duplicate_of: merged ? row.duplicateId : null,
-          deletion_reason: row.duplicateId === null ? row.deletionReason : null,
-        };
+        const deletionReason = row.duplicateId === null ? row.deletionReason : null;
+        return { ...hiddenImageView({ ...row, duplicateId: merged ? row.duplicateId : null, deletionReason }) } as Rec;
       }
       const d = data.get(row.id)!;
       // A deactivated uploader is not named.
       const image = d.image.userId !== null && !uploaders.has(d.image.userId) ? { ...d.image, userId: null } : d.image;
-      const view = imageView(r.config, { ...d, image, spoilered: false });
+      const view = visibleImageView(r.config, { ...d, image, spoilered: false });
       // The importer takes tags by id or by name, not both; `spoilered` depends on a viewer.
       const { tags: _names, spoilered: _spoilered, ...record } = view;
       return record as Rec;

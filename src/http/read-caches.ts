@@ -12,6 +12,7 @@ import { ImageJsonCache, type ImageJsonCacheOptions } from './render/image-json-
 import { ImageAnswerCache } from './render/image-answer-cache.js';
 import { RecordJsonCache } from './render/record-json-cache.js';
 import { FeaturedImageCache } from './render/featured-cache.js';
+import { HiddenImageIds } from './render/hidden-image-ids.js';
 
 /** Bytes of rendered tags, and of rendered comments (a search page of either is a few kilobytes). */
 const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
@@ -26,6 +27,8 @@ export interface ReadCaches {
   comments: RecordJsonCache;
   /** Which image is featured. */
   featured: FeaturedImageCache;
+  /** Which images are merged or deleted (their files are withheld). */
+  hiddenImages: HiddenImageIds;
   filters: FilterCache;
   /** The caller's state: what a key stands for, and the ban in force for an identity. */
   keys: KeyCache;
@@ -43,6 +46,7 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
     tags: new RecordJsonCache(RECORD_CACHE_BYTES),
     comments: new RecordJsonCache(RECORD_CACHE_BYTES),
     featured: new FeaturedImageCache(),
+    hiddenImages: new HiddenImageIds(),
     filters: new FilterCache(),
     keys: new KeyCache(),
     bans: new BanCache(db, undefined, feed),
@@ -53,6 +57,7 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
     caches.tags.onChange(change);
     caches.comments.onChange(change);
     caches.featured.onChange(change);
+    caches.hiddenImages.onChange(change);
     caches.filters.onChange(change);
     caches.keys.onChange(change);
   });

@@ -7,6 +7,8 @@
  * transaction with `tagwise.skip_outbox`, which neither queues nor announces it), so while its
  * entry is kept the old answer keeps coming; once its entry is dropped the new one does.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { featureImage } from '../../src/contexts/images/features.js';
@@ -19,7 +21,7 @@ import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { ImageJsonCache } from '../../src/http/render/image-json-cache.js';
-import { insertFilter, insertImage, insertTag, insertUser, startHarness, type Harness } from './harness.js';
+import { insertFilter, insertImage, insertTag, insertUser, startHarness, ymd, type Harness } from './harness.js';
 
 let h: Harness;
 /**
@@ -63,6 +65,9 @@ async function silently(db: Database, statement: ReturnType<typeof sql>): Promis
     await tx.execute(statement);
   });
 }
+
+/** The keys of a merged or deleted image's stub, in the order they are sent. */
+const STUB_KEYS = ['id', 'created_at', 'updated_at', 'first_seen_at', 'deletion_reason', 'duplicate_of', 'hidden_from_users'];
 
 const description = async (id: number) => (await h.api(`/images/${id}`)).body.image.description as string;
 const oembed = async (id: number) => (await h.api(`/oembed?url=${encodeURIComponent(`/images/${id}`)}`)).body;
@@ -188,7 +193,9 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
     const change = heard(h.db, 'images', a.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule 1' }).where(eq(s.images.id, a.id));
     await change;
-    expect((await h.api(`/images/${a.id}`)).body.image.hidden_from_users).toBe(true);
+    const stub = (await h.api(`/images/${a.id}`)).body.image;
+    expect(Object.keys(stub)).toEqual(STUB_KEYS);
+    expect(stub).toMatchObject({ id: a.id, hidden_from_users: true, deletion_reason: 'Rule 1', duplicate_of: null });
     expect((await h.api(`/oembed?url=${encodeURIComponent(`/images/${a.id}`)}`)).status).toBe(404);
     expect(await description(b.id)).toBe('b');
   });
@@ -199,8 +206,38 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
     const change = heard(h.db, 'images', a.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, duplicateId: target.id }).where(eq(s.images.id, a.id));
     await change;
-    expect((await h.api(`/images/${a.id}`)).body.image.duplicate_of).toBe(target.id);
+    const stub = (await h.api(`/images/${a.id}`)).body.image;
+    expect(Object.keys(stub)).toEqual(STUB_KEYS);
+    expect(stub).toMatchObject({ id: a.id, hidden_from_users: true, deletion_reason: null, duplicate_of: target.id });
     expect(await description(b.id)).toBe('b');
+  });
+});
+
+describe('merged and deleted images (file routes)', () => {
+  it('are known from memory, and a change of an image is heard at once', async () => {
+    const image = await insertImage(h.db, { tags: [safe] });
+    const file = join(h.dataDir, 'images', ymd(image.createdAt), String(image.id), 'full.png');
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(file, 'bytes');
+    const status = async () => {
+      const res = await h.request(`/img/${ymd(image.createdAt)}/${image.id}/full.png`);
+      await res.arrayBuffer();
+      return res.status;
+    };
+    await settled();
+    expect(await status()).toBe(200);
+    // hidden silently: the memory still says it is shown
+    await silently(h.db, sql`update images set hidden_from_users = true where id = ${image.id}`);
+    expect(await status()).toBe(200);
+    const deleted = heard(h.db, 'images', image.id);
+    await h.db.update(s.images).set({ deletionReason: 'Rule #3' }).where(eq(s.images.id, image.id));
+    await deleted;
+    expect(await status()).toBe(404);
+    expect(await status()).toBe(404);
+    const shown = heard(h.db, 'images', image.id);
+    await h.db.update(s.images).set({ hiddenFromUsers: false }).where(eq(s.images.id, image.id));
+    await shown;
+    expect(await status()).toBe(200);
   });
 });
 
@@ -297,7 +334,10 @@ describe('whole search pages of images (anonymous callers)', () => {
     const change = heard(h.db, 'images', a.id);
     await h.db.update(s.images).set({ hiddenFromUsers: true, duplicateId: b.id }).where(eq(s.images.id, a.id));
     await change;
-    expect((await imagePage(q, [a.id, b.id]))[0]!.hidden_from_users).toBe(true);
+    const page = await imagePage(q, [a.id, b.id]);
+    expect(Object.keys(page[0]!)).toEqual(STUB_KEYS);
+    expect(page[0]).toMatchObject({ id: a.id, hidden_from_users: true, duplicate_of: b.id });
+    expect(page[1]!.description).toBe('b');
   });
 
   it('a filter edit shows at once in its spoiler flags', async () => {

@@ -1,7 +1,7 @@
 /**
  * The caller's state when PostgreSQL cannot be reached: the key and ban caches answer from memory
  * with the last state they read (a ban cannot be made or lifted meanwhile), and an identity never
- * read still fails as before.
+ * read still fails as before; so do the ids of merged and deleted images (the file routes').
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findUserByApiKey } from '../../src/contexts/users/api-keys.js';
@@ -11,7 +11,8 @@ import { createDatabase, type Database } from '../../src/db/client.js';
 import { KeyCache, type KeyState } from '../../src/http/key-cache.js';
 import { BanCache } from '../../src/limits/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { insertUser } from './harness.js';
+import { HiddenImageIds } from '../../src/http/render/hidden-image-ids.js';
+import { insertImage, insertUser } from './harness.js';
 
 let t: TestDatabase;
 /** A pool of its own, ended to play the outage. */
@@ -33,6 +34,23 @@ afterAll(async () => {
 });
 
 describe('an outage of PostgreSQL', () => {
+  it('leaves the merged and deleted images known from memory, so files stay served or withheld', async () => {
+    const outage = createDatabase(t.url, { max: 1 });
+    const shown = await insertImage(t.db, {});
+    const deleted = await insertImage(t.db, { values: { hiddenFromUsers: true, deletionReason: 'Rule #3' } });
+    const changed = await insertImage(t.db, {});
+    const hidden = new HiddenImageIds();
+    expect(await hidden.isHidden(outage, shown.id, true)).toBe(false);
+    expect(await hidden.isHidden(outage, deleted.id, true)).toBe(true);
+    hidden.onChange({ kind: 'images', id: changed.id });
+    await outage.$client.end({ timeout: 1 });
+    // changes not heard (not live): PostgreSQL is asked, fails, and what was read answers
+    expect(await hidden.isHidden(outage, shown.id, false)).toBe(false);
+    expect(await hidden.isHidden(outage, deleted.id, false)).toBe(true);
+    // an image changed since it was read cannot be answered
+    await expect(hidden.isHidden(outage, changed.id, false)).rejects.toThrow();
+  });
+
   it('leaves the key and ban caches answering from memory what they read last', async () => {
     const bans = new BanCache(pool, 1_000);
     const keys = new KeyCache();

@@ -2,6 +2,9 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { changeFeedOf } from '../../src/db/change-feed.js';
+import * as s from '../../src/db/schema/index.js';
 import { parseRange, resolveFilePath } from '../../src/http/routes/files.js';
 import { CDN_URL, insertImage, insertTag, startHarness, ymd, type Harness } from './harness.js';
 
@@ -147,6 +150,60 @@ describe('file serving', () => {
   });
 });
 
+describe('files of merged and deleted images', () => {
+  /** An image with its original and every representation stored, and those files' paths. */
+  async function withFiles(values: NonNullable<Parameters<typeof insertImage>[1]>['values']) {
+    const stored = await insertImage(h.db, { values: { imageWidth: 300, imageHeight: 300, ...values } });
+    const d = ymd(stored.createdAt);
+    const names = ['full', 'thumb_tiny', 'thumb_small', 'thumb', 'small', 'medium', 'large', 'tall'];
+    for (const name of names) put(`images/${d}/${stored.id}/${name}.png`, name === 'full' ? full : thumb);
+    put(`images/${d}/${stored.id}-SecretKey1/full.png`, full);
+    const paths = [
+      ...names.map((name) => `/img/${d}/${stored.id}/${name}.png`),
+      `/img/${d}/${stored.id}-SecretKey1/full.png`,
+      `/img/view/${d}/${stored.id}.png`,
+      `/img/view/${d}/${stored.id}__safe.png`,
+      `/img/download/${d}/${stored.id}__safe.png`,
+    ];
+    return { stored, paths };
+  }
+
+  it('answers 404 for every file of a deleted or merged image, and serves them again once it is shown', async () => {
+    const target = await insertImage(h.db, {});
+    const deleted = await withFiles({ hiddenFromUsers: true, deletionReason: 'Rule #3' });
+    const merged = await withFiles({ hiddenFromUsers: true, duplicateId: target.id });
+    for (const path of [...deleted.paths, ...merged.paths]) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await h.request(path, { method });
+        expect(res.status, `${method} ${path}`).toBe(404);
+        if (method === 'GET') expect(await res.json(), path).toStrictEqual({ error: 'Not found' });
+        else await res.arrayBuffer();
+      }
+    }
+    // the state decides, not the files: shown again, the same paths answer
+    await h.db.update(s.images).set({ hiddenFromUsers: false }).where(eq(s.images.id, deleted.stored.id));
+    await changeFeedOf(h.db).sync();
+    for (const path of deleted.paths) {
+      const res = await h.request(path);
+      expect(res.status, path).toBe(200);
+      await res.arrayBuffer();
+    }
+  });
+
+  it('withholds the files of an image read before (kept in memory) as soon as it is deleted', async () => {
+    const { stored, paths } = await withFiles({});
+    await changeFeedOf(h.db).sync();
+    expect((await h.api(`/images/${stored.id}`)).body.image.hidden_from_users).toBe(false);
+    for (const path of paths) expect((await h.request(path, { method: 'HEAD' })).status, path).toBe(200);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(eq(s.images.id, stored.id));
+    await changeFeedOf(h.db).sync();
+    for (const path of paths) expect((await h.request(path, { method: 'HEAD' })).status, path).toBe(404);
+    // the stub read and kept: still withheld
+    expect((await h.api(`/images/${stored.id}`)).body.image).not.toHaveProperty('representations');
+    for (const path of paths) expect((await h.request(path, { method: 'HEAD' })).status, path).toBe(404);
+  });
+});
+
 /** A GET whose path is sent byte for byte (fetch would normalise dot segments first). */
 function rawGet(path: string): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(h.url);
@@ -189,8 +246,10 @@ describe('path traversal', () => {
 
 describe('file path and range parsing', () => {
   it('maps public paths to storage keys', () => {
-    expect(resolveFilePath('/img/2024/1/2/5/thumb.png')).toEqual({ root: 'images', key: '2024/1/2/5/thumb.png', download: false, ext: 'png' });
-    expect(resolveFilePath('/img/view/2024/1/2/5__a_b.JPG')).toEqual({ root: 'images', key: '2024/1/2/5/full.jpg', download: false, ext: 'jpg' });
+    expect(resolveFilePath('/img/2024/1/2/5/thumb.png')).toEqual({ root: 'images', key: '2024/1/2/5/thumb.png', download: false, ext: 'png', imageId: 5 });
+    expect(resolveFilePath('/img/2024/1/2/5-Key9/thumb.png')?.imageId).toBe(5);
+    expect(resolveFilePath('/img/view/2024/1/2/5__a_b.JPG')).toEqual({ root: 'images', key: '2024/1/2/5/full.jpg', download: false, ext: 'jpg', imageId: 5 });
+    expect(resolveFilePath('/avatars/ab/cd.png')?.imageId).toBeUndefined();
     expect(resolveFilePath('/img/download/2024/1/2/5.gif')?.download).toBe(true);
     expect(resolveFilePath('/img/2024/1/2/5/../x.png')).toBeUndefined();
     expect(resolveFilePath('/img/view/2024/1/2/56.png')?.key).toBe('2024/1/2/56/full.png');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeFeedOf } from '../../src/db/change-feed.js';
 import * as s from '../../src/db/schema/index.js';
 import { assertResource } from '../support/resources.js';
-import { IMAGE, INTERACTION } from '../support/spec-shapes.js';
+import { HIDDEN_IMAGE, IMAGE, INTERACTION } from '../support/spec-shapes.js';
 import { CDN_URL, insertFilter, insertImage, insertKey, insertTag, insertUser, iso, startHarness, ymd, type Harness } from './harness.js';
 
 let h: Harness;
@@ -213,20 +213,36 @@ describe('GET /images/:image_id', () => {
     expect(b.source_urls).toEqual([]);
   });
 
-  it('answers merged and deleted images with every field, flagged hidden', async () => {
+  it('answers a deleted image and a merged one as the reference stub, whatever filter or key asks', async () => {
     const target = await insertImage(h.db, { tags: [safe] });
+    const times = { createdAt: created, updatedAt: updated, firstSeenAt: firstSeen };
+    const uploader = await insertUser(h.db, { name: 'Rule Breaker' });
     const merged = await insertImage(h.db, {
-      values: { hiddenFromUsers: true, duplicateId: target.id, deletionReason: 'Duplicate' },
+      values: { ...times, hiddenFromUsers: true, duplicateId: target.id, deletionReason: 'Duplicate', userId: uploader.id },
       tags: [safe],
+      sources: ['https://example.com/merged'],
     });
-    const deleted = await insertImage(h.db, { values: { hiddenFromUsers: true, deletionReason: 'Rule #1' }, tags: [safe] });
-    const a = await h.api(`/images/${merged.id}`);
-    expect(a.status).toBe(200);
-    assertResource(a.body.image, IMAGE);
-    expect(a.body.image).toMatchObject({ id: merged.id, hidden_from_users: true, duplicate_of: target.id, deletion_reason: null });
-    const b = await h.api(`/images/${deleted.id}`);
-    assertResource(b.body.image, IMAGE);
-    expect(b.body.image).toMatchObject({ id: deleted.id, hidden_from_users: true, duplicate_of: null, deletion_reason: 'Rule #1' });
+    const deleted = await insertImage(h.db, {
+      values: { ...times, hiddenFromUsers: true, deletionReason: 'Rule #1', description: 'secret text', userId: uploader.id },
+      tags: [explicit, solo],
+    });
+    const stamps = { created_at: '2024-03-05T06:07:08Z', updated_at: '2024-03-06T01:02:03Z', first_seen_at: '2024-03-04T23:59:59Z' };
+    const moderator = await insertUser(h.db, { role: 'moderator' });
+    const moderatorKey = await insertKey(h.db, moderator.id);
+    for (const query of ['', `?filter_id=${everything.id}`, `?key=${moderatorKey}`]) {
+      const a = await h.api(`/images/${merged.id}${query}`);
+      expect(a.status).toBe(200);
+      expect(a.body).toStrictEqual({
+        image: { id: merged.id, ...stamps, deletion_reason: null, duplicate_of: target.id, hidden_from_users: true },
+        interactions: [],
+      });
+      assertResource(a.body.image, HIDDEN_IMAGE);
+      const b = await h.api(`/images/${deleted.id}${query}`);
+      expect(b.status).toBe(200);
+      expect(b.body.image).toStrictEqual({ id: deleted.id, ...stamps, deletion_reason: 'Rule #1', duplicate_of: null, hidden_from_users: true });
+      assertResource(b.body.image, HIDDEN_IMAGE);
+      expect(JSON.stringify(b.body)).not.toMatch(/secret text|Rule Breaker|\/img\/|explicit|solo/);
+    }
   });
 
   it('ignores merge and deletion columns of visible images', async () => {
@@ -387,6 +403,10 @@ describe('GET /images/featured', () => {
     await h.db.delete(s.imageFeatures).where(eq(s.imageFeatures.imageId, newer.id));
     await changeFeedOf(h.db).sync();
     expect((await h.api('/images/featured')).body.image.id).toBe(old.id);
+    // the featured image deleted: no visible feature is left, and nothing of it is answered
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #2' }).where(eq(s.images.id, old.id));
+    await changeFeedOf(h.db).sync();
+    expect(await h.api('/images/featured')).toMatchObject({ status: 404, body: { error: 'Not found' } });
   });
 });
 

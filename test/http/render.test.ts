@@ -13,7 +13,7 @@ import { createReadCaches } from '../../src/http/read-caches.js';
 import { loadTags } from '../../src/contexts/tags/load.js';
 import type { AppDeps } from '../../src/http/context.js';
 import { assertResource } from '../support/resources.js';
-import { COMMENT, GALLERY, IMAGE, POST, TAG } from '../support/spec-shapes.js';
+import { COMMENT, GALLERY, HIDDEN_IMAGE, IMAGE, POST, TAG } from '../support/spec-shapes.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, stubEngine, type Harness } from './harness.js';
 
 let h: Harness;
@@ -34,7 +34,7 @@ describe('batch renderers', () => {
     const b = await insertImage(h.db, { tags: [safe, solo] });
     const filter = await insertFilter(h.db, { name: 'f', spoileredTagIds: [solo.id] });
     const list = await renderImages(deps, [b.id, 999999, a.id, b.id], { filter, user: null });
-    expect(list.map((i) => [i.id, i.spoilered])).toEqual([
+    expect(list.map((i) => [i.id, 'spoilered' in i && i.spoilered])).toEqual([
       [b.id, true],
       [a.id, false],
     ]);
@@ -45,6 +45,37 @@ describe('batch renderers', () => {
     expect(Buffer.concat(parts).toString()).toEqual(list.map((i) => JSON.stringify(i)).join(','));
     // each listed image's digest and spoiler flag, in order
     expect(fingerprint).toMatch(/^([A-Za-z0-9_-]{22}[01]){2}$/);
+  });
+
+  it('lists a merged or deleted image as its stub beside spoilered images, with the caches on (cold and warm) and off', async () => {
+    const caches = createReadCaches(h.db);
+    for (let i = 0; i < 200 && !caches.feed.live; i++) await new Promise((r) => setTimeout(r, 25));
+    const cached = { ...deps, caches };
+    const marked = await insertTag(h.db, 'marked');
+    const filter = await insertFilter(h.db, { name: 'spoils marked', spoileredTagIds: [marked.id] });
+    const shown = await insertImage(h.db, { tags: [marked] });
+    const deleted = await insertImage(h.db, { tags: [marked], values: { hiddenFromUsers: true, deletionReason: 'Rule #3' } });
+    const merged = await insertImage(h.db, { tags: [marked], values: { hiddenFromUsers: true, duplicateId: shown.id, deletionReason: 'dup' } });
+    const ids = [deleted.id, shown.id, merged.id];
+    const list = await renderImages(deps, ids, { filter, user: null });
+    expect(list[0]).toStrictEqual({
+      id: deleted.id,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      first_seen_at: expect.any(String),
+      deletion_reason: 'Rule #3',
+      duplicate_of: null,
+      hidden_from_users: true,
+    });
+    expect(list[1]).toMatchObject({ id: shown.id, spoilered: true });
+    expect(list[2]).toMatchObject({ id: merged.id, deletion_reason: null, duplicate_of: shown.id, hidden_from_users: true });
+    expect(Object.keys(list[2]!)).toHaveLength(7);
+    assertResource(list[0], HIDDEN_IMAGE);
+    assertResource(list[2], HIDDEN_IMAGE);
+    const text = list.map((i) => JSON.stringify(i)).join(',');
+    for (const d of [deps, cached, cached]) {
+      expect(Buffer.concat((await renderImageListJson(d, ids, { filter, user: null })).parts).toString()).toBe(text);
+    }
   });
 
   it('renders galleries with both user/user_id and creator/creator_id', async () => {

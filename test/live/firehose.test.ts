@@ -5,12 +5,16 @@
  * other topics are refused and any other message closes the connection. Version 1.0.0 framing is
  * spoken by a plain `ws` client.
  */
+import { eq } from 'drizzle-orm';
 import { Socket, type Channel } from 'phoenix';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { mergeDuplicate } from '../../src/contexts/images/duplicates.js';
+import { retagImages } from '../../src/contexts/images/retag.js';
+import * as s from '../../src/db/schema/index.js';
 import { assertResource } from '../support/resources.js';
-import { IMAGE } from '../support/spec-shapes.js';
+import { HIDDEN_IMAGE, IMAGE } from '../support/spec-shapes.js';
 import { runTool } from '../support/run-tool.js';
 import { waitUntil } from '../support/wait.js';
 import { startUploadHarness, type UploadHarness } from '../upload/harness.js';
@@ -112,6 +116,47 @@ describe('firehose', () => {
     expect(batch.payload).toEqual({ image_ids: expect.arrayContaining([imageId, second]), added: ['batch'], removed: [] });
     expect(batch.payload.image_ids).toHaveLength(2);
     expect(received.slice(from).filter((e) => e.event === 'image:tag_update')).toEqual([]);
+  });
+
+  let kept: number;
+
+  it("tells nothing of a deleted image's edits", async () => {
+    const doomed = await upload('doomed', 'safe, solo, pony');
+    kept = await upload('kept', 'safe, solo, pony');
+    await nextEvent((e) => e.event === 'image:create' && e.payload.image.id === kept);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(eq(s.images.id, doomed));
+    const from = received.length;
+    // one change to both: the batch names the visible one only
+    await retagImages(h.db, [doomed, kept], { add: 'secret one' });
+    const batch = await nextEvent((e) => e.event === 'image:batch_tag_update', from);
+    expect(batch.payload).toEqual({ image_ids: [kept], added: ['secret one'], removed: [] });
+    // an edit of the deleted image alone, then one of the visible image, heard after it
+    await retagImages(h.db, [doomed], { add: 'secret two', remove: 'solo' });
+    await retagImages(h.db, [kept], { add: 'marker' });
+    await nextEvent((e) => e.event === 'image:update' && e.payload.image.id === kept && e.payload.image.tags.includes('marker'), from);
+    const told = received.slice(from);
+    expect(told.filter((e) => JSON.stringify(e.payload).includes('secret two'))).toEqual([]);
+    expect(told.filter((e) => e.payload.image_id === doomed || e.payload.image?.id === doomed)).toEqual([]);
+  });
+
+  it("sends image:merge with the merged image's stub and its target", async () => {
+    const target = await upload('target', 'safe, solo, cat');
+    await nextEvent((e) => e.event === 'image:create' && e.payload.image.id === target);
+    const beforeMerge = received.length;
+    await mergeDuplicate(h.db, kept, target);
+    const merge = await nextEvent((e) => e.event === 'image:merge', beforeMerge);
+    expect(merge.payload.image).toStrictEqual({
+      id: kept,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      first_seen_at: expect.any(String),
+      deletion_reason: null,
+      duplicate_of: target,
+      hidden_from_users: true,
+    });
+    assertResource(merge.payload.image, HIDDEN_IMAGE);
+    expect(merge.payload.duplicate_of_image.id).toBe(target);
+    assertResource(merge.payload.duplicate_of_image, IMAGE);
   });
 
   it('refuses other topics', async () => {

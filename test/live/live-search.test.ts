@@ -207,6 +207,22 @@ describe('live search', () => {
     againDogless.close();
   });
 
+  it('a resume tells nothing of an image deleted since it matched: only that it is gone', async () => {
+    const first = new SseReader(stream('cat'));
+    await first.opened;
+    await quiet(first);
+    const resume = first.lastId!;
+    first.close();
+    ids.g = (await insertImage(t.db, { tags: [tags.safe!, tags.cat!], values: { description: 'SECRET TEXT' } })).id;
+    await t.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(sql`id = ${ids.g}`);
+    const again = new SseReader(stream('cat'), { 'last-event-id': resume });
+    await again.opened;
+    expect(await eventsOf(again, 1)).toEqual([`gone:${ids.g}`]);
+    await quiet(again);
+    expect(again.events.filter((e) => e.data.includes('SECRET'))).toEqual([]);
+    again.close();
+  });
+
   it('a position older than the log keeps is 410 with the dump to restart from', async () => {
     await live.prune(new Date(Date.now() + 30 * 86_400_000));
     const res = await fetch(stream('cat'), { headers: { 'last-event-id': '1' } });

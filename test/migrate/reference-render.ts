@@ -1,9 +1,9 @@
 /**
  * What Philomena's API renders for fixture rows, derived field by field from the source rows by
  * the reference's rules (philomena-db.md §1, §4), written here independently of the code under
- * test. Where Tagwise documents a deliberate difference (src/http/views/image.ts: full objects for
- * hidden images, 0.04 duration for stills, display-ordered tags), the expectation follows it and
- * says so.
+ * test. Where Tagwise documents a deliberate difference (src/http/views/image.ts: 0.04 duration
+ * for stills, display-ordered tags), the expectation follows it and says so. Hidden images are the
+ * reference's stub (image_view.ex, philomena.md §5.4).
  */
 import { expect } from 'vitest';
 
@@ -32,6 +32,18 @@ export function displayOrder(tags: Row[]): Row[] {
 }
 
 export function expectedImage(rows: Rows, image: Row, cdn: string): Row {
+  if (image.hidden_from_users) {
+    const merged = image.duplicate_id != null;
+    return {
+      id: image.id,
+      created_at: seconds(image.created_at),
+      updated_at: seconds(image.updated_at),
+      first_seen_at: seconds(image.first_seen_at),
+      deletion_reason: merged ? null : image.deletion_reason,
+      duplicate_of: merged ? image.duplicate_id : null,
+      hidden_from_users: true,
+    };
+  }
   const root = `${cdn}/img`;
   const d: Date = image.created_at;
   const date = `${d.getUTCFullYear()}/${d.getUTCMonth() + 1}/${d.getUTCDate()}`;
@@ -49,7 +61,6 @@ export function expectedImage(rows: Rows, image: Row, cdn: string): Row {
   const shown = uploader !== undefined && !image.anonymous;
   const sources = rows.image_sources!.filter((s) => s.image_id === image.id).map((s) => s.source);
   const intensities = rows.image_intensities!.find((i) => i.image_id === image.id);
-  const merged = image.hidden_from_users && image.duplicate_id != null;
   return {
     id: image.id,
     created_at: seconds(image.created_at),
@@ -87,9 +98,9 @@ export function expectedImage(rows: Rows, image: Row, cdn: string): Row {
     representations,
     thumbnails_generated: image.thumbnails_generated,
     processed: image.processed,
-    deletion_reason: image.hidden_from_users && !merged ? image.deletion_reason : null,
-    duplicate_of: merged ? image.duplicate_id : null,
-    hidden_from_users: image.hidden_from_users,
+    deletion_reason: null,
+    duplicate_of: null,
+    hidden_from_users: false,
   };
 }
 

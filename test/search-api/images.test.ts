@@ -64,7 +64,12 @@ describe('visibility', () => {
     expect(mod.total).toBe(16);
     expect(idsOf(mod.images)).toEqual(newestFirst([...b.s, b.excluded.deleted, b.excluded.merged]));
     const deleted = mod.images.find((i: { id: number }) => i.id === b.excluded.deleted.id);
-    expect(deleted).toMatchObject({ hidden_from_users: true, deletion_reason: 'Rule #0' });
+    // listed as the reference's stub: nothing of the file, its tags or its uploader
+    expect(Object.keys(deleted).sort()).toEqual(['created_at', 'deletion_reason', 'duplicate_of', 'first_seen_at', 'hidden_from_users', 'id', 'updated_at']);
+    expect(deleted).toMatchObject({ hidden_from_users: true, deletion_reason: 'Rule #0', duplicate_of: null });
+    const merged = mod.images.find((i: { id: number }) => i.id === b.excluded.merged.id);
+    expect(Object.keys(merged)).toHaveLength(7);
+    expect(merged).toMatchObject({ hidden_from_users: true, deletion_reason: null, duplicate_of: expect.any(Number) });
     expect(await ids({ q: 'sortable', filter_id: everything, del: 'only', key: b.keys.mod })).toEqual(
       newestFirst([b.excluded.deleted, b.excluded.merged]),
     );

@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { insertFilter, insertImage, insertTag } from '../http/harness.js';
+import { insertFilter, insertImage, insertKey, insertTag, insertUser } from '../http/harness.js';
 import { qs, startSearchHarness, untilSearchShows, type SearchHarness } from './harness.js';
 
 let h: SearchHarness;
@@ -138,6 +138,21 @@ describe('explain on an image', () => {
     expect((await h.api(`/search/explain${qs({ index: 'tags', q: 'safe', image_id: imageA })}`)).status).toBe(400);
     expect((await explain({ q: '', image_id: imageA })).body.image).toEqual({ id: imageA, matched: false, clauses: null });
   });
+
+  it('a merged or deleted image is not found, but for staff moderators: its clauses would tell its tags', async () => {
+    const deleted = await insertImage(h.db, { tags: [t.safe!, t.sole!], values: { hiddenFromUsers: true, deletionReason: 'Rule #3' } });
+    const moderator = await insertUser(h.db, { role: 'moderator' });
+    const key = await insertKey(h.db, moderator.id);
+    try {
+      expect(await explain({ q: 'sole', image_id: deleted.id })).toMatchObject({ status: 404, body: { error: 'Not found' } });
+      const filterExplain = `/filters/explain${qs({ image_id: deleted.id, hidden_tags: 'sole' })}`;
+      expect(await h.api(filterExplain)).toMatchObject({ status: 404, body: { error: 'Not found' } });
+      expect((await explain({ q: 'sole', image_id: deleted.id, key })).body.image).toMatchObject({ id: deleted.id, matched: true });
+      expect((await h.api(`${filterExplain}&key=${key}`)).body).toMatchObject({ image_id: deleted.id, hidden: true });
+    } finally {
+      await h.db.delete(s.images).where(eq(s.images.id, deleted.id));
+    }
+  });
 });
 
 describe('filter explain', () => {
@@ -219,6 +234,22 @@ describe('filter test bench', () => {
     }
     expect(bench.hidden_by.complex.children.map((l: { text: string }) => l.text)).toEqual(['solo, score.gte:100', 'cute, -twilight sparkle']);
     expect(bench.spoilered_by.complex.images).toBe(await total('twilight sparkle, cute'));
+  });
+
+  it('neither counts nor names an image deleted since the engine last heard of it', async () => {
+    const doomed = await insertImage(h.db, { tags: [t.safe!, t.sole!] });
+    await h.reindex();
+    const bench = () => h.ok(`/filters/test${qs({ q: 'sole', hidden_tags: 'sole' })}`);
+    expect((await bench()).hidden_by.tags).toEqual([expect.objectContaining({ name: 'sole', images: 1, examples: [doomed.id] })]);
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(eq(s.images.id, doomed.id));
+    try {
+      const after = await bench();
+      expect(after.hidden).toBe(0);
+      expect(JSON.stringify(after.hidden_by)).not.toContain(String(doomed.id));
+    } finally {
+      await h.db.delete(s.images).where(eq(s.images.id, doomed.id));
+      await h.reindex();
+    }
   });
 
   it('runs a saved filter by id, a sample chosen by q, and keeps its bounds', async () => {

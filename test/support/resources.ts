@@ -11,6 +11,7 @@ import * as shapes from './spec-shapes.js';
 /** Each spec shape with the schema of the same object, by schema name. */
 export const RESOURCE_PAIRS: readonly [string, z.ZodObject, shapes.Shape][] = [
   ['Image', S.Image, shapes.IMAGE],
+  ['HiddenImage', S.HiddenImage, shapes.HIDDEN_IMAGE],
   ['Representations', S.Representations, shapes.REPRESENTATIONS],
   ['Intensities', S.Intensities, shapes.INTENSITIES],
   ['Comment', S.Comment, shapes.HIDDEN_COMMENT],

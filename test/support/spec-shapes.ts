@@ -155,6 +155,23 @@ export const IMAGE: Shape = {
   extras: { orig_size: 'integer', hides: 'integer' },
 };
 
+/**
+ * A merged or deleted image (reference §5.4, `image_view.ex`): id, times, `duplicate_of` or
+ * `deletion_reason`, `hidden_from_users: true`; no `spoilered`, nothing of the file.
+ */
+export const HIDDEN_IMAGE: Shape = {
+  name: 'hidden image',
+  fields: {
+    created_at: 'datetime',
+    deletion_reason: 'string?',
+    duplicate_of: 'integer?',
+    first_seen_at: 'datetime',
+    hidden_from_users: (v) => (v === true ? null : 'must be true'),
+    id: 'integer',
+    updated_at: 'datetime',
+  },
+};
+
 export const COMMENT: Shape = {
   name: 'comment',
   fields: {

@@ -157,6 +157,28 @@ describe('the filter applies during the search', () => {
   });
 });
 
+describe('merged and deleted images', () => {
+  it('are never listed nor counted, even before the index hears that they were hidden', async () => {
+    const copy = await insertImage(h.db, { values: { imageOrigSha512Hash: 'soon-deleted-copy', description: 'SECRET' } });
+    await h.db.insert(s.imageFingerprints).values({ imageId: copy.id, ...fingerprint, version: 1 });
+    await sync();
+    // through the filter of the test above, which hides its sixty copies: the page has room
+    const [hides] = await h.db.select().from(s.filters).where(sql`${s.filters.name} = 'Hides copies'`);
+    const reverseFiltered = () => reverse(original, `&filter_id=${hides!.id}`);
+    const before = await reverseFiltered();
+    expect(idsOf(before)).toContain(copy.id);
+    // deleted in PostgreSQL; the index still shows it until the next sync
+    await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(sql`${s.images.id} = ${copy.id}`);
+    for (const synced of [false, true]) {
+      if (synced) await sync();
+      const res = await reverseFiltered();
+      expect(idsOf(res), `synced: ${synced}`).not.toContain(copy.id);
+      expect(res.body.total).toBe(before.body.total - 1);
+      expect(JSON.stringify(res.body)).not.toContain('SECRET');
+    }
+  });
+});
+
 describe('errors', () => {
   it('answers a refused URL with the empty result and a Warning header', async () => {
     const res = await h.api(`/search/reverse?url=${encodeURIComponent('https://10.0.0.1/a.png')}`, { method: 'POST' });

@@ -2,9 +2,12 @@
  * Payloads of the firehose's events, rendered as the API renders them for an anonymous caller
  * (the Default filter, no user): the show response for images, `{comment}`, `{post, topic, forum}`
  * for posts of forums open to everyone. An event whose record the API would not show (a destroyed
- * comment, a post of a restricted forum, an image deleted since) is dropped.
+ * comment, a post of a restricted forum, an image deleted since) is dropped, and so is every event
+ * of an image hidden from users (merged or deleted) but `image:merge`, which carries its stub and
+ * its target: nothing of its tags, sources or description is told.
  */
 import { findDefaultFilter } from '../../contexts/filters/load.js';
+import { hiddenImageIds } from '../../contexts/images/hidden.js';
 import { loadPosts } from '../../contexts/forums/posts.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
 import type { AppDeps } from '../context.js';
@@ -21,12 +24,40 @@ export async function renderFirehose(deps: AppDeps, plans: readonly FirehosePlan
   if (plans.length === 0) return [];
   const filter = (await findDefaultFilter(deps.db)) ?? null;
   const image = (id: number) => renderImage(deps, id, { filter, user: null });
+  const hidden = await hiddenImageIds(deps.db, plans.flatMap(imagesTold));
   const out: FirehoseEvent[] = [];
-  for (const plan of plans) {
+  for (const told of plans) {
+    const plan = withoutHidden(told, hidden);
+    if (plan === null) continue;
     const payload = await payloadOf(deps, plan, image);
     if (payload !== null) out.push({ event: plan.event, payload });
   }
   return out;
+}
+
+/** The images whose content an event tells (a merge tells only the stub of the merged one). */
+function imagesTold(plan: FirehosePlan): number[] {
+  switch (plan.event) {
+    case 'image:batch_tag_update':
+      return plan.imageIds;
+    case 'image:merge':
+    case 'comment:create':
+    case 'comment:update':
+    case 'post:create':
+      return [];
+    default:
+      return [plan.imageId];
+  }
+}
+
+/** The event without the hidden images it would tell of; null when nothing is left to tell. */
+function withoutHidden(plan: FirehosePlan, hidden: ReadonlySet<number>): FirehosePlan | null {
+  if (hidden.size === 0) return plan;
+  if (plan.event === 'image:batch_tag_update') {
+    const imageIds = plan.imageIds.filter((id) => !hidden.has(id));
+    return imageIds.length === 0 ? null : { ...plan, imageIds };
+  }
+  return imagesTold(plan).some((id) => hidden.has(id)) ? null : plan;
 }
 
 async function payloadOf(deps: AppDeps, plan: FirehosePlan, image: (id: number) => Promise<unknown>): Promise<unknown> {

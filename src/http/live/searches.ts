@@ -126,7 +126,10 @@ export class LiveSearches {
     const rendered = new Map<number | null, Map<number, string>>();
     for (const [filterId, { filter, ids: wanted }] of toRender) {
       const images = await renderImages(this.deps, [...wanted], { filter, user: null });
-      rendered.set(filterId, new Map(images.map((image) => [image.id, JSON.stringify(image)])));
+      // An image merged or deleted since (a replay reads images as they are now) is no `image`
+      // event: its stub shows nothing to follow, and its `gone` comes with the change that hid it.
+      const shown = images.filter((image) => !image.hidden_from_users);
+      rendered.set(filterId, new Map(shown.map((image) => [image.id, JSON.stringify(image)])));
     }
     for (const [matcher, decided] of decisions) {
       const json = rendered.get(matcher.filter?.id ?? null);

@@ -25,7 +25,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     operationId: 'getImage',
     tag: 'Images',
     summary: 'An image',
-    description: 'Any image, hidden ones included: merged images have `duplicate_of`, deleted ones `deletion_reason`, both `hidden_from_users: true`. `spoilered` is computed with the current filter (`filter_id`).',
+    description: 'Any image. A merged or deleted one is its stub (`HiddenImage`, still 200): id, times, `duplicate_of` (merged) or `deletion_reason` (deleted), `hidden_from_users: true`, and no file URLs (its files answer 404). `spoilered` is computed with the current filter (`filter_id`).',
     schema: S.ImageResponse,
     missing: 'Unknown image',
   }),
@@ -167,7 +167,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
         description: 'Missing or unknown `index`, `image_id` on another index, or a query that does not compile: `{"error", "position", "excerpt"}`.',
         schema: S.QueryErrorBody,
       },
-      404: notFound('`image_id` names no image'),
+      404: notFound('`image_id` names no image, or a merged or deleted one (shown to staff moderators only)'),
     }),
   },
   {
@@ -186,7 +186,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
         description: 'An unknown tag name, a malformed id list, or a complex expression that does not compile (with `parameter` naming it and its place in the written text).',
         schema: z.union([S.FilterQueryErrorBody, S.ErrorBody]),
       },
-      404: notFound('`image_id` names no image'),
+      404: notFound('`image_id` names no image, or a merged or deleted one (shown to staff moderators only)'),
     }),
   },
   {
@@ -201,7 +201,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     responses: readAnswers({
       200: ok(S.FilterExplainResponse, 'Why the image is hidden or spoilered'),
       400: { description: 'Missing or malformed `image_id`.', schema: S.ErrorBody },
-      404: notFound('Unknown filter, one the caller may not see, or no such image'),
+      404: notFound('Unknown filter, one the caller may not see, or no such image (a merged or deleted one is shown to staff moderators only)'),
     }),
   },
   {

@@ -46,7 +46,7 @@ export interface CachedImage extends Partial<TagCheckMemo> {
   readonly id: number;
   /** `,` and the image's JSON: a list's separator comes with each image but the first. */
   readonly json: Uint8Array;
-  /** Where the `false` of `"spoilered":false` starts in `json`. */
+  /** Where the `false` of `"spoilered":false` starts in `json`; -1 for a hidden image's stub, which has none. */
   readonly spoileredAt: number;
   /**
    * A digest of the whole text: a list's entity tag is made of its images' digests, not of the
@@ -117,14 +117,15 @@ export function cachedImageBytes(image: CachedImage): number {
 const SPOILERED = '"spoilered":false';
 
 /**
- * An image's JSON (rendered with `spoilered: false`), ready for lists. The key cannot occur inside
- * a string value, where every quote is escaped, so the first match is the field itself.
+ * An image's JSON (rendered with `spoilered: false`, or a hidden image's `stub` without it), ready
+ * for lists. The key cannot occur inside a string value, where every quote is escaped, so the first
+ * match is the field itself.
  */
-export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null, oembed?: string | null): CachedImage {
+export function cachedImageJson(id: number, json: string, tagIds: readonly number[], uploaderId: number | null, oembed?: string | null, stub = false): CachedImage {
   const bytes = Buffer.from(`,${json}`);
-  const at = bytes.indexOf(SPOILERED);
-  if (at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
-  const spoileredAt = at + SPOILERED.length - 'false'.length;
+  const at = stub ? -1 : bytes.indexOf(SPOILERED);
+  if (!stub && at < 0) throw new Error(`image ${id}: rendered JSON has no spoilered field`);
+  const spoileredAt = stub ? -1 : at + SPOILERED.length - 'false'.length;
   const digest = createHash('sha256').update(json).digest('base64url').slice(0, DIGEST_CHARS);
   return { id, json: bytes, spoileredAt, digest, tagIds, uploaderId, ...(oembed === undefined ? {} : { oembed }) };
 }
@@ -133,14 +134,14 @@ const TRUE = Buffer.from('true');
 
 /**
  * The pieces of cached images' JSON, comma-separated, each with its `spoilered` value: one piece
- * an image, three for a spoilered one.
+ * an image, three for a spoilered one (a stub has no `spoilered`: one piece).
  */
 export function imageJsonParts(images: readonly CachedImage[], spoilered: ReadonlySet<number>): Uint8Array[] {
   const parts: Uint8Array[] = [];
   for (let i = 0; i < images.length; i++) {
     const { id, json, spoileredAt } = images[i]!;
     const start = i === 0 ? 1 : 0;
-    if (spoilered.has(id)) parts.push(json.subarray(start, spoileredAt), TRUE, json.subarray(spoileredAt + 'false'.length));
+    if (spoileredAt >= 0 && spoilered.has(id)) parts.push(json.subarray(start, spoileredAt), TRUE, json.subarray(spoileredAt + 'false'.length));
     else parts.push(start === 0 ? json : json.subarray(start));
   }
   return parts;

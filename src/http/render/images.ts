@@ -28,7 +28,8 @@ export interface RenderContext {
  */
 export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<ImageJson[]> {
   const data = await loadImageData(deps.db, ids);
-  const list = [...data.values()];
+  // a hidden image's stub has no `spoilered`: its filter checks are not made
+  const list = [...data.values()].filter((d) => !d.image.hiddenFromUsers);
   const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, list.map((d) => ({ id: d.image.id, tagIds: d.tags.map((t) => t.id) })));
   const out: ImageJson[] = [];
   const seen = new Set<number>();
@@ -46,10 +47,15 @@ type RenderConfig = Pick<Config, 'cdnUrl' | 'baseUrl' | 'siteName'>;
 /** An image's oEmbed answer as JSON text; null for a hidden image. */
 const oembedJson = (config: RenderConfig, d: ImageData) => (d.image.hiddenFromUsers ? null : JSON.stringify(oembedView(config, d.image, d.tags, d.sources)));
 
-/** An image's JSON, kept for lists and single reads (see `image-json-cache.ts`); with its oEmbed answer if asked. */
+/**
+ * An image's JSON, kept for lists and single reads (see `image-json-cache.ts`); with its oEmbed
+ * answer if asked. A hidden image's stub shows no tags and no uploader: their changes leave it be.
+ */
 function cachedImageOf(config: RenderConfig, d: ImageData, withOembed: boolean): CachedImage {
   const json = JSON.stringify(imageView(config, { ...d, spoilered: false }));
-  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, withOembed ? oembedJson(config, d) : undefined);
+  const oembed = withOembed ? oembedJson(config, d) : undefined;
+  if (d.image.hiddenFromUsers) return cachedImageJson(d.image.id, json, [], null, oembed, true);
+  return cachedImageJson(d.image.id, json, d.tags.map((t) => t.id), d.image.userId, oembed);
 }
 
 /**
@@ -92,7 +98,7 @@ export interface RenderedImageList {
  */
 export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
   const listed = await cachedImages(deps, ids);
-  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed);
+  const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed.filter((image) => image.spoileredAt >= 0));
   return {
     parts: imageJsonParts(listed, spoilered),
     fingerprint: listed.map((image) => image.digest + (spoilered.has(image.id) ? '1' : '0')).join(''),

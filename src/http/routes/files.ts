@@ -7,6 +7,9 @@
  *   /img/download/Y/M/D/ID<anything>.EXT → the same file, as an attachment
  *   /avatars/…, /badge-img/…, /tag-img/… → the areas avatars, badge-img, tag-img
  *
+ * A merged or deleted image's files are never served (404), whichever path names them: every
+ * representation, the view and download paths, and the `ID-KEY` form.
+ *
  * Paths are matched by strict patterns (digits, names of letters, digits, `_`, `-`, `.` that
  * never start with a dot) and checked again by the storage, which refuses any key leaving its area:
  * traversal is impossible twice over. Answers carry the content type, a strong `ETag`,
@@ -15,10 +18,12 @@
  */
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
+import { isImageHidden } from '../../contexts/images/hidden.js';
 import { StorageKeyError, type MediaStorage, type OpenedFile, type StoredFileStat } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
 import { etagMatches } from '../middleware/cache.js';
+import { liveCaches } from '../read-caches.js';
 
 export const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
@@ -44,13 +49,16 @@ const ASSET = /^\/(avatars|badge-img|tag-img)\/((?:[A-Za-z0-9_-][A-Za-z0-9._-]{0
 /** Where a public file path is stored, or undefined for anything that is not a file path. */
 export function resolveFilePath(
   path: string,
-): { root: 'images' | 'avatars' | 'badge-img' | 'tag-img'; key: string; download: boolean; ext: string } | undefined {
+): { root: 'images' | 'avatars' | 'badge-img' | 'tag-img'; key: string; download: boolean; ext: string; imageId?: number } | undefined {
   let m = REPRESENTATION.exec(path);
-  if (m) return { root: 'images', key: `${m[1]}/${m[2]}/${m[3]}.${m[4]!.toLowerCase()}`, download: false, ext: m[4]!.toLowerCase() };
+  if (m) {
+    const imageId = Number.parseInt(m[2]!, 10);
+    return { root: 'images', key: `${m[1]}/${m[2]}/${m[3]}.${m[4]!.toLowerCase()}`, download: false, ext: m[4]!.toLowerCase(), imageId };
+  }
   m = PRETTY.exec(path);
   if (m) {
     const ext = m[4]!.toLowerCase();
-    return { root: 'images', key: `${m[2]}/${m[3]}/full.${ext}`, download: m[1] === 'download', ext };
+    return { root: 'images', key: `${m[2]}/${m[3]}/full.${ext}`, download: m[1] === 'download', ext, imageId: Number(m[3]) };
   }
   m = ASSET.exec(path);
   if (m) {
@@ -182,6 +190,15 @@ async function serveFile(c: AppContext, store: MediaStorage, key: string, ext: s
   return openedFileResponse(c, opened, own);
 }
 
+/**
+ * Whether an image's files are withheld (it is merged or deleted): from the app's memory of hidden
+ * images while changes can be heard, else from PostgreSQL (render/hidden-image-ids.ts).
+ */
+function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
+  const { db, caches } = c.get('deps');
+  return caches ? caches.hiddenImages.isHidden(db, imageId, liveCaches(caches) !== null) : isImageHidden(db, imageId);
+}
+
 export function fileRoutes(storage: MediaStorage): Hono<AppEnv> {
   const stores = {
     images: storage.area('images'),
@@ -193,6 +210,7 @@ export function fileRoutes(storage: MediaStorage): Hono<AppEnv> {
   const handler = async (c: AppContext) => {
     const target = resolveFilePath(c.req.path);
     if (!target) return notFound(c);
+    if (target.imageId !== undefined && (await filesWithheld(c, target.imageId))) return notFound(c);
     const downloadName = target.download ? c.req.path.slice(c.req.path.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9_.+-]/g, '') : undefined;
     return serveFile(c, stores[target.root], target.key, target.ext, downloadName);
   };

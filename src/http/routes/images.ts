@@ -56,8 +56,8 @@ export function imageRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   /**
-   * `/images/featured`, and any image by id, hidden ones included (with `hidden_from_users` and the
-   * merge or deletion reason); anything else is 404. One route: Hono's RegExpRouter cannot hold a
+   * `/images/featured`, and any image by id, hidden ones included (as their stub: `hidden_from_users`
+   * and the merge target or deletion reason); anything else is 404. One route: Hono's RegExpRouter cannot hold a
    * fixed name beside a parameter in the same place, and would leave the app on its slower router.
    */
   app.get('/images/:image_id', (c) => {

@@ -174,8 +174,11 @@ export function reverseRoutes(): Hono<AppEnv> {
       const filter = await c.get('currentFilter')();
       const visible = visibleImages({ filters: hiddenBy(deps, filter, user), ...(user === null ? {} : { userId: user.id }) });
       const found = await reverseSearch(deps, { key, distance, limit, visible });
-      const views = await renderImages(deps, found.ids, { filter, user });
-      return c.json({ images: views, interactions: [], total: found.total } satisfies z.output<typeof ImageListResponse>);
+      // Hidden from users since the engine last heard of it (merged or deleted) or gone: never listed
+      // nor counted, as the reference's search in PostgreSQL never finds them.
+      const views = (await renderImages(deps, found.ids, { filter, user })).filter((image) => !image.hidden_from_users);
+      const total = Math.max(0, found.total - (found.ids.length - views.length));
+      return c.json({ images: views, interactions: [], total } satisfies z.output<typeof ImageListResponse>);
     },
   );
 

@@ -467,7 +467,7 @@ async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Pr
     return c.json({ index, query } satisfies z.output<typeof ExplainResponse>);
   }
   if (index !== 'images') throw new ApiError(400, 'image_id applies to index=images only');
-  const image = await explainOnImage(c.get('deps').db, image_id, compiling(text, options, clauseTree));
+  const image = await explainOnImage(c.get('deps').db, image_id, c.get('user'), compiling(text, options, clauseTree));
   if (image === null) return notFound(c);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
   return c.json({ index, query, image } satisfies z.output<typeof ExplainResponse>);

@@ -15,7 +15,6 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter } from '../../contexts/filters/load.js';
-import { loadImageDocuments } from '../../search/indexes/images/document.js';
 import { buildImageSearch, parseImageSort } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
@@ -25,6 +24,7 @@ import { workbenchQuery } from '../schemas/workbench.js';
 import { parseQuery, validPath, validQuery } from '../validate.js';
 import { runFilterBench } from '../workbench/filter-bench.js';
 import { explainFilter } from '../workbench/filter-explain.js';
+import { explainableImageDocument } from '../workbench/image-document.js';
 import { compileFilter, givesInlineFilter, inlineSpec, specOfRow, type FilterSpec } from '../workbench/filter-rules.js';
 import { autocompleteRoute } from './autocomplete.js';
 import { compileFor, runSearch } from './search.js';
@@ -41,7 +41,7 @@ async function savedSpec(c: AppContext, id: number): Promise<FilterSpec | null> 
 async function explainResponse(c: AppContext, spec: FilterSpec, imageId: number): Promise<Response> {
   const now = Date.now();
   const filter = compileFilter(spec, c.get('user'), now);
-  const [doc] = await loadImageDocuments(c.get('deps').db, [imageId]);
+  const doc = await explainableImageDocument(c.get('deps').db, imageId, c.get('user'));
   if (doc === undefined) return notFound(c);
   cacheFor(c, 1, { dependsOnUser: true });
   return c.json({ filter: { id: spec.id }, image_id: imageId, ...explainFilter(filter, doc) } satisfies z.output<typeof FilterExplainResponse>);

@@ -10,7 +10,7 @@ import {
   Filter,
   Forum,
   Gallery,
-  Image,
+  ImageOrHidden,
   Interaction,
   Post,
   Profile,
@@ -28,11 +28,11 @@ const noInteractions = () =>
   z.array(Interaction).max(0).meta({ description: 'Always empty here (kept for clients that read it on every search).' });
 
 export const ImageResponse = z
-  .strictObject({ image: Image, interactions: interactions() })
+  .strictObject({ image: ImageOrHidden, interactions: interactions() })
   .meta({ id: 'ImageResponse', description: 'One image.' });
 
 export const ImageListResponse = z
-  .strictObject({ images: z.array(Image), interactions: interactions(), total: total() })
+  .strictObject({ images: z.array(ImageOrHidden), interactions: interactions(), total: total() })
   .meta({ id: 'ImageListResponse', description: 'A page of images.' });
 
 export const CommentResponse = z.strictObject({ comment: Comment }).meta({ id: 'CommentResponse', description: 'One comment.' });

@@ -94,13 +94,33 @@ export const Image = z
     processed: z.boolean().meta(d('Whether optimization has finished. True while `thumbnails_generated` stays false: processing gave up on the file after its every attempt (an operator may retry it).')),
     deletion_reason: z.string().nullable().meta(d('Hide reason; only set for images deleted for a rule violation.')),
     duplicate_of: id().nullable().meta(d('Id of the image this one was merged into; only set for merged images.')),
-    hidden_from_users: z.boolean().meta(d('True if the image is merged or deleted.')),
+    hidden_from_users: z.boolean().meta(d('True if the image is merged or deleted (then it is sent as a `HiddenImage`).')),
   })
   .meta({
     id: 'Image',
-    description:
-      'An image. Merged and deleted images keep every field, with `hidden_from_users: true` and `duplicate_of` or `deletion_reason` set.',
+    description: 'A visible image. A merged or deleted image is sent as a `HiddenImage` instead.',
   });
+
+export const HiddenImage = z
+  .strictObject({
+    id: Image.shape.id,
+    created_at: Image.shape.created_at,
+    updated_at: Image.shape.updated_at,
+    first_seen_at: Image.shape.first_seen_at,
+    deletion_reason: Image.shape.deletion_reason,
+    duplicate_of: Image.shape.duplicate_of,
+    hidden_from_users: z.literal(true).meta(d('Always true: the image is merged or deleted.')),
+  })
+  .meta({
+    id: 'HiddenImage',
+    description:
+      'A merged or deleted image, as every view sends it: its id and times, and `duplicate_of` (merged) or `deletion_reason` (deleted). Its files are not served.',
+  });
+
+/** An image in an answer: whole, or the stub of a merged or deleted one. */
+export const ImageOrHidden = z
+  .union([Image, HiddenImage])
+  .meta({ id: 'ImageOrHidden', description: 'An image: whole (`Image`), or the stub of a merged or deleted one (`HiddenImage`).' });
 
 export const Interaction = z
   .strictObject({

@@ -237,8 +237,10 @@ query.addEventListener('input', () => {
   checkQuery();
 });
 
+/** A visible image of a search page (a merged or deleted one is a stub without these fields). */
 interface ImageJson {
   id: number;
+  hidden_from_users: boolean;
   spoilered: boolean;
   tags: string[];
   representations: Record<string, string>;
@@ -253,7 +255,8 @@ async function runSearch() {
   const { status, body } = await api<{ total: number; images: ImageJson[] }>('/search/images', { q, per_page: 24 });
   if (!isLatest() || status !== 200) return;
   count.textContent = `${body.total.toLocaleString('en-US')} image${body.total === 1 ? '' : 's'}`;
-  results.replaceChildren(...body.images.map(thumbnail));
+  // an image merged or deleted since the index last heard of it is listed as its stub: no thumbnail
+  results.replaceChildren(...body.images.filter((image) => !image.hidden_from_users).map(thumbnail));
 }
 
 function thumbnail(image: ImageJson): HTMLElement {

@@ -95,7 +95,8 @@ export async function runFilterBench(db: Database, filter: CompiledFilter, ids: 
       }
       evaluated++;
       const doc = docs.get(id);
-      if (doc === undefined) continue;
+      // gone, or merged or deleted since the engine last heard of it: not counted nor named
+      if (doc === undefined || doc.hidden_from_users === true) continue;
       const tagIds = Array.isArray(doc.tag_ids) ? (doc.tag_ids as number[]) : [];
       const caught = {} as Record<FilterList, boolean>;
       for (const list of FILTER_LISTS) {

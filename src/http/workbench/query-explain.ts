@@ -5,8 +5,9 @@
  */
 import { clausePredicates, matchClauses, type Clause, type ClauseMatch } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
-import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import type { UserRow } from '../../contexts/users/types.js';
 import { imagesMapping } from '../../search/indexes/images/mapping.js';
+import { explainableImageDocument } from './image-document.js';
 
 export interface ImageExplanation {
   id: number;
@@ -14,9 +15,9 @@ export interface ImageExplanation {
   clauses: ClauseMatch | null;
 }
 
-/** The explanation on image `id`, or null when there is no such image. */
-export async function explainOnImage(db: Database, id: number, clauses: Clause | null, now = Date.now()): Promise<ImageExplanation | null> {
-  const [doc] = await loadImageDocuments(db, [id]);
+/** The explanation on image `id`, or null when there is no such image or the caller may not see it. */
+export async function explainOnImage(db: Database, id: number, user: UserRow | null, clauses: Clause | null, now = Date.now()): Promise<ImageExplanation | null> {
+  const doc = await explainableImageDocument(db, id, user);
   if (doc === undefined) return null;
   if (clauses === null) return { id, matched: false, clauses: null };
   const match = matchClauses(clausePredicates(clauses, imagesMapping, { now: () => now }), doc);
