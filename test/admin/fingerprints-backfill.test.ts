@@ -89,7 +89,7 @@ describe('fingerprints backfill', () => {
     expect(rows).toHaveLength(COUNT);
     for (const row of rows.filter((_, k) => k % 10 === 0)) {
       const expected = await computeFingerprint(files.get(row.imageId)!);
-      expect({ phash: row.phash, chash: row.chash }).toEqual(expected);
+      expect({ phash: row.phash, chash: row.chash, rhashes: row.rhashes }).toEqual(expected);
     }
 
     const third = backfill();
