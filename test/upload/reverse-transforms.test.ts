@@ -3,9 +3,12 @@
  * mirror image, a quarter turn either way, 10 % cut off two adjacent sides (each corner), and a
  * low-detail picture (four flat quadrants) both as the identical file and at a quarter of its
  * size, first among pictures of the same layout in other colours. Unrelated pictures stay out.
+ * A mirrored or turned submission is recorded as a near-duplicate of the original.
  */
+import { sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as schema from '../../src/db/schema/index.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { startUploadHarness, type UploadHarness } from './harness.js';
 
@@ -93,5 +96,21 @@ describe('low-detail pictures', () => {
     const quarter = await sharp(await quadrants(q.size[0], q.size[1], [...q.colours])).resize(300, 225).png().toBuffer();
     const found = await reverse(quarter);
     expect(found[0]).toBe(quadrantIds.get('large'));
+  });
+});
+
+describe('near-duplicates at submission', () => {
+  it('reports a mirror image and a quarter turn of an older image, and not an unrelated picture', async () => {
+    const copies = { mirrored: await sharp(original).flop().png().toBuffer(), turned: await sharp(original).rotate(90).png().toBuffer(), unrelated: (await generateDemoImage(778, 'png')).bytes };
+    const ids = new Map<string, number>();
+    for (const [name, file] of Object.entries(copies)) ids.set(name, await submit(`dup-${name}`, file));
+    await h.drain();
+    const reportsOf = async (id: number) => (await h.db.select().from(schema.duplicateReports).where(sql`${schema.duplicateReports.imageId} = ${id}`)).map((r) => [r.duplicateOfImageId, r.distance]);
+    for (const name of ['mirrored', 'turned']) {
+      const reports = await reportsOf(ids.get(name)!);
+      expect(reports.map((r) => r[0]), name).toContain(originalId);
+      expect(reports.find((r) => r[0] === originalId)![1], name).toBeLessThanOrEqual(5);
+    }
+    expect((await reportsOf(ids.get('unrelated')!)).map((r) => r[0])).not.toContain(originalId);
   });
 });
