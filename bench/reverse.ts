@@ -1,15 +1,17 @@
 /**
- * `npm run bench -- reverse [--board N] [--distractors N] [--queries N] [--scale N] [--scale-queries N]`:
+ * `npm run bench -- reverse [--board N] [--distractors N] [--queries N] [--low-detail N] [--scale N] [--scale-queries N]`:
  * the reverse-search acceptance benchmark.
  *
  * 1. A board of N procedurally drawn pictures (default 1,000; bench/reverse/pictures.ts) stored as
  *    processing stores them (intensities and fingerprints from one decode) in an embedded
  *    PostgreSQL, indexed into an embedded engine by the real indexer.
  * 2. For `--queries` board pictures (default 200, spread over the board), each transformed copy
- *    (bench/reverse/transforms.ts: rescaled, recompressed, trimmed, brightened, watermarked, and
- *    combinations) is searched at the default distance (0.25) with the reference's intensity method
+ *    (bench/reverse/transforms.ts: rescaled, recompressed, trimmed, brightened, watermarked,
+ *    combinations, grey, mirrored, turned a quarter, 10 % cut off two sides) is searched at the default distance (0.25) with the reference's intensity method
  *    (`intensityMatches`, the SQL the reference runs) and with the new search (`reverseSearch`, what
  *    POST /search/reverse runs, through the visibility filter): recall@1 per transform, side by side.
+ *    Low-detail pictures (four flat quadrants, 1200×900, `--low-detail` of them, default 20) are
+ *    on the board too, searched with the identical file and with a copy at a quarter of the size.
  * 3. Distractors, pictures drawn from another seed range and not on the board (default 200), are
  *    searched the same way: the false-positive rate is the share that finds anything.
  * 4. Latency of each method's search (the key computation of the query file excluded, the same for
@@ -17,15 +19,16 @@
  * 5. A board of `--scale` fingerprints generated without files (default 1,000,000; see
  *    bench/reverse/scale.ts): `searchHashes` at the default threshold against a brute-force scan
  *    of the same hashes, p50/p99 and speedup, both answers compared.
- * Targets: recall@1 ≥ 0.95 over all transforms, false positives ≤ 1 %, scale p50 ≤ 5 ms and
+ * Targets: recall@1 ≥ 0.95 on each transform, false positives ≤ 1 %, scale p50 ≤ 5 ms and
  * p99 ≤ 25 ms. The last line is one JSON object with the headline figures.
  */
-import { DEFAULT_DISTANCE, hammingThreshold, intensityMatches, reverseSearch, searchKeyOf, type SearchKey } from '../src/contexts/images/reverse-search.js';
+import sharp from 'sharp';
+import { DEFAULT_DISTANCE, hammingThreshold, intensityMatches, reverseSearch, searchKeyOf, turnedThreshold, type SearchKey } from '../src/contexts/images/reverse-search.js';
 import { table } from '../src/lib/table.js';
 import { visibleImages } from '../src/search/requests/index.js';
 import { ascending, loadAverage, percentile } from './harness/stats.js';
 import { buildPictureBoard } from './reverse/board.js';
-import { drawPicture } from './reverse/pictures.js';
+import { drawPicture, LOW_DETAIL_SEEDS, type Picture } from './reverse/pictures.js';
 import { runScale } from './reverse/scale.js';
 import { TRANSFORMS } from './reverse/transforms.js';
 
@@ -41,12 +44,14 @@ const log = (m: string) => console.log(m);
 const boardSize = option('board', 1000);
 const distractorCount = option('distractors', 200);
 const queryCount = Math.min(boardSize, option('queries', 200));
+const lowDetailCount = option('low-detail', 20);
 const scaleImages = option('scale', 1_000_000);
 const scaleQueries = option('scale-queries', 400);
 const DISTRACTOR_SEEDS = 1_000_000;
 
 log(`reverse search: board ${boardSize}, ${queryCount} queried pictures × ${TRANSFORMS.length} transforms, ${distractorCount} distractors; load ${loadAverage()}`);
-const board = await buildPictureBoard(Array.from({ length: boardSize }, (_, k) => k + 1), log);
+const lowDetailSeeds = Array.from({ length: lowDetailCount }, (_, k) => LOW_DETAIL_SEEDS + k);
+const board = await buildPictureBoard([...Array.from({ length: boardSize }, (_, k) => k + 1), ...lowDetailSeeds], log);
 const deps = { db: board.handle.db, engine: board.engine };
 const visible = visibleImages({ filters: [] });
 
@@ -92,6 +97,22 @@ for (const [n, picture] of queried.entries()) {
   if ((n + 1) % 50 === 0) log(`  queried ${n + 1}/${queryCount} pictures (${((performance.now() - started) / 1000).toFixed(0)} s)`);
 }
 
+// low-detail pictures: the identical file, and a copy at a quarter of the size
+const LOW_DETAIL_CASES = [
+  { name: 'low detail: identical file', apply: (p: Picture) => Promise.resolve(p.png) },
+  { name: 'low detail: 25% (300×225)', apply: (p: Picture) => sharp(p.png).resize(Math.round(p.width / 4), Math.round(p.height / 4)).png().toBuffer() },
+];
+const lowDetailHits = new Map(LOW_DETAIL_CASES.map((c) => [c.name, { reference: 0, new: 0 }]));
+for (const seed of lowDetailSeeds) {
+  const picture = board.pictures.find((p) => p.seed === seed)!;
+  for (const c of LOW_DETAIL_CASES) {
+    const answer = await ask(await keyOf(await c.apply(picture)));
+    const h = lowDetailHits.get(c.name)!;
+    if (answer.referenceTop === board.idOf.get(seed)) h.reference++;
+    if (answer.newTop === board.idOf.get(seed)) h.new++;
+  }
+}
+
 // 3. distractors
 let referenceFalse = 0;
 let newFalse = 0;
@@ -112,6 +133,7 @@ const allReference = [...hits.values()].reduce((s, h) => s + h.reference, 0);
 const allNew = [...hits.values()].reduce((s, h) => s + h.new, 0);
 const queriesAll = queryCount * TRANSFORMS.length;
 rows.push(['all transforms', f3(rate(allReference, queriesAll)), f3(rate(allNew, queriesAll))]);
+for (const [name, h] of lowDetailHits) rows.push([name, f3(rate(h.reference, lowDetailCount)), f3(rate(h.new, lowDetailCount))]);
 rows.push(['false positives (distractors)', f3(rate(referenceFalse, distractorCount)), f3(rate(newFalse, distractorCount))]);
 ascending(referenceMs);
 ascending(newMs);
@@ -119,7 +141,7 @@ const ms = (x: number) => `${x.toFixed(2)} ms`;
 rows.push(['latency p50', ms(percentile(referenceMs, 0.5)), ms(percentile(newMs, 0.5))]);
 rows.push(['latency p99', ms(percentile(referenceMs, 0.99)), ms(percentile(newMs, 0.99))]);
 log('');
-log(`recall@1 at distance ${DEFAULT_DISTANCE} (${queryCount} pictures per transform; new: Hamming ≤ ${hammingThreshold(DEFAULT_DISTANCE)} of 64)`);
+log(`recall@1 at distance ${DEFAULT_DISTANCE} (${queryCount} pictures per transform; new: Hamming ≤ ${hammingThreshold(DEFAULT_DISTANCE)} of 64, turned and region hashes ≤ ${turnedThreshold(DEFAULT_DISTANCE)})`);
 log(table(['', 'reference (intensities)', 'new (fingerprints)'], rows));
 
 // 5. a million fingerprints
@@ -145,6 +167,7 @@ console.log(
     distractors: distractorCount,
     recall_at_1_reference: Number(f3(rate(allReference, queriesAll))),
     recall_at_1_new: Number(f3(rate(allNew, queriesAll))),
+    recall_at_1_new_by_transform: Object.fromEntries([...hits, ...lowDetailHits].map(([name, h]) => [name, Number(f3(rate(h.new, name.startsWith('low detail') ? lowDetailCount : queryCount)))])),
     false_positive_rate_reference: Number(f3(rate(referenceFalse, distractorCount))),
     false_positive_rate_new: Number(f3(rate(newFalse, distractorCount))),
     latency_ms_reference: { p50: Number(percentile(referenceMs, 0.5).toFixed(2)), p99: Number(percentile(referenceMs, 0.99).toFixed(2)) },

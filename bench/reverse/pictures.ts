@@ -3,6 +3,8 @@
  * or so shapes (circles, rectangles, triangles, thick lines), their colours, sizes and places
  * picked by a seeded generator, in sizes from 320 to 900 pixels a side. Board pictures and
  * distractors come from disjoint seed ranges, so a distractor is never a copy of a board picture.
+ * Seeds from `LOW_DETAIL_SEEDS` on draw low-detail pictures instead: four flat quadrants of
+ * random colours, 1200×900.
  */
 import sharp from 'sharp';
 import { mulberry32 } from '../../src/lib/random.js';
@@ -51,8 +53,18 @@ export function pictureSvg(seed: number): { svg: string; width: number; height: 
   return { svg: `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`, width, height };
 }
 
+export const LOW_DETAIL_SEEDS = 2_000_000;
+
+function quadrantsSvg(seed: number): { svg: string; width: number; height: number } {
+  const rng = mulberry32(seed * 2654435761);
+  const [width, height] = [1200, 900];
+  const quadrant = (x: number, y: number) => `<rect x="${x}" y="${y}" width="${width / 2}" height="${height / 2}" fill="${colour(rng)}"/>`;
+  const parts = [quadrant(0, 0), quadrant(width / 2, 0), quadrant(0, height / 2), quadrant(width / 2, height / 2)];
+  return { svg: `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`, width, height };
+}
+
 export async function drawPicture(seed: number): Promise<Picture> {
-  const { svg, width, height } = pictureSvg(seed);
+  const { svg, width, height } = seed >= LOW_DETAIL_SEEDS ? quadrantsSvg(seed) : pictureSvg(seed);
   const png = await sharp(Buffer.from(svg)).removeAlpha().png({ compressionLevel: 1 }).toBuffer();
   return { seed, png, width, height };
 }

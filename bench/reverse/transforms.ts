@@ -1,6 +1,7 @@
 /**
  * The edits a copy of a picture goes through before someone searches with it: rescaling,
- * recompression, a trimmed border, a brightness change, a text watermark, and combinations.
+ * recompression, a trimmed border, a brightness change, a text watermark, combinations, grey
+ * levels, a mirror image, a quarter turn and 10 % cut off two adjacent sides.
  */
 import sharp, { type Sharp } from 'sharp';
 import type { Picture } from './pictures.js';
@@ -20,6 +21,14 @@ function cropped(p: Picture, share: number): Sharp {
   const dx = Math.round(p.width * share);
   const dy = Math.round(p.height * share);
   return sharp(p.png).extract({ left: dx, top: dy, width: p.width - 2 * dx, height: p.height - 2 * dy });
+}
+
+/** 10 % of each side cut off two adjacent sides; which two goes round with the seed. */
+function cutTwoSides(p: Picture, share: number): Sharp {
+  const dx = Math.round(p.width * share);
+  const dy = Math.round(p.height * share);
+  const corner = p.seed % 4;
+  return sharp(p.png).extract({ left: corner & 1 ? 0 : dx, top: corner & 2 ? 0 : dy, width: p.width - dx, height: p.height - dy });
 }
 
 function brightened(image: Sharp, factor: number): Sharp {
@@ -52,4 +61,9 @@ export const TRANSFORMS: Transform[] = [
   { name: '50%+jpeg40', apply: (p) => scaled(p, 0.5).jpeg({ quality: 40 }).toBuffer() },
   { name: 'crop3%+bright+10%', apply: async (p) => png(brightened(sharp(await png(cropped(p, 0.03))), 1.1)) },
   { name: 'wm+50%+jpeg40', apply: async (p) => sharp(await watermarked(p.png)).resize(Math.round(p.width / 2)).jpeg({ quality: 40 }).toBuffer() },
+  { name: 'grayscale', apply: (p) => png(sharp(p.png).grayscale()) },
+  { name: 'mirror', apply: (p) => png(sharp(p.png).flop()) },
+  { name: 'rot90', apply: (p) => png(sharp(p.png).rotate(90)) },
+  { name: 'crop10 (two sides)', apply: (p) => png(cutTwoSides(p, 0.1)) },
+  { name: 'mirror+50%+jpeg40', apply: (p) => sharp(p.png).flop().resize(Math.round(p.width / 2)).jpeg({ quality: 40 }).toBuffer() },
 ];

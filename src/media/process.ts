@@ -6,7 +6,7 @@
  * of the upload).
  */
 import { analyzeImage, sha512Hex, type AnalyzeOptions, type ImageAnalysis } from './analyze.js';
-import { computeSearchKeys, type Fingerprint } from './fingerprint.js';
+import { computeSearchKeys, type Fingerprint, type QueryHashes } from './fingerprint.js';
 import type { Intensities } from './intensities.js';
 import { makeRepresentations, type Representation, type RepresentationOptions } from './representations.js';
 
@@ -16,6 +16,8 @@ export interface ProcessedImage {
   intensities: Intensities;
   /** Perceptual hashes of the same frame as the intensities. */
   fingerprint: Fingerprint;
+  /** The hashes of its mirror images and quarter turns, for finding turned near-duplicates. */
+  query: QueryHashes;
   /** `full` (original format) first, then the versions, then `rendered`/`full.png` where made. */
   representations: Representation[];
   /** The processed `full` file: what `sha512_hash`, `size`, `width` and `height` become. */
@@ -27,7 +29,7 @@ export type ProcessOptions = AnalyzeOptions & RepresentationOptions;
 export async function processImage(bytes: Buffer, options?: ProcessOptions): Promise<ProcessedImage> {
   // An image accepted once is processed whatever the intake limit says now.
   const analysis = await analyzeImage(bytes, { maxPixels: Infinity, ...options });
-  const [{ intensities, fingerprint }, representations] = await Promise.all([
+  const [{ intensities, fingerprint, query }, representations] = await Promise.all([
     computeSearchKeys(bytes, analysis, options),
     makeRepresentations(bytes, analysis, options),
   ]);
@@ -36,5 +38,5 @@ export async function processImage(bytes: Buffer, options?: ProcessOptions): Pro
     full === null || full.buffer === bytes
       ? { sha512: analysis.sha512, size: analysis.size, width: analysis.width, height: analysis.height }
       : { sha512: sha512Hex(full.buffer), size: full.buffer.length, width: full.width, height: full.height };
-  return { analysis, intensities, fingerprint, representations, processed };
+  return { analysis, intensities, fingerprint, query, representations, processed };
 }

@@ -34,7 +34,8 @@ export interface SearchResult {
  * place in the page.
  */
 export interface HashSearchRequest {
-  hashes: { field: string; value: string }[];
+  /** Each compared with the field's values; `maxDistance` of its own replaces the request's. */
+  hashes: { field: string; value: string; maxDistance?: number }[];
   maxDistance: number;
   filter?: Query;
   size: number;

@@ -1,7 +1,8 @@
 /**
  * `npm run admin -- fingerprints backfill` on a board whose images have no fingerprints: killed
  * with SIGKILL part-way, it leaves whole batches written; run again, it finishes the rest without
- * redoing them, and every fingerprint is the one the file gives.
+ * redoing them, and every fingerprint is the one the file gives; a row of an older version is
+ * recomputed, region hashes included.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +12,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { imageFingerprints, images } from '../../src/db/schema/index.js';
-import { computeFingerprint } from '../../src/media/fingerprint.js';
+import { computeFingerprint, FINGERPRINT_VERSION } from '../../src/media/fingerprint.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { pathFor, type MediaStorage } from '../../src/media/storage.js';
@@ -90,7 +91,7 @@ describe('fingerprints backfill', () => {
     expect(rows).toHaveLength(COUNT);
     for (const row of rows.filter((_, k) => k % 10 === 0)) {
       const expected = await computeFingerprint(files.get(row.imageId)!);
-      expect({ phash: row.phash, chash: row.chash }).toEqual(expected);
+      expect({ phash: row.phash, chash: row.chash, rhashes: row.rhashes }).toEqual(expected);
     }
 
     const third = backfill();
@@ -99,4 +100,18 @@ describe('fingerprints backfill', () => {
     expect(await new Promise((r) => third.once('close', r))).toBe(0);
     expect(out3).toContain('fingerprinted 0 images, 0 failed');
   }, 180_000);
+
+  it('recomputes the fingerprints of an older version, region hashes included', async () => {
+    const [row] = await tdb.db.select().from(imageFingerprints).limit(1);
+    await tdb.db.update(imageFingerprints).set({ version: 1, rhashes: [] }).where(eq(imageFingerprints.imageId, row!.imageId));
+    const run = backfill();
+    let stdout = '';
+    run.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    expect(await new Promise((r) => run.once('close', r))).toBe(0);
+    expect(stdout).toContain('fingerprinted 1 image, 0 failed');
+    const [after] = await tdb.db.select().from(imageFingerprints).where(eq(imageFingerprints.imageId, row!.imageId));
+    expect(after!.version).toBe(FINGERPRINT_VERSION);
+    expect(after!.rhashes).toEqual((await computeFingerprint(files.get(row!.imageId)!)).rhashes);
+    expect(after!.rhashes).toHaveLength(5);
+  }, 60_000);
 });

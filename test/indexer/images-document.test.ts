@@ -75,7 +75,7 @@ describe('image documents', () => {
       { galleryId: g2!.id, imageId, position: 0 },
     ]);
 
-    await db.insert(imageFingerprints).values({ imageId, phash: '0123456789abcdef', chash: 'fedcba9876543210', version: 1 });
+    await db.insert(imageFingerprints).values({ imageId, phash: '0123456789abcdef', chash: 'fedcba9876543210', rhashes: ['00000000ffffffff', 'ffff0000ffff0000'], version: 2 });
 
     const docs = await loadImageDocuments(db, [imageId, 999_999]);
     expect(docs).toHaveLength(1);
@@ -108,6 +108,8 @@ describe('image documents', () => {
       content_official_tag_count: 0, spoiler_tag_count: 0,
       phash: '0123456789abcdef', chash: 'fedcba9876543210',
       phash_chunks: ['00123', '14567', '289ab', '3cdef'], chash_chunks: ['0fedc', '1ba98', '27654', '33210'],
+      rhash: ['00000000ffffffff', 'ffff0000ffff0000'],
+      rhash_chunks: ['00000', '10000', '2ffff', '3ffff', '0ffff', '10000', '2ffff', '30000'],
     });
   });
 
@@ -124,7 +126,7 @@ describe('image documents', () => {
       anonymous: true, animated: true, duration: 1.5, pixels: 200, ip: null, tags: [], tag_ids: [],
       tag_count: 0, source_url: [], source_count: 0, galleries: [], wilson_score: 0,
       favourited_by_users: [], deleted_by_user: null, deleted_by_user_id: null,
-      phash: null, chash: null, phash_chunks: [], chash_chunks: [],
+      phash: null, chash: null, phash_chunks: [], chash_chunks: [], rhash: [], rhash_chunks: [],
     });
   });
 

@@ -3,12 +3,15 @@
  * (which the hash reads without resampling) from the textbook DCT-II formula, with BigInt bits,
  * sharing no code with src/media; other cases check the frame and flattening rules against
  * pictures whose answer is known: a GIF is hashed by its middle frame, an SVG by its rendering,
- * transparency as black.
+ * transparency as black. The mirror images and quarter turns of a picture ask with the hash of
+ * the picture turned back, the region hashes are those of the regions cut out, and a low-detail
+ * picture keeps its hash at a quarter of its size.
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { dct2 } from '../../src/media/dct.js';
-import { computeFingerprint, fingerprintDistance, hammingDistance } from '../../src/media/fingerprint.js';
+import { generateDemoImage } from '../../src/media/demo-images.js';
+import { computeFingerprint, computeSearchKeys, fingerprintDistance, hammingDistance } from '../../src/media/fingerprint.js';
 
 /** pHash by the book: DCT-II of the 32×32 luma, the 8×8 lowest frequencies, bits above their median. */
 function oraclePhash(luma: number[][]): string {
@@ -23,10 +26,10 @@ function oraclePhash(luma: number[][]): string {
   }
   const sorted = [...coef].sort((a, b) => a - b);
   const median = (sorted[31]! + sorted[32]!) / 2;
-  // coefficients within rounding of the median (symmetric pictures) count as not above it
-  const largest = Math.max(...coef.map(Math.abs));
+  // a bit is set when above the median by 1 % of the largest coefficient but the constant one
+  const largest = Math.max(...coef.slice(1).map(Math.abs));
   let bits = 0n;
-  for (const c of coef) bits = (bits << 1n) | (c - median > largest * 1e-9 ? 1n : 0n);
+  for (const c of coef) bits = (bits << 1n) | (c - median > largest * 0.01 ? 1n : 0n);
   return bits.toString(16).padStart(16, '0');
 }
 
@@ -105,5 +108,53 @@ describe('fingerprints of known images', () => {
     const onWhite = await sharp(svg('<rect width="64" height="64" fill="#fff"/>')).removeAlpha().png().toBuffer();
     expect(await computeFingerprint(transparent)).toEqual(await computeFingerprint(onBlack));
     expect((await computeFingerprint(transparent)).phash).not.toBe((await computeFingerprint(onWhite)).phash);
+  });
+});
+
+describe('hashes that survive reposts', () => {
+  // an asymmetric 32×32 picture: turning it needs no resampling, so hashes compare exactly
+  const asymmetric = (x: number, y: number) => ((x - 9) ** 2 + (y - 6) ** 2 < 40 ? 240 : 30 + x * 3 + (y > 20 ? 60 : 0));
+
+  it('asks with the hash of each mirror image and quarter turn turned back', async () => {
+    const { png, luma } = await grey(asymmetric);
+    const expected = oraclePhash(luma);
+    const copies = [sharp(png).flop(), sharp(png).flip(), sharp(png).rotate(90), sharp(png).rotate(180), sharp(png).rotate(270), sharp(png).rotate(90).flop()];
+    for (const copy of copies) {
+      const { query, fingerprint } = await computeSearchKeys(await copy.png().toBuffer());
+      expect(query.whole).toHaveLength(8);
+      expect(query.whole[0]).toBe(fingerprint.phash);
+      expect(fingerprint.phash).not.toBe(expected);
+      expect(query.whole).toContain(expected);
+    }
+  });
+
+  it('stores the hashes of the five 90 % regions, as the regions cut out give them', async () => {
+    const png = (await generateDemoImage(41, 'png')).bytes;
+    const { width, height } = await sharp(png).metadata();
+    const [w, h] = [Math.round(width! * 0.9), Math.round(height! * 0.9)];
+    const fingerprint = await computeFingerprint(png);
+    const origins = [
+      [Math.round((width! - w) / 2), Math.round((height! - h) / 2)],
+      [0, 0],
+      [width! - w, 0],
+      [0, height! - h],
+      [width! - w, height! - h],
+    ];
+    expect(fingerprint.rhashes).toHaveLength(5);
+    for (const [k, [left, top]] of origins.entries()) {
+      const region = await sharp(png).extract({ left: left!, top: top!, width: w, height: h }).png().toBuffer();
+      expect(fingerprint.rhashes[k], `region ${k}`).toBe((await computeFingerprint(region)).phash);
+    }
+  });
+
+  it('keeps the hash of four flat quadrants at a quarter of the size', async () => {
+    const quadrants = Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="900"><rect width="600" height="450" fill="#c03030"/><rect x="600" width="600" height="450" fill="#30c030"/><rect y="450" width="600" height="450" fill="#3030c0"/><rect x="600" y="450" width="600" height="450" fill="#e0e030"/></svg>',
+    );
+    const large = await sharp(quadrants).png().toBuffer();
+    const small = await sharp(large).resize(300, 225).png().toBuffer();
+    const [a, b] = [await computeFingerprint(large), await computeFingerprint(small)];
+    expect(hammingDistance(a.phash, b.phash)).toBeLessThanOrEqual(1);
+    expect(hammingDistance(a.chash, b.chash)).toBeLessThanOrEqual(1);
   });
 });

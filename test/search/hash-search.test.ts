@@ -116,6 +116,32 @@ describe('embedded searchHashes', () => {
     );
   }, 120_000);
 
+  it('compares every value of a field holding several hashes, each hash within its own maximum', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping: imagesMapping });
+    const r = random64(77);
+    const base = r.next();
+    // bits flipped from the top: distances are exact
+    const off = (x: bigint, bits: number) => x ^ (((1n << BigInt(bits)) - 1n) << BigInt(64 - bits));
+    const docs = [
+      { id: 1, approved: true, hidden_from_users: false, phash: hex(r.next()), rhash: [hex(r.next()), hex(off(base, 3)), hex(r.next())] },
+      { id: 2, approved: true, hidden_from_users: false, phash: hex(off(base, 6)), rhash: [hex(r.next())] },
+      { id: 3, approved: true, hidden_from_users: false, phash: hex(r.next()), rhash: [hex(off(base, 5)), hex(off(base, 1))] },
+      { id: 4, approved: true, hidden_from_users: false, phash: hex(r.next()), rhash: [hex(off(base, 7))] },
+    ];
+    await engine.write('images', docs);
+    const found = await engine.searchHashes('images', {
+      hashes: [
+        { field: 'phash', value: hex(base), maxDistance: 6 },
+        { field: 'rhash', value: hex(base), maxDistance: 4 },
+      ],
+      maxDistance: 64,
+      size: 10,
+    });
+    // 4 is 7 bits from the query in rhash, over that hash's maximum; 3 is at its closest value
+    expect(found).toEqual({ hits: [{ id: 3, distance: 1 }, { id: 1, distance: 3 }, { id: 2, distance: 6 }], total: 3 });
+  });
+
   it('refuses a malformed hash and a field that is not a keyword field; an unmapped field finds nothing', async () => {
     const engine = new EmbeddedEngine();
     await engine.ensureIndex({ name: 'images', mapping: imagesMapping });

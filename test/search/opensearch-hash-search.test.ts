@@ -1,7 +1,8 @@
 /**
  * `searchHashes` on a live OpenSearch node (runs only when OPENSEARCH_URL is set, as CI does)
  * against the embedded engine on the same documents: chunk terms find the candidates, the script
- * verifies them, the filter applies, and both engines answer the same hits, distances and totals.
+ * verifies them, the filter applies, and both engines answer the same hits, distances and totals,
+ * also for a field of several hashes (`rhash`) and hashes with maxima of their own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexDocument } from '../../src/search/engine.js';
@@ -30,7 +31,8 @@ for (let id = 1; id <= 400; id++) {
   const base = id % 4 === 0 ? flip(hashOf(1 + (id % 8 === 0 ? 1 : 0)), [id % 64, (id * 7) % 64, (id * 13) % 64].slice(0, id % 3 + 1)) : hashOf(id);
   const phash = hex(base);
   const chash = hex(flip(base, [(id * 5) % 64]));
-  docs.push({ id, approved: true, hidden_from_users: id % 12 === 0, phash, chash, phash_chunks: chunkTerms(phash), chash_chunks: chunkTerms(chash) });
+  const rhash = [hex(hashOf(id + 1000)), hex(flip(base, [(id * 3) % 64, (id * 11) % 64])), hex(hashOf(id + 2000))];
+  docs.push({ id, approved: true, hidden_from_users: id % 12 === 0, phash, chash, rhash, phash_chunks: chunkTerms(phash), chash_chunks: chunkTerms(chash), rhash_chunks: rhash.flatMap(chunkTerms) });
 }
 
 describe.skipIf(!url)('searchHashes on OpenSearch', () => {
@@ -73,5 +75,26 @@ describe.skipIf(!url)('searchHashes on OpenSearch', () => {
     }
     // the near copies were found, not only empty answers compared
     expect(answered).toBeGreaterThan(10);
+  });
+
+  it('answers as the embedded engine does for several hashes a document and maxima per hash', async () => {
+    let answered = 0;
+    for (const q of [1, 2, 77].map(hashOf)) {
+      for (const maxDistance of [0, 4, 10]) {
+        const request = {
+          hashes: [
+            { field: 'phash', value: hex(flip(q, [5, 9, 17, 33])), maxDistance },
+            { field: 'rhash', value: hex(q), maxDistance: Math.floor(maxDistance / 2) },
+            { field: 'rhash', value: hex(flip(q, [1])), maxDistance: Math.floor(maxDistance / 2) },
+          ],
+          maxDistance: 64,
+          size: 30,
+        };
+        const expected = await embedded.searchHashes('images', request);
+        expect(await os.searchHashes('images', request), `${hex(q)} ≤ ${maxDistance}`).toEqual(expected);
+        if (expected.total > 1) answered++;
+      }
+    }
+    expect(answered).toBeGreaterThan(2);
   });
 });

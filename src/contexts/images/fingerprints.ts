@@ -18,16 +18,16 @@ import { formatInfo } from '../../media/formats.js';
 import { pathFor, type MediaStorage } from '../../media/storage.js';
 
 export function fingerprintRow(imageId: number, fingerprint: Fingerprint): typeof imageFingerprints.$inferInsert {
-  return { imageId, phash: fingerprint.phash, chash: fingerprint.chash, version: FINGERPRINT_VERSION };
+  return { imageId, phash: fingerprint.phash, chash: fingerprint.chash, rhashes: fingerprint.rhashes, version: FINGERPRINT_VERSION };
 }
 
 export async function saveFingerprint(db: Database | Transaction, imageId: number, fingerprint: Fingerprint): Promise<void> {
   const row = fingerprintRow(imageId, fingerprint);
-  await db.insert(imageFingerprints).values(row).onConflictDoUpdate({ target: imageFingerprints.imageId, set: { phash: row.phash, chash: row.chash, version: row.version } });
+  await db.insert(imageFingerprints).values(row).onConflictDoUpdate({ target: imageFingerprints.imageId, set: { phash: row.phash, chash: row.chash, rhashes: row.rhashes, version: row.version } });
 }
 
 export async function fingerprintOf(db: Database, imageId: number): Promise<Fingerprint | null> {
-  const [row] = await db.select({ phash: imageFingerprints.phash, chash: imageFingerprints.chash }).from(imageFingerprints).where(eq(imageFingerprints.imageId, imageId));
+  const [row] = await db.select({ phash: imageFingerprints.phash, chash: imageFingerprints.chash, rhashes: imageFingerprints.rhashes }).from(imageFingerprints).where(eq(imageFingerprints.imageId, imageId));
   return row ?? null;
 }
 

@@ -108,14 +108,14 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
     await fileStore.put(key, file.buffer);
   }
 
-  const { analysis, intensities, fingerprint, processed } = result;
+  const { analysis, intensities, fingerprint, query, processed } = result;
   await db.transaction(async (tx) => {
     await tx
       .insert(imageIntensities)
       .values({ imageId, ...intensities })
       .onConflictDoUpdate({ target: imageIntensities.imageId, set: { ...intensities } });
     await saveFingerprint(tx, imageId, fingerprint);
-    await recordNearDuplicates(tx, imageId, fingerprint);
+    await recordNearDuplicates(tx, imageId, fingerprint, query);
     await tx
       .update(images)
       .set({

@@ -4,8 +4,9 @@
  * Three kinds of match, merged in this order:
  * 1. the identical file: an image whose `sha512_hash` or `orig_sha512_hash` is the picture's;
  * 2. perceptual matches: images whose fingerprint (src/media/fingerprint.ts) lies within
- *    `hammingThreshold(distance)` bits of the picture's, closest first, found by the search engine
- *    without scanning every image (`SearchEngine.searchHashes`);
+ *    `hammingThreshold(distance)` bits of the picture's, or whose region hashes or mirrored or
+ *    rotated hashes lie within `turnedThreshold(distance)` bits, closest first, found by the
+ *    search engine without scanning every image (`SearchEngine.searchHashes`, `hashesOf`);
  * 3. the reference's intensity matches (reference §7: the four corner intensities each within
  *    3·distance and the aspect ratio within distance, closest first, in PostgreSQL), so every image
  *    the reference finds is still found, after the closer perceptual matches.
@@ -25,10 +26,10 @@ import type { Database } from '../../db/client.js';
 import type { AnalyzeOptions } from '../../media/analyze.js';
 import { MediaError } from '../../media/errors.js';
 import type { Query } from '../../../grammar/index.js';
-import type { Fingerprint } from '../../media/fingerprint.js';
+import type { QueryHashes } from '../../media/fingerprint.js';
 import { requestDecodes } from '../../media/sandbox/decodes.js';
 import type { Intensities } from '../../media/intensities.js';
-import type { SearchEngine } from '../../search/engine.js';
+import type { HashSearchRequest, SearchEngine } from '../../search/engine.js';
 
 export const DEFAULT_DISTANCE = 0.25;
 export const MAX_LIMIT = 50;
@@ -72,7 +73,8 @@ export interface SimilarImages {
 export interface SearchKey {
   intensities: Intensities;
   aspectRatio: number;
-  fingerprint: Fingerprint;
+  /** Its hashes and those of its mirror images and rotations. */
+  query: QueryHashes;
   /** Of the bytes as given. */
   sha512: string;
 }
@@ -86,6 +88,46 @@ export interface SearchKey {
  */
 export function hammingThreshold(distance: number): number {
   return Math.round(Math.min(1, Math.max(0, distance)) * 40);
+}
+
+/**
+ * `distance` as the largest Hamming distance of a match through a mirrored or rotated hash or a
+ * region hash: half `hammingThreshold`, 5 at the default. Those comparisons are 22 per stored
+ * image instead of 2, each a chance for an unrelated picture to come near, while a mirrored,
+ * quarter-turned or cut copy of a bench picture lands within 2 bits of its variant. Of the
+ * bench's 200 distractors against its 1,000 pictures (bench/reverse.ts), 2 come within 6 bits
+ * that way (one at 4, found: 0.5 %) and none within 10 bits of `phash`/`chash`; on 150 pictures
+ * a threshold of 10 let 4 % of the distractors find something.
+ */
+export function turnedThreshold(distance: number): number {
+  return Math.round(hammingThreshold(distance) / 2);
+}
+
+/**
+ * What `searchHashes` is asked for a picture: its own whole-frame and centre hashes against
+ * `phash` and `chash` at `hammingThreshold`, then, at `turnedThreshold`, its whole-frame hashes
+ * (itself and turned) against the region hashes `rhash`, and its turned hashes against `phash`
+ * and `chash` (a symmetric picture's repeated variants asked once).
+ */
+export function hashesOf(query: QueryHashes, distance: number): HashSearchRequest['hashes'] {
+  const near = hammingThreshold(distance);
+  const turned = turnedThreshold(distance);
+  const [whole, ...wholeTurned] = query.whole;
+  const [centre, ...centreTurned] = query.centre;
+  const hashes: HashSearchRequest['hashes'] = [
+    { field: 'phash', value: whole as string, maxDistance: near },
+    { field: 'chash', value: centre as string, maxDistance: near },
+  ];
+  const asked = new Set(hashes.map((h) => `${h.field}:${h.value}`));
+  const ask = (field: string, value: string) => {
+    if (asked.has(`${field}:${value}`)) return;
+    asked.add(`${field}:${value}`);
+    hashes.push({ field, value, maxDistance: turned });
+  };
+  for (const value of query.whole) ask('rhash', value);
+  for (const value of wholeTurned) ask('phash', value);
+  for (const value of centreTurned) ask('chash', value);
+  return hashes;
 }
 
 /** At most this many intensity matches are considered (the closest); the reference has no cap. */
@@ -133,15 +175,28 @@ async function visibleAmong(engine: SearchEngine, visible: Query, ids: number[])
   return ids.filter((id) => passed.has(id));
 }
 
+/**
+ * Perceptual hits closest first, those at one Hamming distance by the closeness of their corner
+ * intensities to the picture's: pictures of a few flat areas (four flat quadrants) share their
+ * hash with every picture of the same layout and light-dark order, whatever the colours.
+ */
+async function closestFirst(db: Database, intensities: Intensities, hits: { id: number; distance: number }[]): Promise<number[]> {
+  if (hits.length < 2) return hits.map((h) => h.id);
+  const { nw, ne, sw, se } = intensities;
+  const rows = await db.execute<{ id: number; d: number }>(sql`
+    select image_id as id, (nw - ${nw})^2 + (ne - ${ne})^2 + (sw - ${sw})^2 + (se - ${se})^2 as d
+    from image_intensities where image_id in (${sql.join(hits.map((h) => sql`${h.id}`), sql`, `)})`);
+  const apart = new Map(rows.map((r) => [Number(r.id), Number(r.d)]));
+  const far = Number.POSITIVE_INFINITY;
+  return [...hits].sort((a, b) => a.distance - b.distance || (apart.get(a.id) ?? far) - (apart.get(b.id) ?? far) || a.id - b.id).map((h) => h.id);
+}
+
 /** See the module comment. */
 export async function reverseSearch(deps: { db: Database; engine: SearchEngine }, q: ReverseQuery): Promise<SimilarImages> {
   const { db, engine } = deps;
   const take = Math.min(q.limit ?? PAGE_SIZE, PAGE_SIZE);
   const { key } = q;
-  const hashes = [
-    { field: 'phash', value: key.fingerprint.phash },
-    { field: 'chash', value: key.fingerprint.chash },
-  ];
+  const hashes = hashesOf(key.query, q.distance);
   const maxDistance = hammingThreshold(q.distance);
   const sameFile: Query = { bool: { should: [{ term: { sha512_hash: key.sha512 } }, { term: { orig_sha512_hash: key.sha512 } }] } };
   const [exact, near, byIntensity] = await Promise.all([
@@ -160,7 +215,7 @@ export async function reverseSearch(deps: { db: Database; engine: SearchEngine }
   }
 
   const ordered = new Set<number>(exact.ids);
-  for (const h of near.hits) ordered.add(h.id);
+  for (const id of await closestFirst(db, key.intensities, near.hits)) ordered.add(id);
   for (const id of byIntensity) ordered.add(id);
   const total = near.total + others.filter((id) => !perceptual.has(id)).length;
   return { ids: [...ordered].slice(0, take), total: q.limit === undefined ? total : Math.min(q.limit, total) };

@@ -78,6 +78,8 @@ export const imageFingerprints = pgTable('image_fingerprints', {
   imageId: integer().primaryKey().references(() => images.id, { onDelete: 'cascade' }),
   phash: text().notNull(),
   chash: text().notNull(),
+  /** The 90 % regions' hashes: centre, nw, ne, sw, se (empty before a backfill to version 2). */
+  rhashes: text().array().notNull().default([]),
   version: smallint().notNull(),
 });
 

@@ -8,13 +8,14 @@
  * - `process`: the processing job's analysis, search keys and representations.
  */
 import { analyzeImage, verifyImageDecodes, type AnalyzeOptions, type ImageAnalysis } from '../analyze.js';
-import { computeSearchKeys, type Fingerprint } from '../fingerprint.js';
+import { computeSearchKeys, type QueryHashes } from '../fingerprint.js';
 import type { Intensities } from '../intensities.js';
 import { processImage, type ProcessedImage, type ProcessOptions } from '../process.js';
 
 export interface SearchKeyResult {
   intensities: Intensities;
-  fingerprint: Fingerprint;
+  /** Its hashes and those of its mirror images and rotations. */
+  query: QueryHashes;
   aspectRatio: number;
   sha512: string;
 }
@@ -40,8 +41,8 @@ const TASKS: { [T in SandboxTask]: (bytes: Buffer, options: SandboxTasks[T]['opt
   },
   'search-key': async (bytes, options) => {
     const analysis = await analyzeImage(bytes, options);
-    const { intensities, fingerprint } = await computeSearchKeys(bytes, analysis, options);
-    return { intensities, fingerprint, aspectRatio: analysis.aspectRatio, sha512: analysis.sha512 };
+    const { intensities, query } = await computeSearchKeys(bytes, analysis, options);
+    return { intensities, query, aspectRatio: analysis.aspectRatio, sha512: analysis.sha512 };
   },
   process: (bytes, options) => processImage(bytes, options),
 };

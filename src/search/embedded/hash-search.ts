@@ -28,7 +28,7 @@ export function searchIndexHashes(index: PhysicalIndex, request: HashSearchReque
   withSearchMemory(() => {
     const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
     const allowed = request.filter === undefined ? index.live : new Executor(now, false).run(request.filter, scope).bits.and(index.live);
-    for (const { field, value } of request.hashes) {
+    for (const { field, value, maxDistance = request.maxDistance } of request.hashes) {
       const hash = parseHash64(value);
       if (hash === null) throw new Error(`[${field}] the hash must be 16 lowercase hex digits, got ${JSON.stringify(value)}`);
       const f = index.root.byPath.get(field);
@@ -37,7 +37,7 @@ export function searchIndexHashes(index: PhysicalIndex, request: HashSearchReque
       if (f.kind !== 'keyword') throw new Error(`[${field}] is not a keyword field of [${index.name}]`);
       // the table outlives the search: its arrays are built outside the search's memory
       outsideSearchMemory(() =>
-        tableOf(f.dict).within(hash, request.maxDistance, (ord, distance) => {
+        tableOf(f.dict).within(hash, maxDistance, (ord, distance) => {
           f.dict.forEachDoc(ord, (doc) => {
             if (!allowed.has(doc)) return;
             const previous = best.get(doc);

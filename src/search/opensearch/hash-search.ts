@@ -9,32 +9,37 @@ import type { HashSearchRequest } from '../engine.js';
 import { CHUNKS, chunkField, chunkTermsWithin } from '../hash-chunks.js';
 import type { SearchBody } from './paging.js';
 
-/** The smallest distance over the fields, 65 when a document holds none of them. */
+/**
+ * The smallest distance over the fields and each of their values (`rhash` holds several) that is
+ * within the hash's own maximum, 65 when none is.
+ */
 const DISTANCE = `
 int best = 65;
 for (int i = 0; i < params.fields.length; i++) {
   String f = params.fields[i];
-  if (doc[f].size() == 0) continue;
-  String h = doc[f].value;
-  if (h.length() != 16) continue;
-  long hi = Long.parseLong(h.substring(0, 8), 16);
-  long lo = Long.parseLong(h.substring(8), 16);
-  int d = Long.bitCount(hi ^ params.hi[i]) + Long.bitCount(lo ^ params.lo[i]);
-  if (d < best) best = d;
+  // an index built before the field was mapped (until its reindex) has no such doc values
+  if (!doc.containsKey(f)) continue;
+  for (String h : doc[f]) {
+    if (h.length() != 16) continue;
+    long hi = Long.parseLong(h.substring(0, 8), 16);
+    long lo = Long.parseLong(h.substring(8), 16);
+    int d = Long.bitCount(hi ^ params.hi[i]) + Long.bitCount(lo ^ params.lo[i]);
+    if (d <= params.max[i] && d < best) best = d;
+  }
 }`;
 
 export function hashSearchBody(request: HashSearchRequest): SearchBody {
-  const radius = Math.min(16, Math.floor(Math.max(0, request.maxDistance) / CHUNKS));
+  const maxima = request.hashes.map((h) => Math.max(0, h.maxDistance ?? request.maxDistance));
   const params = {
     fields: request.hashes.map((h) => h.field),
     hi: request.hashes.map((h) => parseInt(h.value.slice(0, 8), 16)),
     lo: request.hashes.map((h) => parseInt(h.value.slice(8), 16)),
-    max: request.maxDistance,
+    max: maxima,
   };
   const candidates: Query = {
-    bool: { should: request.hashes.map((h) => ({ terms: { [chunkField(h.field)]: chunkTermsWithin(h.value, radius) } })), minimum_should_match: 1 },
+    bool: { should: request.hashes.map((h, i) => ({ terms: { [chunkField(h.field)]: chunkTermsWithin(h.value, Math.min(16, Math.floor(maxima[i]! / CHUNKS))) } })), minimum_should_match: 1 },
   } as Query;
-  const filter: unknown[] = [candidates, { script: { script: { source: `${DISTANCE}\nreturn best <= params.max;`, params } } }];
+  const filter: unknown[] = [candidates, { script: { script: { source: `${DISTANCE}\nreturn best < 65;`, params } } }];
   if (request.filter !== undefined) filter.unshift(request.filter);
   return {
     query: { bool: { filter } },

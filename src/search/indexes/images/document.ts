@@ -90,7 +90,7 @@ select
   ${isoTime('i.updated_at')} as updated_at,
   tg.tag_ids, src.urls as source_urls, fv.ids as fave_ids, hd.ids as hide_ids, vt.up_ids, vt.down_ids,
   sb.ids as subscriber_ids, gl.ids as gallery_ids, gl.positions as gallery_positions,
-  fp.phash, fp.chash
+  fp.phash, fp.chash, fp.rhashes
 from images i
   left join image_fingerprints fp on fp.image_id = i.id
   left join tg on tg.image_id = i.id
@@ -160,6 +160,7 @@ interface ImageRow {
   gallery_positions: number[] | null;
   phash: string | null;
   chash: string | null;
+  rhashes: string[] | null;
 }
 
 export interface TagInfo {
@@ -262,6 +263,8 @@ export function buildImageDocument(row: ImageRow, lookups: ImageLookups): IndexD
     chash: row.chash,
     phash_chunks: row.phash === null ? EMPTY : chunkTerms(row.phash),
     chash_chunks: row.chash === null ? EMPTY : chunkTerms(row.chash),
+    rhash: row.rhashes ?? EMPTY,
+    rhash_chunks: row.rhashes === null ? EMPTY : row.rhashes.flatMap(chunkTerms),
     // every count in the literal: added one by one, they cost the object its fast layout
     error_tag_count: 0,
     rating_tag_count: 0,

@@ -83,6 +83,8 @@ export const imagesMapping: IndexMapping = {
     chash: keyword,
     phash_chunks: keyword,
     chash_chunks: keyword,
+    rhash: keyword,
+    rhash_chunks: keyword,
 
     ip: { type: 'ip' },
 
