@@ -76,26 +76,26 @@ export class DirectoryStorage implements MediaStorage {
     }
   }
 
-  async read(key: string, range?: { start: number; end: number }): Promise<Readable | null> {
-    let handle: Awaited<ReturnType<typeof open>>;
+  /** The file of a key opened for reading, or null when there is none. */
+  private async openFile(key: string): Promise<Awaited<ReturnType<typeof open>> | null> {
     try {
-      handle = await open(this.resolve(key), 'r');
+      return await open(this.resolve(key), 'r');
     } catch (error) {
       if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
       throw error;
     }
+  }
+
+  async read(key: string, range?: { start: number; end: number }): Promise<Readable | null> {
+    const handle = await this.openFile(key);
+    if (handle === null) return null;
     // From here the bytes are the open file's, even if the key is replaced meanwhile.
     return handle.createReadStream({ ...(range ?? {}), autoClose: true });
   }
 
   async open(key: string): Promise<OpenedFile | null> {
-    let handle: Awaited<ReturnType<typeof open>>;
-    try {
-      handle = await open(this.resolve(key), 'r');
-    } catch (error) {
-      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
-      throw error;
-    }
+    const handle = await this.openFile(key);
+    if (handle === null) return null;
     try {
       const s = await handle.stat();
       if (!s.isFile()) {
