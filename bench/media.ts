@@ -19,7 +19,8 @@ import { processForStorage } from '../src/contexts/images/process-job.js';
 import { generateDemoImage } from '../src/media/demo-images.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { ffmpegAvailable } from '../src/media/ffmpeg.js';
-import { FileStore } from '../src/media/storage.js';
+import { DirectoryStorage } from '../src/media/storage-directory.js';
+import { pathFor } from '../src/media/storage.js';
 
 const BUDGET_CPU_MS = 1500;
 const argRuns = process.argv.indexOf('--runs');
@@ -92,7 +93,7 @@ function makeWebm(): Buffer | null {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-bench-store-'));
-const store = new FileStore(dataDir);
+const store = new DirectoryStorage(dataDir);
 let nextId = 1;
 
 /** What the job does with the bytes: process, then write every file. */
@@ -100,7 +101,7 @@ async function job(bytes: Buffer): Promise<number> {
   const { files } = await processForStorage(bytes);
   const id = nextId++;
   const at = new Date('2026-01-02T03:04:05Z');
-  for (const f of files) await store.put(store.pathFor(at, id, f.name, f.ext), f.buffer);
+  for (const f of files) await store.put(pathFor(at, id, f.name, f.ext), f.buffer);
   return files.length;
 }
 

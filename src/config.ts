@@ -4,6 +4,7 @@
  */
 import { totalmem } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -47,6 +48,16 @@ const schema = z.object({
   ),
   /** Primary shards of new indices (an existing index keeps its own until the next reindex). */
   OPENSEARCH_SHARDS: z.coerce.number().int().min(1).max(1024).default(1),
+  /** Where media lives: `file:///path` (a directory, maybe a shared mount) or `s3://bucket/prefix`; default DATA_DIR. */
+  STORAGE_URL: z.preprocess(blankToUndefined, z.string().trim().regex(/^(file:\/\/\/|s3:\/\/)/, 'must be a file:/// or s3:// URL').optional()),
+  /** The S3-compatible server for `s3://` storage (MinIO, Ceph, ...); unset for Amazon S3. */
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().trim().min(1).default('us-east-1'),
+  /** Static credentials; unset, the AWS SDK's usual sources (environment, profile, instance role). */
+  S3_ACCESS_KEY_ID: z.preprocess(blankToUndefined, z.string().trim().optional()),
+  S3_SECRET_ACCESS_KEY: z.preprocess(blankToUndefined, z.string().optional()),
+  /** Path-style URLs (`host/bucket/key`); default true when S3_ENDPOINT is set. */
+  S3_FORCE_PATH_STYLE: z.preprocess(blankToUndefined, z.enum(['true', 'false']).optional()),
   /** Prefix of every index and alias name in OpenSearch, so several boards can share a cluster. */
   OPENSEARCH_INDEX_PREFIX: z.string().trim().regex(/^[a-z0-9_-]*$/, 'lowercase letters, digits, _ and - only').default(''),
   SITE_NAME: z.string().trim().min(1).default('Tagwise'),
@@ -97,7 +108,7 @@ const schema = z.object({
     blankToUndefined,
     z.string().trim().regex(/^(off|([01]\d|2[0-3]):[0-5]\d)$/i, 'must be HH:MM (UTC, 24-hour) or off').default('03:00'),
   ),
-  /** Dated dumps kept under DATA_DIR/dumps. */
+  /** Dated dumps kept in the `dumps` area of the media storage (STORAGE_URL, else DATA_DIR/dumps). */
   DUMP_KEEP: z.coerce.number().int().min(1).max(366).default(7),
   /** Days the change log keeps (live search resume, `/changes`); at least a day, so a dump covers the rest. */
   CHANGE_LOG_RETENTION_DAYS: z.coerce.number().min(1).max(366).default(7),
@@ -123,6 +134,20 @@ const schema = z.object({
 
 export type Env = z.input<typeof schema>;
 
+export type StorageSettings =
+  | { kind: 'directory'; root: string }
+  | {
+      kind: 's3';
+      bucket: string;
+      /** Key prefix, empty or ending in `/`. */
+      prefix: string;
+      endpoint: string | undefined;
+      region: string;
+      accessKeyId: string | undefined;
+      secretAccessKey: string | undefined;
+      forcePathStyle: boolean;
+    };
+
 export interface Config {
   port: number;
   host: string;
@@ -137,6 +162,8 @@ export interface Config {
    */
   originCdnUrl?: string;
   dataDir: string;
+  /** Where media lives (`STORAGE_URL`): a directory, DATA_DIR by default, or an S3 bucket. */
+  storage: StorageSettings;
   databaseUrl: string | undefined;
   /** The OpenSearch nodes to send requests to (any of them serves any request); none: the embedded engine. */
   opensearchNodes: string[];
@@ -228,6 +255,48 @@ export function httpsProblem(value: string | undefined): string | undefined {
   return 'must be an https URL (http only for localhost development)';
 }
 
+/** The S3 variables, as parsed. */
+export interface S3Env {
+  S3_ENDPOINT?: string | undefined;
+  S3_REGION: string;
+  S3_ACCESS_KEY_ID?: string | undefined;
+  S3_SECRET_ACCESS_KEY?: string | undefined;
+  S3_FORCE_PATH_STYLE?: 'true' | 'false' | undefined;
+}
+
+/**
+ * Storage settings from a `STORAGE_URL` (unset: the directory `dataDir`) and the S3 variables.
+ * Throws ConfigError for a URL that names no directory or no bucket.
+ */
+export function storageSettingsFrom(url: string | undefined, dataDir: string, s3: S3Env): StorageSettings {
+  if (url === undefined) return { kind: 'directory', root: dataDir };
+  if (url.startsWith('file:')) {
+    let root: string;
+    try {
+      root = fileURLToPath(url);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration:\n  STORAGE_URL: ${(error as Error).message}`);
+    }
+    return { kind: 'directory', root: resolve(root) };
+  }
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!m) throw new ConfigError('invalid configuration:\n  STORAGE_URL: must be s3://bucket or s3://bucket/prefix with a valid bucket name');
+  const prefix = (m[2] ?? '').replace(/^\/+|\/+$/g, '');
+  if (prefix.split('/').some((s) => s === '.' || s === '..' || (s === '' && prefix !== ''))) {
+    throw new ConfigError('invalid configuration:\n  STORAGE_URL: the prefix may not hold empty, . or .. segments');
+  }
+  return {
+    kind: 's3',
+    bucket: m[1]!,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint: s3.S3_ENDPOINT,
+    region: s3.S3_REGION,
+    accessKeyId: s3.S3_ACCESS_KEY_ID,
+    secretAccessKey: s3.S3_SECRET_ACCESS_KEY,
+    forcePathStyle: s3.S3_FORCE_PATH_STYLE === undefined ? s3.S3_ENDPOINT !== undefined : s3.S3_FORCE_PATH_STYLE === 'true',
+  };
+}
+
 /** Parse settings from an environment; throws ConfigError naming every bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const picked = Object.fromEntries(
@@ -251,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL,
     opensearchNodes: v.OPENSEARCH_URL,
+    storage: storageSettingsFrom(v.STORAGE_URL, resolve(v.DATA_DIR), v),
     opensearchIndexPrefix: v.OPENSEARCH_INDEX_PREFIX,
     opensearchReplicas: v.OPENSEARCH_REPLICAS,
     opensearchShards: v.OPENSEARCH_SHARDS,

@@ -16,7 +16,6 @@
  * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
  * next step and shuts down the same way.
  */
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { waitForCatchUp } from '../indexer/catch-up.js';
 import { Indexer } from '../indexer/index.js';
@@ -41,7 +40,7 @@ import { JobWorker } from './jobs/index.js';
 import { withImportedOrigin } from './contexts/board/origin.js';
 import { createLogger } from './log.js';
 import { jobDecodes, requestDecodes } from './media/sandbox/decodes.js';
-import { FileStore } from './media/storage.js';
+import { openStorage } from './media/storage-open.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { seedDemoBoardOnce } from './seed/demo-once.js';
@@ -118,7 +117,10 @@ async function main(): Promise<void> {
   checkpoint();
 
   // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
-  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined);
+  // Media (images, assets, dumps) in STORAGE_URL: every process of the board shares it.
+  const storage = openStorage(config.storage);
+  log.info({ storage: storage.location }, 'media storage');
+  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
   const { server: embeddedServer } = database;
   if (embeddedServer) {
     running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
@@ -140,6 +142,7 @@ async function main(): Promise<void> {
     engine,
     metrics,
     caches,
+    storage,
     logger: log,
     readiness: () => readiness,
     shutdownSignal: stopping.signal,
@@ -166,7 +169,7 @@ async function main(): Promise<void> {
   // together on an empty database one seeds and the others wait for it.
   if (config.demoData) {
     const started = Date.now();
-    const demo = { seed: config.demoSeed, images: config.demoImages, dataDir: config.dataDir, withFiles: true };
+    const demo = { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true };
     if (await seedDemoBoardOnce(db, demo, (msg) => log.info({ images: config.demoImages, seed: config.demoSeed }, msg))) {
       log.info({ ms: Date.now() - started }, 'demo board created');
     }
@@ -194,7 +197,7 @@ async function main(): Promise<void> {
   // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
   const jobWorker = new JobWorker({
     db,
-    handlers: createJobHandlers({ db, fileStore: new FileStore(join(config.dataDir, 'images')), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
+    handlers: createJobHandlers({ db, fileStore: storage.area('images'), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
     concurrency: 1,
     log: (msg, detail) => log.warn(detail ?? {}, msg),
   });

@@ -5,12 +5,12 @@
 import type { ParseArgsConfig } from 'node:util';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
 import { AdminError } from '../contexts/errors.js';
-import { join } from 'node:path';
 import { listOpenDuplicateReports, mergeDuplicate, type DuplicateReportListing } from '../contexts/images/duplicates.js';
 import { featureImage } from '../contexts/images/features.js';
 import { backfillFingerprints } from '../contexts/images/fingerprints.js';
 import { retagImages } from '../contexts/images/retag.js';
-import { FileStore } from '../media/storage.js';
+import type { MediaStorage } from '../media/storage.js';
+import { imageStorage } from '../media/storage-open.js';
 import { ProgressBar } from './progress-bar.js';
 import { createSystemFilter, editSystemFilter, listFilters, type FilterListing, type SystemFilterInput } from '../contexts/filters/system-filters.js';
 import { issueKey, revokeAllKeys, revokeKey } from '../contexts/users/keys.js';
@@ -155,7 +155,7 @@ function formatParkedJob(j: { id: number; kind: string; payload: unknown; attemp
 export interface CommandIo {
   out: (line: string) => void;
   /** Where image files are stored (commands that read them). */
-  fileStore?: () => FileStore;
+  fileStore?: () => MediaStorage;
   /** Progress of long commands (a bar on stderr for the program). */
   progress?: (phase: string, done: number, total: number) => void;
 }
@@ -395,7 +395,7 @@ async function main(): Promise<number> {
     const bar = new ProgressBar();
     const io: CommandIo = {
       out: (line) => console.log(line),
-      fileStore: () => new FileStore(join(config.dataDir, 'images')),
+      fileStore: () => imageStorage(config),
       progress: (phase, done, total) => bar.update(phase, done, total),
     };
     try {

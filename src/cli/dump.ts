@@ -1,10 +1,12 @@
 /**
  * `npm run dump`: write a dump of the board's public data now, as the nightly schedule does, into
- * DATA_DIR/dumps/<YYYY-MM-DD>/ (or `--dir DIR/<YYYY-MM-DD>/`), keeping the newest DUMP_KEEP.
+ * the `dumps` area of the media storage (STORAGE_URL, else DATA_DIR/dumps) as `<YYYY-MM-DD>/`, or
+ * into `--dir DIR/<YYYY-MM-DD>/`, keeping the newest DUMP_KEEP.
  */
 import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 import { loadConfigOrExit } from '../config.js';
-import { dumpsRoot } from '../dumps/layout.js';
+import { DirectoryStorage } from '../media/storage-directory.js';
+import { openStorage } from '../media/storage-open.js';
 import { DumpBusyError, writeDump } from '../dumps/write.js';
 import { onBoardDatabase, runAsProgram } from './board.js';
 
@@ -12,10 +14,11 @@ export const USAGE = `Usage: npm run dump -- [--dir DIR] [--keep N] [--force]
 
 Writes the board's public data (no e-mails, keys, IPs, fingerprints or hidden content) as one
 gzip-compressed JSON-lines file per resource, in the import format, with manifest.json and
-SHA256SUMS, into DIR/<YYYY-MM-DD>/ (default DIR: DATA_DIR/dumps), and points DIR/latest.json at it.
+SHA256SUMS, into DIR/<YYYY-MM-DD>/ (default: dumps/ in the media storage, STORAGE_URL, else
+DATA_DIR/dumps), and points latest.json beside it at it.
 Reads the database the server uses (DATABASE_URL, else the embedded one in DATA_DIR).
 
-  --dir DIR   where dumps are kept (default DATA_DIR/dumps, which the server serves at /dumps/)
+  --dir DIR   a local directory to keep dumps in (default: where the server serves /dumps/ from)
   --keep N    dated dumps kept, this one included (default DUMP_KEEP, 7)
   --force     replace today's dump if there is one (default: leave it and exit 0)
 
@@ -45,23 +48,23 @@ async function main(): Promise<number> {
   }
 
   const config = loadConfigOrExit();
-  const dir = values.dir ?? dumpsRoot(config.dataDir);
+  const storage = values.dir === undefined ? openStorage(config.storage).area('dumps') : new DirectoryStorage(values.dir);
   return onBoardDatabase(
     config,
     4,
     async (db) => {
       const started = Date.now();
       const result = await writeDump(db, {
-        dir,
+        storage,
         config,
         keep: values.keep !== undefined ? Number(values.keep) : config.dumps.keep,
         ifMissing: !values.force,
       });
       if (!result) {
-        console.log(`today's dump is already in ${dir} (use --force to replace it)`);
+        console.log(`today's dump is already in ${storage.location} (use --force to replace it)`);
         return 0;
       }
-      console.log(`dump ${result.name} written to ${result.path} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(`dump ${result.name} written to ${result.location} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       for (const f of result.manifest.files) console.log(`  ${f.name}: ${f.records} record${f.records === 1 ? '' : 's'}, ${f.bytes} bytes`);
       return 0;
     },

@@ -3,11 +3,10 @@
  * Philomena board in (see src/migrate/philomena/run.ts). Exit status: 0 imported, 1 failed,
  * 2 usage error.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { httpsProblem, loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
-import { FileStore } from '../media/storage.js';
+import { imageStorage } from '../media/storage-open.js';
 import { openDumpSource } from '../migrate/philomena/dump-source.js';
 import { bringFiles } from '../migrate/philomena/files.js';
 import { openLiveSource } from '../migrate/philomena/live-source.js';
@@ -35,8 +34,8 @@ representations and view_url point at it, rebuilt exactly as Philomena builds th
                serves images the board holds no file of from there (CDN_URL stays the root of
                the board's own files); later runs keep it unless given another
   --files DIR  Philomena's image store (DIR/Y/M/D/ID/full.EXT): originals are hard-linked (or
-               copied) into DATA_DIR/images and queued for processing; the server makes every
-               representation in the background
+               copied) into the image storage (STORAGE_URL, else DATA_DIR/images) and queued
+               for processing; the server makes every representation in the background
   --force      empty a board holding content that was not imported from Philomena first
 `;
 
@@ -89,7 +88,7 @@ export async function importPhilomena(kind: 'philomena' | 'philomena-dump', argv
     const result = await migratePhilomena(handle.db, source, { reporter, force, ...(originCdn ? { originCdn } : {}) });
     await source.close();
     source = undefined;
-    const placed = files === undefined ? undefined : await bringFiles(handle.db, files, new FileStore(join(config.dataDir, 'images')), reporter);
+    const placed = files === undefined ? undefined : await bringFiles(handle.db, files, imageStorage(config), reporter);
     if (result.firstImport) {
       // OpenSearch is shared: fill it now. The embedded index lives in the server's process, which
       // builds every index that has no documents when it starts; building it here too would only

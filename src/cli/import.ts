@@ -4,14 +4,14 @@
  * listed on stderr and nothing is written (exit 1). `npm run import -- --help` for the format.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 import { loadConfigOrExit } from '../config.js';
 import { readDump } from '../dumps/read.js';
 import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
 import { onBoardDatabase, runAsProgram } from './board.js';
 import { PHILOMENA_USAGE, importPhilomena } from './import-philomena.js';
-import { FileStore } from '../media/storage.js';
+import { imageStorage } from '../media/storage-open.js';
 
 export const USAGE = `Usage: npm run import -- FILE.json | DUMP_DIR
 
@@ -91,7 +91,7 @@ async function main(): Promise<number> {
     4,
     async (db) => {
       const summary = await importBoard(db, data, {
-        fileStore: new FileStore(join(config.dataDir, 'images')),
+        fileStore: imageStorage(config),
         baseDir: dirname(resolve(file)),
       });
       console.log(`imported ${file}\n${describe(summary)}`);

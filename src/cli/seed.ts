@@ -9,6 +9,7 @@ import { ProgressBar } from './progress-bar.js';
 import { seedBulkBoard, type BulkProgress } from '../seed/bulk.js';
 import { isBoardEmpty, truncateBoard } from '../seed/common.js';
 import { seedDemoBoard } from '../seed/demo.js';
+import { openStorage } from '../media/storage-open.js';
 
 export const USAGE = `Usage: npm run seed -- [options]
 
@@ -28,7 +29,7 @@ Options
   -h, --help      this text
 
 Without --no-files every image gets real files (generated, processed, with every
-representation) under DATA_DIR/images, as the demo board does: expect minutes per thousand.
+representation) in the media storage (STORAGE_URL, else DATA_DIR/images), as the demo board does: expect minutes per thousand.
 `;
 
 function count(value: string | undefined, name: string, fallback: number, min = 0): number {
@@ -93,7 +94,7 @@ async function main(): Promise<number> {
           seed: seed ?? config.demoSeed,
           images,
           withFiles,
-          dataDir: config.dataDir,
+          storage: openStorage(config.storage),
           onProgress: (p) => bar.update(p.phase, p.done, p.total),
         });
         bar.finish();
@@ -108,7 +109,7 @@ async function main(): Promise<number> {
         users,
         seed: seed ?? 1,
         withFiles,
-        dataDir: config.dataDir,
+        storage: openStorage(config.storage),
         force: values.force,
         onProgress: (p: BulkProgress) => bar.update(p.phase, p.done, p.total),
       });

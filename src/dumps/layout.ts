@@ -1,7 +1,8 @@
 /**
- * The layout of the public data dumps on disk, shared by the writer, the reader and the routes.
+ * The layout of the public data dumps in the `dumps` area of the media storage (a directory or a
+ * bucket, src/media/storage.ts), shared by the writer, the reader and the routes.
  *
- *   DATA_DIR/dumps/
+ *   dumps/
  *     latest.json                 {"name": "2025-06-01", ...}: the newest complete dump
  *     2025-06-01/
  *       users.jsonl.gz            one record per line, in the import format (the API's shapes)
@@ -10,12 +11,11 @@
  *       manifest.json             every file above with its size, record count and SHA-256
  *       SHA256SUMS                `sha256sum -c` input for every file above and the manifest
  *
- * A dump directory only ever appears complete: it is written under a `.tmp-` name beside the
- * others and renamed into place.
+ * A dump only ever appears complete: it is written to a local staging directory first, and its
+ * manifest, by which readers know a dump, is stored after every other file.
  */
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
+import type { MediaStorage } from '../media/storage.js';
 
 /** The resource files of a dump, in the order the importer checks and writes them. */
 export const DUMP_RESOURCES = ['users', 'tags', 'images', 'comments', 'forums', 'topics', 'posts', 'galleries', 'filters'] as const;
@@ -42,9 +42,6 @@ export const DUMP_FILES: readonly string[] = [...DUMP_RESOURCES.map(resourceFile
 export function isDumpFile(name: string): boolean {
   return DUMP_FILES.includes(name);
 }
-
-/** The dumps root of a data directory. */
-export const dumpsRoot = (dataDir: string): string => join(dataDir, 'dumps');
 
 /** The name of the dump taken at `at`: its UTC day. */
 export const dumpName = (at: Date): string => at.toISOString().slice(0, 10);
@@ -80,48 +77,44 @@ export type Manifest = z.infer<typeof manifestSchema>;
 export const latestSchema = z.object({ name: z.string().regex(DUMP_NAME), created_at: z.string() });
 export type Latest = z.infer<typeof latestSchema>;
 
-async function readJson(path: string): Promise<unknown> {
+async function readJson(storage: MediaStorage, key: string): Promise<unknown> {
+  const bytes = await storage.get(key);
+  if (!bytes) return undefined;
   try {
-    return JSON.parse(await readFile(path, 'utf8'));
+    return JSON.parse(bytes.toString('utf8'));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || err instanceof SyntaxError) return undefined;
+    if (err instanceof SyntaxError) return undefined;
     throw err;
   }
 }
 
-/** The manifest of a dump directory, or null when it has none (or an unreadable one). */
-export async function readManifest(dir: string): Promise<Manifest | null> {
-  const parsed = manifestSchema.safeParse(await readJson(join(dir, MANIFEST_FILE)));
+/** The manifest of one dump (a storage holding its files), or null when it has none (or an unreadable one). */
+export async function readManifest(dump: MediaStorage): Promise<Manifest | null> {
+  const parsed = manifestSchema.safeParse(await readJson(dump, MANIFEST_FILE));
   return parsed.success ? parsed.data : null;
 }
 
 /** The `latest.json` pointer of a dumps root, or null. */
-export async function readLatest(root: string): Promise<Latest | null> {
-  const parsed = latestSchema.safeParse(await readJson(join(root, LATEST_FILE)));
+export async function readLatest(root: MediaStorage): Promise<Latest | null> {
+  const parsed = latestSchema.safeParse(await readJson(root, LATEST_FILE));
   return parsed.success ? parsed.data : null;
 }
 
-/** Names of the dated dump directories under a root, newest first. */
-export async function listDumpNames(root: string): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(root, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
+/** Names of the dated dumps under a root (complete or not), newest first. */
+export async function listDumpNames(root: MediaStorage): Promise<string[]> {
+  const names = new Set<string>();
+  for await (const object of root.list()) {
+    const first = object.key.slice(0, object.key.indexOf('/'));
+    if (DUMP_NAME.test(first)) names.add(first);
   }
-  return entries
-    .filter((e) => e.isDirectory() && DUMP_NAME.test(e.name))
-    .map((e) => e.name)
-    .sort()
-    .reverse();
+  return [...names].sort().reverse();
 }
 
 /** The complete dumps under a root (those with a valid manifest), newest first. */
-export async function listDumps(root: string): Promise<Array<{ name: string; manifest: Manifest }>> {
+export async function listDumps(root: MediaStorage): Promise<Array<{ name: string; manifest: Manifest }>> {
   const out: Array<{ name: string; manifest: Manifest }> = [];
   for (const name of await listDumpNames(root)) {
-    const manifest = await readManifest(join(root, name));
+    const manifest = await readManifest(root.area(name));
     if (manifest && manifest.name === name) out.push({ name, manifest });
   }
   return out;

@@ -13,6 +13,7 @@ import { basename, dirname, join } from 'node:path';
 import { pipeline, Transform } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
+import { DirectoryStorage } from '../media/storage-directory.js';
 import { BOARD_FILE, DUMP_RESOURCES, readLatest, readManifest, resourceFile, type DumpResource, type Manifest } from './layout.js';
 
 /** The dump cannot be read: missing, damaged, or not a dump. */
@@ -128,17 +129,17 @@ export async function readDump(path: string, options: ReadDumpOptions = {}): Pro
   if (!(await isDirectory(path))) {
     const resource = DUMP_RESOURCES.find((r) => basename(path) === resourceFile(r));
     if (!resource) throw new DumpReadError(`${basename(path)} is not a dump file (expected one of ${DUMP_RESOURCES.map(resourceFile).join(', ')})`);
-    const manifest = verify ? await readManifest(dirname(path)) : null;
+    const manifest = verify ? await readManifest(new DirectoryStorage(dirname(path))) : null;
     return { [resource]: await readResource(dirname(path), resource, manifest) };
   }
 
   let dir = path;
-  let manifest = await readManifest(dir);
+  let manifest = await readManifest(new DirectoryStorage(dir));
   if (!manifest) {
-    const latest = await readLatest(dir);
+    const latest = await readLatest(new DirectoryStorage(dir));
     if (latest) {
       dir = join(dir, latest.name);
-      manifest = await readManifest(dir);
+      manifest = await readManifest(new DirectoryStorage(dir));
     }
   }
   const checked = verify ? manifest : null;

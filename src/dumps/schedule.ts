@@ -9,7 +9,7 @@
  */
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
-import { dumpsRoot } from './layout.js';
+import { openStorage } from '../media/storage-open.js';
 import { DumpBusyError, writeDump, type DumpResult, type WriteDumpOptions } from './write.js';
 
 export interface DumpTime {
@@ -38,12 +38,12 @@ export interface DumpLogger {
 
 export interface DumpScheduleOptions {
   db: Database;
-  config: Pick<Config, 'dataDir' | 'cdnUrl' | 'anonymousNameSalt' | 'siteName' | 'baseUrl' | 'dumps'>;
+  config: Pick<Config, 'storage' | 'cdnUrl' | 'anonymousNameSalt' | 'siteName' | 'baseUrl' | 'dumps'>;
   log?: DumpLogger;
   /** The clock (tests). */
   now?: () => Date;
   /** Passed on to writeDump (tests). */
-  dump?: Partial<Pick<WriteDumpOptions, 'batchSize' | 'onProgress' | 'dir'>>;
+  dump?: Partial<Pick<WriteDumpOptions, 'batchSize' | 'onProgress' | 'storage'>>;
 }
 
 const quiet: DumpLogger = { info: () => {}, error: () => {} };
@@ -94,7 +94,7 @@ export class DumpSchedule {
     const started = Date.now();
     try {
       const result = await writeDump(db, {
-        dir: dumpsRoot(config.dataDir),
+        storage: openStorage(config.storage).area('dumps'),
         config,
         keep: config.dumps.keep,
         now: this.options.now?.(),

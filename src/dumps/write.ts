@@ -28,8 +28,10 @@
  * Concurrency: a transaction-scoped advisory lock (DUMP_LOCK) makes one dump at a time across
  * every process using the database; a second one fails at once with DumpBusyError.
  */
-import { randomBytes, createHash } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, open, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
@@ -64,6 +66,8 @@ import { isPublicLink, profileView } from '../http/views/profile.js';
 import { formatTime } from '../http/views/time.js';
 import { topicView } from '../http/views/topic.js';
 import type { Transaction } from '../db/executor.js';
+import { DirectoryStorage } from '../media/storage-directory.js';
+import type { MediaStorage } from '../media/storage.js';
 import { JsonLinesGzipWriter, type WrittenFile } from './jsonl.js';
 import {
   BOARD_FILE,
@@ -72,6 +76,7 @@ import {
   DUMP_NAME,
   DUMP_RESOURCES,
   LATEST_FILE,
+  DUMP_FILES,
   MANIFEST_FILE,
   SUMS_FILE,
   TEMP_PREFIX,
@@ -106,8 +111,8 @@ export interface DumpProgress {
 }
 
 export interface WriteDumpOptions {
-  /** The dumps root (normally `DATA_DIR/dumps`); the dump becomes `<dir>/<YYYY-MM-DD>/`. */
-  dir: string;
+  /** The dumps root (normally the `dumps` area of the media storage); the dump becomes `<YYYY-MM-DD>/` in it. */
+  storage: MediaStorage;
   config: Pick<Config, 'cdnUrl' | 'anonymousNameSalt' | 'siteName' | 'baseUrl'>;
   /** Dated dumps kept after this one is in place, this one included (default 7). */
   keep?: number;
@@ -125,8 +130,8 @@ export interface WriteDumpOptions {
 
 export interface DumpResult {
   name: string;
-  /** The dump's directory. */
-  path: string;
+  /** Where the dump is (`file:///…/dumps/2025-06-01/`, `s3://bucket/prefix/dumps/2025-06-01/`). */
+  location: string;
   manifest: Manifest;
 }
 
@@ -425,44 +430,42 @@ async function writeSmallFile(path: string, text: string): Promise<WrittenFile> 
   return { bytes: bytes.length, records: 1, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
-/** Make a rename durable (best effort: not every platform can sync a directory). */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    /* best effort */
+/**
+ * Where a dump is written before it is stored: beside the dumps in a directory storage (so
+ * storing it is a hard link per file), else the system's temporary directory.
+ */
+async function stagingDir(storage: MediaStorage, name: string): Promise<string> {
+  const parent = storage instanceof DirectoryStorage ? storage.root : tmpdir();
+  await mkdir(parent, { recursive: true });
+  return mkdtemp(join(parent, `${TEMP_PREFIX}${name}-`));
+}
+
+/**
+ * Stores the staged files of dump `name`, its manifest last: a reader finds a dump by its
+ * manifest, so it sees the whole dump or none. A dump of the same day loses its manifest first.
+ */
+async function publish(storage: MediaStorage, name: string, staged: string): Promise<void> {
+  const dump = storage.area(name);
+  await dump.delete(MANIFEST_FILE);
+  for (const file of [...DUMP_FILES.filter((f) => f !== MANIFEST_FILE), MANIFEST_FILE]) {
+    if (existsSync(join(staged, file))) await dump.putFile(file, join(staged, file));
   }
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw err;
-  }
+/** Point `latest.json` at a dump (a storage write replaces it whole). */
+async function writeLatest(root: MediaStorage, latest: Latest): Promise<void> {
+  await root.put(LATEST_FILE, Buffer.from(`${JSON.stringify(latest, null, 2)}\n`));
 }
 
-/** Point `latest.json` at a dump (written beside and renamed over, so readers never see half). */
-async function writeLatest(root: string, latest: Latest): Promise<void> {
-  const temp = join(root, `${TEMP_PREFIX}${randomBytes(6).toString('hex')}-${LATEST_FILE}`);
-  await writeFile(temp, `${JSON.stringify(latest, null, 2)}\n`, { flag: 'wx' });
-  await rename(temp, join(root, LATEST_FILE));
-}
-
-/** Remove dated dumps beyond the newest `keep`, and what dead runs left behind. */
-async function prune(root: string, keep: number): Promise<void> {
+/** Remove dated dumps beyond the newest `keep`, and what dead runs left in a directory storage. */
+async function prune(root: MediaStorage, keep: number): Promise<void> {
   const names = await listDumpNames(root);
-  for (const name of names.slice(keep)) await rm(join(root, name), { recursive: true, force: true });
+  for (const name of names.slice(keep)) await root.deleteTree(name);
   // Only one dump runs at a time (the lock): any temporary entry left is from a run that died.
-  for (const entry of await readdir(root)) {
-    if (entry.startsWith(TEMP_PREFIX)) await rm(join(root, entry), { recursive: true, force: true });
+  if (root instanceof DirectoryStorage) {
+    for (const entry of await readdir(root.root).catch(() => [])) {
+      if (entry.startsWith(TEMP_PREFIX)) await rm(join(root.root, entry), { recursive: true, force: true });
+    }
   }
 }
 
@@ -481,19 +484,16 @@ export async function writeDump(db: Database, options: WriteDumpOptions): Promis
   const now = options.now ?? new Date();
   const name = dumpName(now);
   if (!DUMP_NAME.test(name)) throw new RangeError(`cannot name a dump for ${now.toISOString()}`);
-  const root = options.dir;
-  const final = join(root, name);
+  const root = options.storage;
   options.signal?.throwIfAborted();
 
   return db.transaction(
     async (tx) => {
       const [lock] = await tx.execute<{ ok: boolean }>(sql`select pg_try_advisory_xact_lock(${DUMP_LOCK}::bigint) as ok`);
       if (lock?.ok !== true) throw new DumpBusyError();
-      if (options.ifMissing && (await exists(final))) return null;
+      if (options.ifMissing && (await root.exists(`${name}/${MANIFEST_FILE}`))) return null;
 
-      await mkdir(root, { recursive: true });
-      const temp = join(root, `${TEMP_PREFIX}${name}-${randomBytes(6).toString('hex')}`);
-      await mkdir(temp);
+      const temp = await stagingDir(root, name);
       let current: JsonLinesGzipWriter | undefined;
       try {
         const reader: Reader = { tx, db: tx as unknown as Database, config: options.config, batchSize };
@@ -532,27 +532,18 @@ export async function writeDump(db: Database, options: WriteDumpOptions): Promis
         const written = await writeSmallFile(join(temp, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
         const sums = [...files.map((f) => `${f.sha256}  ${f.name}`), `${written.sha256}  ${MANIFEST_FILE}`].join('\n');
         await writeSmallFile(join(temp, SUMS_FILE), `${sums}\n`);
-        await syncDir(temp);
         options.signal?.throwIfAborted();
 
-        // Into place: a dump of the same day is replaced (set aside first, then removed).
-        if (await exists(final)) {
-          const old = join(root, `${TEMP_PREFIX}old-${name}-${randomBytes(6).toString('hex')}`);
-          await rename(final, old);
-          await rename(temp, final);
-          await rm(old, { recursive: true, force: true });
-        } else {
-          await rename(temp, final);
-        }
-        await syncDir(root);
+        await publish(root, name, temp);
         const newest = (await listDumpNames(root))[0];
         if (newest === name) await writeLatest(root, { name, created_at: formatTime(now) });
         await prune(root, keep);
-        return { name, path: final, manifest };
+        return { name, location: root.area(name).location, manifest };
       } catch (err) {
         current?.abort();
-        await rm(temp, { recursive: true, force: true });
         throw err;
+      } finally {
+        await rm(temp, { recursive: true, force: true });
       }
     },
     { isolationLevel: 'repeatable read', accessMode: 'read only' },

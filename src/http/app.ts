@@ -15,6 +15,7 @@ import { requestFrame } from './middleware/request-frame.js';
 import { commentRoutes } from './routes/comments.js';
 import { dumpRoutes } from './routes/dumps.js';
 import { fileRoutes } from './routes/files.js';
+import { storageOf } from './media-storage.js';
 import { filterRoutes } from './routes/filters.js';
 import { forumRoutes } from './routes/forums.js';
 import { healthRoutes } from './routes/health.js';
@@ -61,7 +62,7 @@ export function createApiRoutes(limits?: LimitCheck): Hono<AppEnv> {
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag);
+  const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag, storageOf(deps).health);
   const caches = deps.caches ?? createReadCaches(deps.db, { images: { maxBytes: deps.config.imageCacheBytes } });
   const appDeps: AppDeps = { ...deps, metrics, caches };
   appDeps.live ??= new LiveService(appDeps);
@@ -73,8 +74,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', requestFrame({ deps: appDeps, metrics, feed: caches.feed, fileLimits: requestLimits({ ...limits, scope: 'files' }) }));
   app.route('/', healthRoutes());
   app.route('/', metricsRoutes(metrics));
-  app.route('/', fileRoutes(deps.config.dataDir));
-  app.route('/', dumpRoutes(deps.config));
+  app.route('/', fileRoutes(storageOf(deps)));
+  app.route('/', dumpRoutes(deps.config, storageOf(deps).area('dumps')));
   app.route('/', openapiRoutes());
   app.route('/', searchPageRoutes());
   app.use('/socket/*', caller());

@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { MediaStorage } from '../media/storage.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
 
@@ -57,6 +58,8 @@ export interface AppDeps {
   indexerLag?: () => Promise<IndexerLag>;
   /** Caches of image JSON and filters; `createApp` makes them when absent. */
   caches?: ReadCaches;
+  /** Where media lives; default the storage of `config.storage` (see http/media-storage.ts). */
+  storage?: MediaStorage;
   /** The firehose and live searches over the change log; `createApp` makes one when absent. */
   live?: Live;
 }

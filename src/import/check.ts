@@ -23,7 +23,7 @@ import {
 import { isMediaError } from '../media/errors.js';
 import type { Fingerprint } from '../media/fingerprint.js';
 import { processImage } from '../media/process.js';
-import type { FileStore } from '../media/storage.js';
+import { pathFor, type MediaStorage } from '../media/storage.js';
 import { aliasSetProblems } from '../contexts/tags/aliases.js';
 import { hashApiKey } from '../contexts/users/api-keys.js';
 import type { ImportOptions } from './options.js';
@@ -91,7 +91,7 @@ export interface Resolved {
   files: Map<number, FileFacts>;
 }
 
-async function analyseFile(store: FileStore | undefined, baseDir: string, img: ImageRecord, existing: typeof images.$inferSelect | undefined): Promise<FileFacts> {
+async function analyseFile(store: MediaStorage | undefined, baseDir: string, img: ImageRecord, existing: typeof images.$inferSelect | undefined): Promise<FileFacts> {
   const path = isAbsolute(img.file!) ? img.file! : resolve(baseDir, img.file!);
   let bytes: Buffer;
   try {
@@ -131,8 +131,8 @@ async function analyseFile(store: FileStore | undefined, baseDir: string, img: I
     throw err;
   }
   const { analysis, representations, intensities, fingerprint } = processed;
-  const pending = representations.map((r) => ({ key: store.pathFor(img.created_at, img.id, r.name, r.ext), buffer: r.buffer }));
-  const storageKey = store.pathFor(img.created_at, img.id, 'full', analysis.format);
+  const pending = representations.map((r) => ({ key: pathFor(img.created_at, img.id, r.name, r.ext), buffer: r.buffer }));
+  const storageKey = pathFor(img.created_at, img.id, 'full', analysis.format);
   if (!pending.some((p) => p.key === storageKey)) pending.unshift({ key: storageKey, buffer: bytes });
   return {
     format: analysis.format,

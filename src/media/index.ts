@@ -50,6 +50,9 @@ export {
   type VersionName,
 } from './representations.js';
 export { processImage, type ProcessOptions, type ProcessedImage } from './process.js';
-export { FileStore, StorageKeyError, datePath, pathFor, validateKey, type StoredFileStat } from './storage.js';
+export { StorageFullError, StorageKeyError, datePath, pathFor, validateKey, type MediaStorage, type StoredFileStat } from './storage.js';
+export { DirectoryStorage } from './storage-directory.js';
+export { S3Storage } from './storage-s3.js';
+export { imageStorage, openStorage } from './storage-open.js';
 export { demoKindFor, generateDemoImage, type DemoImage, type DemoKind } from './demo-images.js';
 export { ffmpegAvailable, type FfmpegOptions } from './ffmpeg.js';

@@ -1,24 +1,121 @@
 /**
- * Stored image files under a root directory (`DATA_DIR/images`), keyed as the reference's object
- * storage is: `Y/M/D/<id>/<name>.<ext>` with Y/M/D taken from the image's UTC creation date and
- * **not** zero-padded (philomena.md §5.4, §8.5). Hidden images use `<id>-<key>` as the directory.
+ * Where media lives: the original of every image and its representations, avatars, badge and tag
+ * pictures, and the public dumps. One `MediaStorage` interface, two backends: a directory (which
+ * may be a mount shared by every process, `storage-directory.ts`) and S3-compatible object storage
+ * (`storage-s3.ts`); `storage-open.ts` picks one from `STORAGE_URL`. A storage is divided into
+ * areas (`images`, `avatars`, `badge-img`, `tag-img`, `dumps`), each itself a `MediaStorage`.
  *
- * Keys are relative POSIX paths; anything that could leave the root (`..`, `.`, empty segments,
- * absolute paths, backslashes, NUL) is refused. Writes are atomic: a temporary file in the target
- * directory is renamed over the key.
+ * Image keys follow the reference's object storage: `Y/M/D/<id>/<name>.<ext>` with Y/M/D taken
+ * from the image's UTC creation date and **not** zero-padded (philomena.md §5.4, §8.5). Hidden
+ * images use `<id>-<key>` as the directory.
+ *
+ * Keys are relative POSIX paths; anything that could leave the area (`..`, `.`, empty segments,
+ * absolute paths, backslashes, NUL) is refused in every backend. A write that fails because the
+ * disk or the bucket is full throws `StorageFullError` and marks the storage's `StorageHealth`
+ * full until a later write succeeds (the HTTP layer answers 507, `/readyz` and `/metrics` say so);
+ * an object store that cannot be reached throws `StorageUnavailableError` (answered 503).
  */
-import { randomBytes } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
 
 export class StorageKeyError extends Error {
   override readonly name = 'StorageKeyError';
 }
 
+/** A write refused because the disk, the quota or the bucket is full; nothing was written. */
+export class StorageFullError extends Error {
+  override readonly name = 'StorageFullError';
+}
+
+/** The storage cannot be reached or answers with a server error (S3 down, a network failure). */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+}
+
 export interface StoredFileStat {
   size: number;
   mtime: Date;
+}
+
+export interface StoredObject extends StoredFileStat {
+  /** The key relative to the storage it was listed from. */
+  key: string;
+}
+
+/** How a file was placed by `putFile`: a hard link to the source, or a copy of its bytes. */
+export type PlacedBy = 'linked' | 'copied';
+
+export interface MediaStorage {
+  /** Where this storage is, for logs and messages (`file:///srv/media/images`, `s3://bucket/prefix/images`). */
+  readonly location: string;
+  /** Shared by a storage and all its areas. */
+  readonly health: StorageHealth;
+  /** The storage under `<this>/<name>/`. */
+  area(name: string): MediaStorage;
+  /** Writes `bytes` at `key`, replacing what was there; readers never see half a file. */
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** Writes the file at `sourcePath` (a local path) at `key`; a directory storage may hard-link it. */
+  putFile(key: string, sourcePath: string, options?: { link?: boolean }): Promise<PlacedBy>;
+  /** The bytes at `key`, or null when there is none. */
+  get(key: string): Promise<Buffer | null>;
+  /** A stream of the bytes `start..end` (inclusive; default the whole file), or null when missing. */
+  read(key: string, range?: { start: number; end: number }): Promise<Readable | null>;
+  stat(key: string): Promise<StoredFileStat | null>;
+  exists(key: string): Promise<boolean>;
+  /** Removes the file at `key`; true if there was one. */
+  delete(key: string): Promise<boolean>;
+  /** Removes everything under the directory key `prefix` (e.g. all files of one image). */
+  deleteTree(prefix: string): Promise<void>;
+  /** Every file under the directory key `prefix` (everything when empty), in no promised order. */
+  list(prefix?: string): AsyncIterable<StoredObject>;
+}
+
+/**
+ * Whether the storage refused a write for want of space. Set by the first refused write, cleared
+ * by the next write that succeeds, or by `probe` (a small test write) once space is back.
+ */
+export class StorageHealth {
+  #fullSince: Date | null = null;
+  #lastProbe = 0;
+
+  get full(): boolean {
+    return this.#fullSince !== null;
+  }
+
+  get fullSince(): Date | null {
+    return this.#fullSince;
+  }
+
+  noteFull(): void {
+    this.#fullSince ??= new Date();
+  }
+
+  noteWritten(): void {
+    this.#fullSince = null;
+  }
+
+  /**
+   * While full, at most every `intervalMs`, tries `write` (a small write and its removal) to learn
+   * whether space is back; returns whether the storage is still full.
+   */
+  async probe(write: () => Promise<void>, intervalMs = 10_000): Promise<boolean> {
+    if (!this.full || Date.now() - this.#lastProbe < intervalMs) return this.full;
+    this.#lastProbe = Date.now();
+    try {
+      await write();
+    } catch {
+      // Still full (the write marked it), or another failure that says nothing about space.
+    }
+    return this.full;
+  }
+}
+
+/** Writes and removes a small file, which clears `health.full` if space is back. */
+export async function probeStorage(storage: MediaStorage): Promise<boolean> {
+  return storage.health.probe(async () => {
+    const key = `.probe/${process.pid}-${Date.now()}`;
+    await storage.put(key, Buffer.from('probe'));
+    await storage.delete(key);
+  });
 }
 
 /** `Y/M/D` of a date in UTC, not zero-padded (`2012/1/2`). */
@@ -51,99 +148,8 @@ export function validateKey(key: string): void {
   }
 }
 
-export class FileStore {
-  readonly root: string;
-
-  constructor(root: string) {
-    this.root = resolve(root);
-  }
-
-  /** See the module function `pathFor`. */
-  pathFor(createdAt: Date, id: number | string, name: string, ext: string): string {
-    return pathFor(createdAt, id, name, ext);
-  }
-
-  /** The absolute file path of a key, after checking that it stays inside the root. */
-  resolve(key: string): string {
-    validateKey(key);
-    const full = resolve(this.root, key);
-    if (!full.startsWith(this.root + sep)) throw new StorageKeyError('storage key leaves the root');
-    return full;
-  }
-
-  /** Writes `buffer` at `key` atomically (temporary file + rename), creating directories. */
-  async put(key: string, buffer: Uint8Array): Promise<void> {
-    const target = this.resolve(key);
-    const dir = dirname(target);
-    await mkdir(dir, { recursive: true });
-    const temp = join(dir, `.tmp-${randomBytes(8).toString('hex')}`);
-    try {
-      await writeFile(temp, buffer, { flag: 'wx' });
-      await rename(temp, target);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
-  }
-
-  /** The bytes at `key`, or null when there is no such file. */
-  async get(key: string): Promise<Buffer | null> {
-    try {
-      return await readFile(this.resolve(key));
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-  }
-
-  /** A read stream of the file at `key` (for serving); it errors with ENOENT when missing. */
-  createReadStream(key: string, options?: { start?: number; end?: number }): ReadStream {
-    return createReadStream(this.resolve(key), options);
-  }
-
-  async stat(key: string): Promise<StoredFileStat | null> {
-    try {
-      const s = await stat(this.resolve(key));
-      return s.isFile() ? { size: s.size, mtime: s.mtime } : null;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
-  }
-
-  async exists(key: string): Promise<boolean> {
-    return (await this.stat(key)) !== null;
-  }
-
-  /** Removes the file at `key`; true if there was one. */
-  async delete(key: string): Promise<boolean> {
-    try {
-      await unlink(this.resolve(key));
-      return true;
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
-  }
-
-  /**
-   * Renames a file or a whole directory (e.g. `Y/M/D/<id>` → `Y/M/D/<id>-<key>` when an image is
-   * hidden). The destination's parent is created; an existing destination is replaced for files.
-   */
-  async move(fromKey: string, toKey: string): Promise<void> {
-    const from = this.resolve(fromKey);
-    const to = this.resolve(toKey);
-    await mkdir(dirname(to), { recursive: true });
-    await rename(from, to);
-  }
-
-  /** Removes a directory key and everything under it (e.g. all files of one image). */
-  async deleteTree(key: string): Promise<void> {
-    await rm(this.resolve(key), { recursive: true, force: true });
-  }
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ENOTDIR';
+/** An area name: one safe segment. */
+export function validateAreaName(name: string): void {
+  validateKey(name);
+  if (name.includes('/')) throw new StorageKeyError(`storage area must be one segment: ${JSON.stringify(name)}`);
 }

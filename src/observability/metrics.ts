@@ -10,6 +10,8 @@ export interface MetricsSources {
   outboxLag?: () => Promise<{ pending: number; oldestSeconds: number }>;
   /** Jobs per state. */
   jobQueue?: () => Promise<{ queued: number; running: number; parked: number }>;
+  /** Whether the media storage is refusing writes for want of space. */
+  storageFull?: () => boolean;
 }
 
 export class Metrics {
@@ -26,11 +28,26 @@ export class Metrics {
   readonly rateLimitRejections = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused by the limiter', labelNames: ['budget', 'outcome'] as const, registers: [this.registry] });
   readonly databaseRestarts = new Counter({ name: 'embedded_postgres_restarts_total', help: 'Restarts of the embedded PostgreSQL after it died', registers: [this.registry] });
   readonly imageCacheWarmed = new Counter({ name: 'image_cache_warmed_images_total', help: 'Images loaded into the image cache by the warm start after start-up', registers: [this.registry] });
+  readonly storageFullRefusals = new Counter({
+    name: 'media_storage_full_refusals_total',
+    help: 'Requests answered 507 because the media storage (disk, quota or bucket) was full',
+    registers: [this.registry],
+  });
   readonly jobFailures = new Counter({ name: 'job_failures_total', help: 'Failed job attempts by kind and outcome', labelNames: ['kind', 'outcome'] as const, registers: [this.registry] });
 
   constructor(sources: MetricsSources = {}) {
     collectDefaultMetrics({ register: this.registry });
-    const { outboxLag, jobQueue } = sources;
+    const { outboxLag, jobQueue, storageFull } = sources;
+    if (storageFull) {
+      new Gauge({
+        name: 'media_storage_full',
+        help: '1 while the media storage refuses writes for want of space (since the last refused write, until one succeeds)',
+        registers: [this.registry],
+        collect() {
+          this.set(storageFull() ? 1 : 0);
+        },
+      });
+    }
     if (outboxLag) {
       new Gauge({
         name: 'search_outbox_pending',

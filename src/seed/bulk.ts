@@ -16,11 +16,11 @@ import { sql as drizzleSql } from 'drizzle-orm';
 import type { Sql } from 'postgres';
 import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
 import type { Database } from '../db/client.js';
-import type { FileStore } from '../media/storage.js';
+import type { MediaStorage } from '../media/storage.js';
 import { RATING_TAGS, categoryFor } from '../contexts/tags/categories.js';
 import type { Transaction } from '../db/executor.js';
 import { restoreConstraints, setAsideConstraints } from '../db/set-aside.js';
-import { fileStoresBeside, fileStoresFor, isBoardEmpty, mapLimit, resetSequences, skipOutbox, truncateBoard } from './common.js';
+import { fileStoresOf, isBoardEmpty, mapLimit, resetSequences, skipOutbox, truncateBoard } from './common.js';
 import { copyInto, copyLine, copyRows } from './copy.js';
 import { SYSTEM_FILTERS } from './demo-plan/accounts.js';
 import { makeImageFiles, type ImageFileFacts } from './files.js';
@@ -55,8 +55,8 @@ export interface BulkOptions {
   seed?: number;
   /** Generate and store real image files like the demo (slow: for small boards). Default false. */
   withFiles?: boolean;
-  dataDir?: string;
-  fileStore?: FileStore;
+  /** Where the files go (see `DemoOptions.storage`). */
+  storage?: MediaStorage;
   concurrency?: number;
   /** Empty the board first, in the same transaction; without it a non-empty board is refused. */
   force?: boolean;
@@ -176,8 +176,8 @@ export async function seedBulkBoard(db: Database, options: BulkOptions): Promise
   // Files first (outside the transaction: they take long and are harmless if the load fails).
   let facts: ImageFileFacts[] | undefined;
   if (options.withFiles) {
-    const stores = options.fileStore ? fileStoresBeside(options.fileStore) : options.dataDir ? fileStoresFor(options.dataDir) : undefined;
-    if (!stores) throw new Error('withFiles needs dataDir or fileStore');
+    if (!options.storage) throw new Error('withFiles needs storage');
+    const stores = fileStoresOf(options.storage);
     phase('files', n);
     let done = 0;
     const kinds = ['png', 'jpeg', 'gif', 'svg'] as const;

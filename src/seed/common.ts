@@ -2,12 +2,11 @@
  * Pieces shared by the seeders (and the importer): emptiness checks, truncation, sequence resets,
  * chunked inserts, the system filters, and where seeded files go.
  */
-import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { RECORD_CHANGES_CHANNEL } from '../db/change-feed.js';
 import type { Database } from '../db/client.js';
-import { FileStore } from '../media/storage.js';
+import type { MediaStorage } from '../media/storage.js';
 import type { Executor } from '../db/executor.js';
 
 /** Tables that, when all empty, mean nobody has used the board yet. */
@@ -95,30 +94,20 @@ export async function skipOutbox(tx: Executor): Promise<void> {
 
 /** Where the files of a board go: image files and the avatar, badge and tag-image assets. */
 export interface SeedFileStores {
-  images: FileStore;
-  avatars: FileStore;
-  badges: FileStore;
-  tagImages: FileStore;
+  images: MediaStorage;
+  avatars: MediaStorage;
+  badges: MediaStorage;
+  tagImages: MediaStorage;
 }
 
-/** The stores the server reads from under DATA_DIR (`images/`, `avatars/`, `badge-img/`, `tag-img/`). */
-export function fileStoresFor(dataDir: string): SeedFileStores {
+/** The areas of a storage the server reads from (`images`, `avatars`, `badge-img`, `tag-img`). */
+export function fileStoresOf(storage: MediaStorage): SeedFileStores {
   return {
-    images: new FileStore(join(dataDir, 'images')),
-    avatars: new FileStore(join(dataDir, 'avatars')),
-    badges: new FileStore(join(dataDir, 'badge-img')),
-    tagImages: new FileStore(join(dataDir, 'tag-img')),
+    images: storage.area('images'),
+    avatars: storage.area('avatars'),
+    badges: storage.area('badge-img'),
+    tagImages: storage.area('tag-img'),
   };
-}
-
-/**
- * Stores given only an image store: the asset stores sit beside it (`<root>/../avatars`, ...), as
- * under DATA_DIR.
- */
-export function fileStoresBeside(images: FileStore): SeedFileStores {
-  const parent = join(images.root, '..');
-  const stores = fileStoresFor(parent);
-  return { ...stores, images };
 }
 
 /**

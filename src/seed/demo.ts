@@ -11,12 +11,11 @@
 import sharp from 'sharp';
 import type { Database } from '../db/client.js';
 import { generateDemoImage } from '../media/demo-images.js';
-import type { FileStore } from '../media/storage.js';
+import type { MediaStorage } from '../media/storage.js';
 import { fingerprintRow } from '../contexts/images/fingerprints.js';
 import { avatarSvg } from '../contexts/users/avatar.js';
 import {
-  fileStoresBeside,
-  fileStoresFor,
+  fileStoresOf,
   insertChunked,
   isBoardEmpty,
   mapLimit,
@@ -46,12 +45,10 @@ export interface DemoOptions {
   seed?: number;
   /** Number of images (default 1000). */
   images?: number;
-  /** Write real files (default true); needs `dataDir` or `fileStore`. */
+  /** Write real files (default true); needs `storage`. */
   withFiles?: boolean;
-  /** The data directory: images under `images/`, avatars, badge and tag images beside them. */
-  dataDir?: string;
-  /** The image store; avatar, badge and tag images go to sibling directories of its root. */
-  fileStore?: FileStore;
+  /** Where the files go: images in its `images` area, avatars, badge and tag images in theirs. */
+  storage?: MediaStorage;
   /** Images processed at once (default 2). */
   concurrency?: number;
   /** Longest side of the generated stills (default 800); see `ImageFileOptions.maxSide`. */
@@ -125,9 +122,8 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
   const imageCount = options.images ?? 1000;
   const withFiles = options.withFiles ?? true;
   let stores: SeedFileStores | undefined;
-  if (options.fileStore) stores = fileStoresBeside(options.fileStore);
-  else if (options.dataDir) stores = fileStoresFor(options.dataDir);
-  if (withFiles && !stores) throw new Error('seedDemoBoard: withFiles needs dataDir or fileStore');
+  if (options.storage) stores = fileStoresOf(options.storage);
+  if (withFiles && !stores) throw new Error('seedDemoBoard: withFiles needs storage');
   if (!(await isBoardEmpty(db))) throw new Error('seedDemoBoard: the board is not empty');
 
   const plan = planDemoBoard({ seed, images: imageCount, now: options.now });

@@ -8,7 +8,7 @@ import type { MediaFormat, MediaMimeType } from '../media/formats.js';
 import type { Fingerprint } from '../media/fingerprint.js';
 import type { Intensities } from '../media/intensities.js';
 import { processImage } from '../media/process.js';
-import type { FileStore } from '../media/storage.js';
+import { pathFor, type MediaStorage } from '../media/storage.js';
 
 export interface ImageFileSpec {
   id: number;
@@ -96,13 +96,13 @@ export function originalExtension(format: MediaFormat): string {
 }
 
 /** Generate, process and store one image's files. */
-export async function makeImageFiles(store: FileStore, spec: ImageFileSpec, options: ImageFileOptions = {}): Promise<ImageFileFacts> {
+export async function makeImageFiles(store: MediaStorage, spec: ImageFileSpec, options: ImageFileOptions = {}): Promise<ImageFileFacts> {
   const demo = await demoPicture(spec.seed, spec.kind, options.maxSide);
   const { analysis, intensities, fingerprint, representations, processed } = await processImage(demo.bytes);
   const keys: string[] = [];
   let storageKey: string | undefined;
   for (const rep of representations) {
-    const key = store.pathFor(spec.createdAt, spec.id, rep.name, rep.ext);
+    const key = pathFor(spec.createdAt, spec.id, rep.name, rep.ext);
     await store.put(key, rep.buffer);
     if (rep.name === 'full' && rep.ext === originalExtension(analysis.format)) {
       storageKey = key;
@@ -113,7 +113,7 @@ export async function makeImageFiles(store: FileStore, spec: ImageFileSpec, opti
   }
   if (!storageKey) {
     // Every format's representations start with its own full file; keep the original regardless.
-    storageKey = store.pathFor(spec.createdAt, spec.id, 'full', originalExtension(analysis.format));
+    storageKey = pathFor(spec.createdAt, spec.id, 'full', originalExtension(analysis.format));
     await store.put(storageKey, demo.bytes);
     keys.unshift(storageKey);
   }

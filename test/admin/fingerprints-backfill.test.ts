@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { imageFingerprints, images } from '../../src/db/schema/index.js';
 import { computeFingerprint } from '../../src/media/fingerprint.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { pathFor, type MediaStorage } from '../../src/media/storage.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const COUNT = 60;
@@ -21,7 +22,7 @@ const BATCH = 3;
 
 let tdb: TestDatabase;
 let dataDir: string;
-let store: FileStore;
+let store: MediaStorage;
 const files = new Map<number, Buffer>();
 
 function cliEnv(): NodeJS.ProcessEnv {
@@ -38,14 +39,14 @@ const fingerprinted = async () => (await tdb.db.select({ id: imageFingerprints.i
 beforeAll(async () => {
   tdb = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'tagwise-backfill-'));
-  store = new FileStore(join(dataDir, 'images'));
+  store = new DirectoryStorage(join(dataDir, 'images'));
   for (let k = 0; k < COUNT; k++) {
     // large enough that each decode takes a while, different for each image
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1600" height="1200"><rect width="1600" height="1200" fill="rgb(${(k * 37) % 256},${(k * 91) % 256},${(k * 53) % 256})"/><circle cx="${200 + k * 20}" cy="600" r="${100 + k * 5}" fill="#fff"/></svg>`;
     const png = await sharp(Buffer.from(svg)).png({ compressionLevel: 1 }).toBuffer();
     const createdAt = new Date('2025-01-02T03:04:05Z');
     const [row] = await tdb.db.insert(images).values({ imageFormat: 'png', imageMimeType: 'image/png', imageWidth: 1600, imageHeight: 1200, createdAt, processed: true }).returning({ id: images.id });
-    const key = store.pathFor(createdAt, row!.id, 'full', 'png');
+    const key = pathFor(createdAt, row!.id, 'full', 'png');
     await store.put(key, png);
     await tdb.db.update(images).set({ storageKey: key }).where(eq(images.id, row!.id));
     files.set(row!.id, png);

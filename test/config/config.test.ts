@@ -61,6 +61,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ IMAGE_CACHE_WARM: 'maybe' })).toThrow(/IMAGE_CACHE_WARM:/);
   });
 
+  it('reads where media lives: DATA_DIR by default, a file:/// directory, or an s3:// bucket and prefix', () => {
+    expect(loadConfig({ DATA_DIR: '/srv/board' }).storage).toEqual({ kind: 'directory', root: '/srv/board' });
+    expect(loadConfig({ STORAGE_URL: 'file:///mnt/shared/media/' }).storage).toEqual({ kind: 'directory', root: '/mnt/shared/media' });
+    expect(loadConfig({ STORAGE_URL: 's3://board-media/prod/images-v2/', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' }).storage).toEqual({
+      kind: 's3',
+      bucket: 'board-media',
+      prefix: 'prod/images-v2/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'us-east-1',
+      accessKeyId: 'id',
+      secretAccessKey: 'secret',
+      forcePathStyle: true,
+    });
+    expect(loadConfig({ STORAGE_URL: 's3://board-media', S3_REGION: 'eu-west-3' }).storage).toMatchObject({ prefix: '', region: 'eu-west-3', endpoint: undefined, forcePathStyle: false });
+    expect(loadConfig({ STORAGE_URL: 's3://board-media', S3_ENDPOINT: 'https://s3.example', S3_FORCE_PATH_STYLE: 'false' }).storage).toMatchObject({ forcePathStyle: false });
+    for (const bad of ['/srv/media', 'http://x/y', 's3://', 's3://UPPER', 's3://a', 's3://bucket/a/../b', 'file://host/x']) {
+      expect(() => loadConfig({ STORAGE_URL: bad }), bad).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE/);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', OPENSEARCH_URL: ' ', PORT: '' }).databaseUrl).toBeUndefined();
   });

@@ -8,13 +8,15 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import * as s from '../../src/db/schema/index.js';
 import { readDump } from '../../src/dumps/read.js';
-import { DUMP_RESOURCES, dumpsRoot, resourceFile, type Manifest } from '../../src/dumps/layout.js';
+import { DUMP_RESOURCES, resourceFile, type Manifest } from '../../src/dumps/layout.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { writeDump, type DumpResult } from '../../src/dumps/write.js';
 import { createApp } from '../../src/http/app.js';
 import { importBoard } from '../../src/import/index.js';
@@ -31,6 +33,8 @@ let target: TestDatabase;
 let dataDir: string;
 let config: Config;
 let result: DumpResult;
+/** The dump's directory. */
+let dumpDir: string;
 let manifest: Manifest;
 /** Every line of every file, by file name. */
 const lines: Record<string, string[]> = {};
@@ -153,16 +157,17 @@ beforeAll(async () => {
   await source.db.update(s.users).set({ avatar: 'avatars-dir/1-admin.png' }).where(eq(s.users.id, 1));
   await privateData(source.db);
 
-  result = (await writeDump(source.db, { dir: dumpsRoot(dataDir), config, now: NOW, batchSize: 5 }))!;
+  result = (await writeDump(source.db, { storage: new DirectoryStorage(join(dataDir, 'dumps')), config, now: NOW, batchSize: 5 }))!;
+  dumpDir = join(dataDir, 'dumps', result.name);
   manifest = result.manifest;
-  for (const name of readdirSync(result.path)) {
-    const bytes = readFileSync(join(result.path, name));
+  for (const name of readdirSync(dumpDir)) {
+    const bytes = readFileSync(join(dumpDir, name));
     const text = name.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
     lines[name] = text.split('\n').filter((l) => l !== '');
     if (name.endsWith('.jsonl.gz')) records[name.replace('.jsonl.gz', '')] = lines[name]!.map((l) => JSON.parse(l));
   }
 
-  await importBoard(target.db, await readDump(result.path));
+  await importBoard(target.db, await readDump(dumpDir));
   sourceApp = createApp({ config, db: source.db, engine: stubEngine, logger: { error: () => {} } });
   targetApp = createApp({ config, db: target.db, engine: stubEngine, logger: { error: () => {} } });
 }, 180_000);
@@ -175,10 +180,10 @@ afterAll(async () => {
 describe('the dump files', () => {
   it('are in place under DATA_DIR/dumps/<day>/ with latest.json pointing at them', () => {
     expect(result.name).toBe(DAY);
-    expect(result.path).toBe(join(dataDir, 'dumps', DAY));
+    expect(result.location).toBe(pathToFileURL(join(dataDir, 'dumps', DAY)).href);
     expect(readdirSync(join(dataDir, 'dumps')).sort()).toEqual([DAY, 'latest.json']);
     expect(JSON.parse(readFileSync(join(dataDir, 'dumps', 'latest.json'), 'utf8'))).toEqual({ name: DAY, created_at: '2025-06-02T03:00:00Z' });
-    expect(readdirSync(result.path).sort()).toEqual(['SHA256SUMS', 'board.json', 'manifest.json', ...DUMP_RESOURCES.map(resourceFile)].sort());
+    expect(readdirSync(dumpDir).sort()).toEqual(['SHA256SUMS', 'board.json', 'manifest.json', ...DUMP_RESOURCES.map(resourceFile)].sort());
   });
 
   it('hold no private data anywhere', () => {
@@ -244,20 +249,20 @@ describe('the dump files', () => {
       expect(entry.records, resource).toBeGreaterThan(0);
     }
     for (const f of manifest.files) {
-      const bytes = readFileSync(join(result.path, f.name));
+      const bytes = readFileSync(join(dumpDir, f.name));
       expect(bytes.length).toBe(f.bytes);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(f.sha256);
     }
-    expect(JSON.parse(readFileSync(join(result.path, 'board.json'), 'utf8'))).toMatchObject({ featured_image_id: expect.any(Number), dumped_at: '2025-06-02T03:00:00Z' });
+    expect(JSON.parse(readFileSync(join(dumpDir, 'board.json'), 'utf8'))).toMatchObject({ featured_image_id: expect.any(Number), dumped_at: '2025-06-02T03:00:00Z' });
     // SHA256SUMS in sha256sum's own format, covering the manifest too; sha256sum agrees.
-    const sums = readFileSync(join(result.path, 'SHA256SUMS'), 'utf8');
+    const sums = readFileSync(join(dumpDir, 'SHA256SUMS'), 'utf8');
     expect(sums).toMatch(/^([0-9a-f]{64} {2}[\w.]+\n){11}$/);
     for (const line of sums.trim().split('\n')) {
       const [hash, name] = line.split('  ') as [string, string];
-      expect(createHash('sha256').update(readFileSync(join(result.path, name))).digest('hex'), name).toBe(hash);
+      expect(createHash('sha256').update(readFileSync(join(dumpDir, name))).digest('hex'), name).toBe(hash);
     }
     const check = await new Promise<{ code: number; out: string }>((done) =>
-      execFile('sha256sum', ['-c', 'SHA256SUMS'], { cwd: result.path }, (err, stdout) => done({ code: err ? Number(err.code ?? -1) : 0, out: stdout })),
+      execFile('sha256sum', ['-c', 'SHA256SUMS'], { cwd: dumpDir }, (err, stdout) => done({ code: err ? Number(err.code ?? -1) : 0, out: stdout })),
     );
     if (check.code !== -2 && !Number.isNaN(check.code)) expect(check, check.out).toMatchObject({ code: 0 });
   });
@@ -265,14 +270,14 @@ describe('the dump files', () => {
   it('refuses to read a damaged dump', async () => {
     const copy = mkdtempSync(join(tmpdir(), 'tagwise-dump-copy-'));
     try {
-      for (const name of readdirSync(result.path)) writeFileSync(join(copy, name), readFileSync(join(result.path, name)));
+      for (const name of readdirSync(dumpDir)) writeFileSync(join(copy, name), readFileSync(join(dumpDir, name)));
       const bytes = readFileSync(join(copy, 'tags.jsonl.gz'));
       const at = bytes.length - 12;
       bytes[at] = bytes[at]! ^ 0xff;
       writeFileSync(join(copy, 'tags.jsonl.gz'), bytes);
       await expect(readDump(copy)).rejects.toThrow(/^tags\.jsonl\.gz/);
       // Cut short, and read without the manifest: the broken gzip stream is the error.
-      writeFileSync(join(copy, 'users.jsonl.gz'), readFileSync(join(result.path, 'users.jsonl.gz')).subarray(0, 40));
+      writeFileSync(join(copy, 'users.jsonl.gz'), readFileSync(join(dumpDir, 'users.jsonl.gz')).subarray(0, 40));
       await expect(readDump(join(copy, 'users.jsonl.gz'), { verify: false })).rejects.toThrow(/^users\.jsonl\.gz: unexpected end of file/);
     } finally {
       rmSync(copy, { recursive: true, force: true });
@@ -374,7 +379,7 @@ describe('the HTTP routes', () => {
     }
     const sums = await req(`/dumps/${DAY}/SHA256SUMS`);
     expect(sums.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-    expect(await sums.text()).toBe(readFileSync(join(result.path, 'SHA256SUMS'), 'utf8'));
+    expect(await sums.text()).toBe(readFileSync(join(dumpDir, 'SHA256SUMS'), 'utf8'));
     const latest = await req('/dumps/latest/images.jsonl.gz');
     expect(latest.status).toBe(302);
     expect(latest.headers.get('location')).toBe(`https://booru.test/dumps/${DAY}/images.jsonl.gz`);
@@ -382,7 +387,7 @@ describe('the HTTP routes', () => {
 
   it('answer ranges, conditional and HEAD requests', async () => {
     const path = `/dumps/${DAY}/images.jsonl.gz`;
-    const whole = readFileSync(join(result.path, 'images.jsonl.gz'));
+    const whole = readFileSync(join(dumpDir, 'images.jsonl.gz'));
     const first = await req(path, { headers: { Range: 'bytes=0-99' } });
     expect(first.status).toBe(206);
     expect(first.headers.get('content-range')).toBe(`bytes 0-99/${whole.length}`);
@@ -407,7 +412,7 @@ describe('the HTTP routes', () => {
   it('answer 404 JSON for unknown dumps and files, and for every path that tries to leave the dumps', async () => {
     writeFileSync(join(dataDir, 'outside-secret.txt'), 'TOP-SECRET');
     writeFileSync(join(dataDir, 'dumps', 'stray.json'), '"TOP-SECRET"');
-    writeFileSync(join(result.path, 'extra.json'), '"TOP-SECRET"');
+    writeFileSync(join(dumpDir, 'extra.json'), '"TOP-SECRET"');
     const paths = [
       `/dumps/1999-01-01/users.jsonl.gz`,
       `/dumps/${DAY}/nothing.jsonl.gz`,

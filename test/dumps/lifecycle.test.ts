@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type Config } from '../../src/config.js';
-import { dumpsRoot, listDumpNames, readLatest } from '../../src/dumps/layout.js';
+import { listDumpNames, readLatest } from '../../src/dumps/layout.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { readDump } from '../../src/dumps/read.js';
 import { DumpSchedule, nextRunAt, startDumpSchedule } from '../../src/dumps/schedule.js';
 import { DUMP_LOCK, DumpBusyError, writeDump } from '../../src/dumps/write.js';
@@ -23,13 +24,15 @@ let t: TestDatabase;
 let dataDir: string;
 let config: Config;
 let root: string;
+let dumps: DirectoryStorage;
 
 const day = (d: string) => new Date(`${d}T03:00:00Z`);
 
 beforeAll(async () => {
   t = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'tagwise-dump-life-'));
-  root = dumpsRoot(dataDir);
+  root = join(dataDir, 'dumps');
+  dumps = new DirectoryStorage(root);
   config = loadConfig({ DATA_DIR: dataDir, DEMO_DATA: 'false', DUMP_AT: '03:00', DUMP_KEEP: '2' });
   const user = await insertUser(t.db, { name: 'Lifecycle User' });
   const tag = await insertTag(t.db, 'safe');
@@ -46,10 +49,10 @@ describe('one dump at a time', () => {
     const schedule = new DumpSchedule({ db: t.db, config, now: () => day('2025-01-01') });
     await t.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${DUMP_LOCK}::bigint)`);
-      await expect(writeDump(t.db, { dir: root, config, now: day('2025-01-01') })).rejects.toBeInstanceOf(DumpBusyError);
+      await expect(writeDump(t.db, { storage: dumps, config, now: day('2025-01-01') })).rejects.toBeInstanceOf(DumpBusyError);
       expect(await schedule.runNow()).toEqual({ status: 'busy' });
     });
-    expect(await listDumpNames(root)).toEqual([]);
+    expect(await listDumpNames(dumps)).toEqual([]);
   });
 
   it('lets one of two schedules dump; the other skips, and skips again once the day is dumped', async () => {
@@ -66,32 +69,32 @@ describe('one dump at a time', () => {
     release();
     expect(await first).toMatchObject({ status: 'written', result: { name: '2025-01-02' } });
     expect(await b.runNow()).toEqual({ status: 'exists' });
-    expect(await listDumpNames(root)).toEqual(['2025-01-02']);
+    expect(await listDumpNames(dumps)).toEqual(['2025-01-02']);
   });
 });
 
 describe('dated dumps', () => {
   it('keeps the newest N with latest.json on the newest, replaces a same-day dump, and leaves nothing half-written', async () => {
-    for (const d of ['2025-01-03', '2025-01-04']) await writeDump(t.db, { dir: root, config, keep: 2, now: day(d) });
-    expect(await listDumpNames(root)).toEqual(['2025-01-04', '2025-01-03']);
-    expect((await readLatest(root))?.name).toBe('2025-01-04');
+    for (const d of ['2025-01-03', '2025-01-04']) await writeDump(t.db, { storage: dumps, config, keep: 2, now: day(d) });
+    expect(await listDumpNames(dumps)).toEqual(['2025-01-04', '2025-01-03']);
+    expect((await readLatest(dumps))?.name).toBe('2025-01-04');
 
     // An older day does not move the pointer (and falls out at once with keep 2).
-    await writeDump(t.db, { dir: root, config, keep: 2, now: day('2025-01-01') });
-    expect(await listDumpNames(root)).toEqual(['2025-01-04', '2025-01-03']);
-    expect((await readLatest(root))?.name).toBe('2025-01-04');
+    await writeDump(t.db, { storage: dumps, config, keep: 2, now: day('2025-01-01') });
+    expect(await listDumpNames(dumps)).toEqual(['2025-01-04', '2025-01-03']);
+    expect((await readLatest(dumps))?.name).toBe('2025-01-04');
 
     // The same day again: replaced, unless asked to leave it.
     const later = new Date('2025-01-04T09:30:00Z');
-    expect(await writeDump(t.db, { dir: root, config, keep: 2, now: later, ifMissing: true })).toBeNull();
-    const replaced = await writeDump(t.db, { dir: root, config, keep: 2, now: later });
+    expect(await writeDump(t.db, { storage: dumps, config, keep: 2, now: later, ifMissing: true })).toBeNull();
+    const replaced = await writeDump(t.db, { storage: dumps, config, keep: 2, now: later });
     expect(replaced?.manifest.created_at).toBe('2025-01-04T09:30:00Z');
     expect(JSON.parse(readFileSync(join(root, '2025-01-04', 'board.json'), 'utf8')).dumped_at).toBe('2025-01-04T09:30:00Z');
 
     // Stopped midway: no trace, the dumps in place untouched.
     const abort = new AbortController();
     await expect(
-      writeDump(t.db, { dir: root, config, keep: 2, now: day('2025-01-05'), signal: abort.signal, onProgress: () => abort.abort() }),
+      writeDump(t.db, { storage: dumps, config, keep: 2, now: day('2025-01-05'), signal: abort.signal, onProgress: () => abort.abort() }),
     ).rejects.toThrow(/abort/i);
     expect(readdirSync(root).sort()).toEqual(['2025-01-03', '2025-01-04', 'latest.json']);
 
@@ -124,7 +127,7 @@ describe('the nightly timer', () => {
     expect(schedule.nextRun?.toISOString()).toBe('2025-02-01T03:00:00.000Z');
     await waitUntil(() => `the dump; logged ${JSON.stringify(logged)}`, () => logged.length > 0, 20_000, 50);
     expect(logged).toEqual(['dump written']);
-    expect(await listDumpNames(root)).toContain('2025-02-01');
+    expect(await listDumpNames(dumps)).toContain('2025-02-01');
     // the next run is scheduled once the dump is written
     const next = await waitUntil('the next run', () => schedule.nextRun?.toISOString() !== '2025-02-01T03:00:00.000Z' && schedule.nextRun, 5_000, 10);
     expect(next.toISOString()).toBe('2025-02-02T03:00:00.000Z');
@@ -164,13 +167,13 @@ describe('the commands', () => {
     const dumped = await run('src/cli/dump.ts', t.url);
     expect(dumped.code, dumped.stderr).toBe(0);
     expect(dumped.stdout).toMatch(/^dump \d{4}-\d{2}-\d{2} written to .*\n {2}users\.jsonl\.gz: 1 record, \d+ bytes\n/);
-    const [again, imported] = await Promise.all([run('src/cli/dump.ts', t.url), run('src/cli/import.ts', empty.url, dumpsRoot(cliData))]);
+    const [again, imported] = await Promise.all([run('src/cli/dump.ts', t.url), run('src/cli/import.ts', empty.url, join(cliData, 'dumps'))]);
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain("today's dump is already in");
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toContain('images: 1 inserted');
     const [row] = await empty.db.execute<{ name: string }>(sql`select name from users`);
     expect(row?.name).toBe('Lifecycle User');
-    expect(existsSync(join(dumpsRoot(cliData), 'latest.json'))).toBe(true);
+    expect(existsSync(join(join(cliData, 'dumps'), 'latest.json'))).toBe(true);
   }, 180_000);
 });

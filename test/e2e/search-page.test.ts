@@ -22,6 +22,7 @@ import { EngineThread } from '../../src/search/embedded/index.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { insertFilter, insertKey, insertUser } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 
 /** The page's globals, inside `page.evaluate` callbacks (the project's types carry no DOM library). */
 declare const document: any;
@@ -47,7 +48,7 @@ beforeAll(async () => {
   if (!haveChromium) return;
   testDb = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'tagwise-search-page-'));
-  await seedDemoBoard(testDb.db, { seed: 3, images: 30, dataDir, withFiles: true });
+  await seedDemoBoard(testDb.db, { seed: 3, images: 30, storage: new DirectoryStorage(dataDir), withFiles: true });
   engine = new EngineThread();
   indexer = new Indexer({ db: testDb.db, engine });
   await indexer.ensureIndexes();

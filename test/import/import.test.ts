@@ -5,11 +5,12 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../src/db/schema/index.js';
 import { ImportError, importBoard, type ImportSummary } from '../../src/import/index.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { boardTables } from '../../src/seed/common.js';
 import { findUserByApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { runTool } from '../support/run-tool.js';
+import type { MediaStorage } from '../../src/media/storage.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/import');
@@ -19,7 +20,7 @@ const { apiKeys, images, imageTaggings, posts, searchOutbox, tags, topics, forum
 
 let tdb: TestDatabase;
 let dataDir: string;
-let store: FileStore;
+let store: MediaStorage;
 let first: ImportSummary;
 
 /** Every row of every table (outbox included), for before/after comparisons. */
@@ -32,7 +33,7 @@ async function dump(t: TestDatabase): Promise<Record<string, unknown[]>> {
 beforeAll(async () => {
   tdb = await createTestDatabase();
   dataDir = mkdtempSync(join(tmpdir(), 'tagwise-import-'));
-  store = new FileStore(join(dataDir, 'images'));
+  store = new DirectoryStorage(join(dataDir, 'images'));
   first = await importBoard(tdb.db, load('sample-board.json'), { fileStore: store, baseDir: FIXTURES });
 });
 
@@ -338,7 +339,7 @@ describe('import CLI', () => {
     const ok = await run('test/fixtures/import/sample-board.json');
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toContain('images: 5 inserted, 0 updated, 0 unchanged');
-    expect(await new FileStore(join(cliData, 'images')).exists('2024/2/1/1/full.png')).toBe(true);
+    expect(await new DirectoryStorage(join(cliData, 'images')).exists('2024/2/1/1/full.png')).toBe(true);
     const again = await run('test/fixtures/import/sample-board.json');
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('images: 0 inserted, 0 updated, 5 unchanged');

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
 import { processStoredImage } from '../../src/contexts/images/process-job.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { bringFiles } from '../../src/migrate/philomena/files.js';
 import { openLiveSource } from '../../src/migrate/philomena/live-source.js';
 import { silentReporter } from '../../src/migrate/philomena/report.js';
@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 test('originals are linked, queued for processing, and processed by the normal job', async () => {
-  const store = new FileStore(join(h.dataDir, 'images'));
+  const store = new DirectoryStorage(join(h.dataDir, 'images'));
   const summary = await bringFiles(h.db, storage, store, silentReporter);
   // Nine images are visible; two of them have files in the directory.
   expect(summary).toEqual({ linked: 2, copied: 0, missing: 7 });

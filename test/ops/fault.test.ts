@@ -482,7 +482,7 @@ describe('SIGKILL in the middle of uploads, processing and indexing, then restar
     expect(mismatches).toEqual([]);
     expect(converged).toBe(true);
     const ready = await fetch(`${svc.base}/readyz`);
-    expect(await ready.json()).toEqual({ status: 'ready', database: 'up', engine: 'up', indexer: 'up' });
+    expect(await ready.json()).toEqual({ status: 'ready', database: 'up', engine: 'up', indexer: 'up', storage: 'up' });
     note(`search agrees with SQL: ${(await expectations()).map((c) => `${c.q}=${c.ids.length}`).join(', ')}`);
   }, 360_000);
 

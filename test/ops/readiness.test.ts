@@ -11,7 +11,7 @@ import { createDatabase } from '../../src/db/client.js';
 import { createTestDatabase } from '../support/db.js';
 import { startOps, type OpsHarness } from './support.js';
 
-const READY = { status: 'ready', database: 'up', engine: 'up', indexer: 'up' };
+const READY = { status: 'ready', database: 'up', engine: 'up', indexer: 'up', storage: 'up' };
 
 /** An engine whose `count` fails (or never answers). */
 function brokenEngine(mode: 'fail' | 'hang'): SearchEngine {

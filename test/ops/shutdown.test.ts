@@ -83,7 +83,7 @@ describe('graceful shutdown of the service', () => {
     const warning = svc.lines.find((l) => String(l.msg).startsWith('serving http URLs on localhost for development'));
     expect(warning).toMatchObject({ level: 40, msg: 'serving http URLs on localhost for development; set https BASE_URL and CDN_URL in production' });
     const base = `http://127.0.0.1:${svc.port}`;
-    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', database: 'up', engine: 'up', indexer: 'up' });
+    expect(await (await fetch(`${base}/readyz`)).json()).toEqual({ status: 'ready', database: 'up', engine: 'up', indexer: 'up', storage: 'up' });
     const pgPid = postgresPid(dataDir);
     expect(isAlive(pgPid)).toBe(true);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bans, filters, images, searchOutbox, tags, users } from '../../src/db/schema/index.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { seedBulkBoard, type BulkSummary } from '../../src/seed/bulk.js';
 import { counterProblems, recomputeCounters } from '../../src/seed/verify.js';
 import { isRatingTag, isValidRatingCombination } from '../../src/contexts/tags/categories.js';
@@ -124,8 +124,8 @@ describe('bulk seed', () => {
   it('writes real files when asked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tagwise-bulk-'));
     try {
-      await seedBulkBoard(tdb.db, { images: 4, tags: 500, seed: 2, force: true, withFiles: true, dataDir: dir });
-      const store = new FileStore(join(dir, 'images'));
+      await seedBulkBoard(tdb.db, { images: 4, tags: 500, seed: 2, force: true, withFiles: true, storage: new DirectoryStorage(dir) });
+      const store = new DirectoryStorage(join(dir, 'images'));
       const rows = await tdb.db.select().from(images);
       expect(rows).toHaveLength(4);
       for (const r of rows) {

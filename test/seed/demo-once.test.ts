@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/db/client.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { seedDemoBoardOnce } from '../../src/seed/demo-once.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
@@ -28,7 +29,7 @@ describe('the demo board at a first start', () => {
   it('is made by one of the processes that start together; the others wait for it', async () => {
     const said: string[] = [];
     const seeded = await Promise.all(
-      pools.map((db, i) => seedDemoBoardOnce(db, { seed: 3, images: 12, dataDir: join(dir, String(i)) }, (msg) => said.push(msg))),
+      pools.map((db, i) => seedDemoBoardOnce(db, { seed: 3, images: 12, storage: new DirectoryStorage(join(dir, String(i))) }, (msg) => said.push(msg))),
     );
     expect(seeded.filter(Boolean)).toHaveLength(1);
     const [row] = await t.db.$client`select count(*)::int as n from images`;

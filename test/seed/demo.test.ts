@@ -5,13 +5,14 @@ import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { complexProblem } from '../../src/contexts/filters/complex.js';
 import * as schema from '../../src/db/schema/index.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { boxesSmallerThan } from '../../src/media/representations.js';
 import { representationExtension } from '../../src/media/formats.js';
 import { isBoardEmpty, planDemoBoard, seedDemoBoard, type DemoSummary } from '../../src/seed/demo.js';
 import { counterProblems } from '../../src/seed/verify.js';
 import { isRatingTag, isValidRatingCombination } from '../../src/contexts/tags/categories.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { pathFor } from '../../src/media/storage.js';
 
 const IMAGES = 40;
 const { comments, filters, imageFeatures, images, imageTaggings, posts, tags, tagImplications, userLinks, users } = schema;
@@ -28,9 +29,9 @@ beforeAll(async () => {
   dirB = mkdtempSync(join(tmpdir(), 'tagwise-demo-b-'));
   expect(await isBoardEmpty(first.db)).toBe(true);
   const phases = new Set<string>();
-  summary = await seedDemoBoard(first.db, { seed: 7, images: IMAGES, dataDir: dirA, onProgress: (p) => phases.add(p.phase) });
+  summary = await seedDemoBoard(first.db, { seed: 7, images: IMAGES, storage: new DirectoryStorage(dirA), onProgress: (p) => phases.add(p.phase) });
   expect([...phases]).toEqual(['files', 'rows', 'done']);
-  await seedDemoBoard(second.db, { seed: 7, images: IMAGES, dataDir: dirB });
+  await seedDemoBoard(second.db, { seed: 7, images: IMAGES, storage: new DirectoryStorage(dirB) });
 }, 300_000);
 
 afterAll(async () => {
@@ -108,7 +109,7 @@ describe('demo board', () => {
     expect(roles).toContain('moderator');
     expect(roles).toContain('assistant');
     expect(us.filter((u) => u.avatar !== null).length).toBeGreaterThan(0);
-    const avatars = new FileStore(join(dirA, 'avatars'));
+    const avatars = new DirectoryStorage(join(dirA, 'avatars'));
     for (const u of us) if (u.avatar) expect(await avatars.exists(u.avatar)).toBe(true);
     const links = await first.db
       .select({ state: userLinks.state, namespace: tags.namespace })
@@ -147,18 +148,18 @@ describe('demo board', () => {
   });
 
   it('stores the original and every representation of every image', async () => {
-    const store = new FileStore(join(dirA, 'images'));
+    const store = new DirectoryStorage(join(dirA, 'images'));
     const imgs = await first.db.select().from(images);
     expect(new Set(imgs.map((i) => i.imageFormat))).toEqual(new Set(['png', 'jpg', 'gif', 'svg']));
     let files = 0;
     for (const img of imgs) {
-      expect(img.storageKey).toBe(store.pathFor(img.createdAt, img.id, 'full', img.imageFormat));
+      expect(img.storageKey).toBe(pathFor(img.createdAt, img.id, 'full', img.imageFormat));
       const original = await store.stat(img.storageKey!);
       expect(original?.size, `image ${img.id}`).toBeGreaterThan(0);
       const ext = representationExtension(img.imageFormat);
-      const keys = boxesSmallerThan(img.imageWidth, img.imageHeight).map((b) => store.pathFor(img.createdAt, img.id, b.name, ext));
-      if (img.imageFormat === 'gif' || img.imageFormat === 'svg') keys.push(store.pathFor(img.createdAt, img.id, 'rendered', 'png'));
-      if (img.imageFormat === 'svg') keys.push(store.pathFor(img.createdAt, img.id, 'full', 'png'));
+      const keys = boxesSmallerThan(img.imageWidth, img.imageHeight).map((b) => pathFor(img.createdAt, img.id, b.name, ext));
+      if (img.imageFormat === 'gif' || img.imageFormat === 'svg') keys.push(pathFor(img.createdAt, img.id, 'rendered', 'png'));
+      if (img.imageFormat === 'svg') keys.push(pathFor(img.createdAt, img.id, 'full', 'png'));
       for (const key of keys) expect(await store.exists(key), key).toBe(true);
       files += keys.length + 1;
       expect(img.imageSha512Hash).toMatch(/^[0-9a-f]{128}$/);

@@ -14,13 +14,14 @@ import { createApp } from '../../src/http/app.js';
 import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/upload.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { Indexer } from '../../indexer/index.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { readAnswer, type Answer } from '../support/answer.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';
 import { insertKey, insertTag, insertUser, serveApp, stubEngine } from '../http/harness.js';
+import type { MediaStorage } from '../../src/media/storage.js';
 
 export const BASE_URL = 'http://booru.test';
 export const CDN_URL = 'https://cdn.booru.test';
@@ -41,7 +42,8 @@ export interface UploadHarness {
   dbUrl: string;
   config: Config;
   dataDir: string;
-  store: FileStore;
+  /** The image area of the storage. */
+  store: MediaStorage;
   /** Base URL of the app. */
   url: string;
   /** The https file server. */
@@ -72,6 +74,8 @@ export interface HarnessOptions {
   requestPool?: PoolOptions;
   /** Give the app a real embedded engine, kept up to date by `sync()` (default: none; any search fails the test). */
   search?: boolean;
+  /** The media storage (default: a directory under `dataDir`). */
+  storage?: MediaStorage;
 }
 
 export async function startUploadHarness(options: HarnessOptions = {}): Promise<UploadHarness> {
@@ -114,7 +118,8 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     UPLOAD_DAILY_CAP: '1000',
     ...options.env,
   });
-  const store = new FileStore(join(dataDir, 'images'));
+  const storage = options.storage ?? new DirectoryStorage(dataDir);
+  const store = storage.area('images');
   const logged: unknown[] = [];
   const engine = options.search ? new EmbeddedEngine() : undefined;
   const indexer = engine ? new Indexer({ db: testDb.db, engine, deleteRows: 'immediate' }) : undefined;
@@ -125,7 +130,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     db: requestDb ?? testDb.db,
     engine: engine ?? stubEngine,
     logger: { error: (obj) => logged.push(obj) },
-    fileStore: store,
+    storage,
     ...(options.upload ? { upload: options.upload } : {}),
   };
   const served = await serveApp(createApp(deps));

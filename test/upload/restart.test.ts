@@ -14,6 +14,8 @@ import { processStoredImage } from '../../src/contexts/images/process-job.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { startUploadHarness, type UploadHarness } from './harness.js';
+import { pathFor } from '../../src/media/storage.js';
+import { join } from 'node:path';
 
 let h: UploadHarness;
 let key: string;
@@ -63,7 +65,7 @@ describe('restarting the job worker', () => {
     const ids = [await submitDemo(101, 'jpeg'), await submitDemo(102, 'png')];
     expect((await jobsOf(ids)).map((j) => j.state)).toEqual(['queued', 'queued']);
 
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./worker-child.ts', import.meta.url)), h.dbUrl, h.store.root, '2'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./worker-child.ts', import.meta.url)), h.dbUrl, join(h.dataDir, 'images'), '2'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -128,7 +130,7 @@ describe('restarting the job worker', () => {
     // As if the row update never happened although every file (the stripped original too) was written.
     await h.db.update(s.images).set({ processed: false, thumbnailsGenerated: false }).where(eq(s.images.id, id));
     await h.db.delete(s.imageIntensities).where(eq(s.imageIntensities.imageId, id));
-    const thumb = h.store.pathFor(row!.createdAt, id, 'thumb', 'jpg');
+    const thumb = pathFor(row!.createdAt, id, 'thumb', 'jpg');
     await h.store.delete(thumb);
     expect(await processStoredImage({ db: h.db, fileStore: h.store }, id)).toBe('processed');
     const second = await imageState(id);

@@ -8,12 +8,12 @@
 import { createDatabase } from '../../src/db/client.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
-import { FileStore } from '../../src/media/storage.js';
+import { DirectoryStorage } from '../../src/media/storage-directory.js';
 
 const [dbUrl, root, freezeAfterArg] = process.argv.slice(2);
 const freezeAfter = Number(freezeAfterArg ?? 2);
 
-class FreezingStore extends FileStore {
+class FreezingStore extends DirectoryStorage {
   private puts = 0;
   override async put(key: string, buffer: Uint8Array): Promise<void> {
     await super.put(key, buffer);

@@ -15,7 +15,7 @@ import { imageFingerprints, images } from '../../db/schema/index.js';
 import { MediaError } from '../../media/errors.js';
 import { computeFingerprint, FINGERPRINT_VERSION, type Fingerprint } from '../../media/fingerprint.js';
 import { formatInfo } from '../../media/formats.js';
-import type { FileStore } from '../../media/storage.js';
+import { pathFor, type MediaStorage } from '../../media/storage.js';
 
 export function fingerprintRow(imageId: number, fingerprint: Fingerprint): typeof imageFingerprints.$inferInsert {
   return { imageId, phash: fingerprint.phash, chash: fingerprint.chash, version: FINGERPRINT_VERSION };
@@ -53,7 +53,7 @@ const needsFingerprint = and(
 );
 
 /** Fingerprint every image that needs it; see the module comment. */
-export async function backfillFingerprints(deps: { db: Database; fileStore: FileStore }, options: BackfillOptions = {}): Promise<BackfillProgress> {
+export async function backfillFingerprints(deps: { db: Database; fileStore: MediaStorage }, options: BackfillOptions = {}): Promise<BackfillProgress> {
   const { db, fileStore } = deps;
   const batchSize = options.batchSize ?? 50;
   const [counted] = await db.select({ n: count() }).from(images).leftJoin(imageFingerprints, eq(imageFingerprints.imageId, images.id)).where(needsFingerprint);
@@ -73,7 +73,7 @@ export async function backfillFingerprints(deps: { db: Database; fileStore: File
     const computed: { imageId: number; fingerprint: Fingerprint }[] = [];
     for (const image of batch) {
       after = image.id;
-      const key = image.storageKey ?? fileStore.pathFor(image.createdAt, image.id, 'full', formatInfo(image.format)?.ext ?? image.format);
+      const key = image.storageKey ?? pathFor(image.createdAt, image.id, 'full', formatInfo(image.format)?.ext ?? image.format);
       const bytes = await fileStore.get(key);
       const failed = (reason: string) => {
         progress.failed++;

@@ -37,7 +37,7 @@ import { processImage, type ProcessedImage, type ProcessOptions } from '../../me
 import { boxesSmallerThan, fitInside, type Representation } from '../../media/representations.js';
 import { jobDecodes } from '../../media/sandbox/decodes.js';
 import type { DecodeSandbox } from '../../media/sandbox/pool.js';
-import type { FileStore } from '../../media/storage.js';
+import { pathFor, type MediaStorage } from '../../media/storage.js';
 import { recordNearDuplicates } from './duplicates.js';
 import { saveFingerprint } from './fingerprints.js';
 import { PROCESS_IMAGE_JOB } from './submit.js';
@@ -81,7 +81,7 @@ export async function processForStorage(bytes: Buffer, options: MediaProcessingO
 
 export interface ProcessJobDeps {
   db: Database;
-  fileStore: FileStore;
+  fileStore: MediaStorage;
   media?: MediaProcessingOptions;
   /** Where the decoding runs; default the jobs' sandbox (`jobDecodes`). */
   sandbox?: DecodeSandbox;
@@ -97,13 +97,13 @@ export async function processStoredImage(deps: ProcessJobDeps, imageId: number):
   if (image.processed && image.thumbnailsGenerated) return 'already-processed';
 
   const ext = formatInfo(image.imageFormat)?.ext ?? image.imageFormat;
-  const originalKey = image.storageKey ?? fileStore.pathFor(image.createdAt, image.id, 'full', ext);
+  const originalKey = image.storageKey ?? pathFor(image.createdAt, image.id, 'full', ext);
   const bytes = await fileStore.get(originalKey);
   if (bytes === null) throw new Error(`the original of image ${imageId} is missing (${originalKey})`);
 
   const { result, files } = await processForStorage(bytes, deps.media, deps.sandbox ?? jobDecodes);
   for (const file of files) {
-    const key = fileStore.pathFor(image.createdAt, image.id, file.name, file.ext);
+    const key = pathFor(image.createdAt, image.id, file.name, file.ext);
     if (key === originalKey && file.buffer.equals(bytes)) continue;
     await fileStore.put(key, file.buffer);
   }
@@ -148,7 +148,7 @@ export async function markProcessingGivenUp(db: Database, imageId: number): Prom
 
 export interface JobHandlerDeps {
   db: Database;
-  fileStore: FileStore;
+  fileStore: MediaStorage;
   config?: Pick<Config, 'dataDir'>;
   media?: MediaProcessingOptions;
   /** Where the decoding runs; default the jobs' sandbox (`jobDecodes`). */

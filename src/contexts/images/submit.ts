@@ -37,7 +37,7 @@ import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import { formatInfo } from '../../media/formats.js';
 import { IntakeGuard } from '../../media/intake-guard.js';
 import { FetchError, safeFetch, type SafeFetchOptions } from '../../media/safe-fetch.js';
-import type { FileStore } from '../../media/storage.js';
+import { pathFor, type MediaStorage } from '../../media/storage.js';
 import { getOrCreateTags, MAX_TAG_INPUT_TAGS, parseTagList } from '../tags/get-or-create.js';
 import { ratingProblems } from '../tags/categories.js';
 import type { Transaction } from '../../db/executor.js';
@@ -108,7 +108,7 @@ export interface SubmitInput {
 }
 
 export interface SubmitDeps {
-  fileStore: FileStore;
+  fileStore: MediaStorage;
   /** Largest accepted file in bytes, downloaded or given (default 131,072,000). */
   maxBytes?: number;
   /** Outbound fetch settings (allowHosts for local test servers, timeouts). */
@@ -322,7 +322,7 @@ export async function submitImage(db: Database, input: SubmitInput, deps: Submit
       const [{ id } = { id: 0 }] = await tx.execute<{ id: number }>(sql`select nextval(pg_get_serial_sequence('images', 'id'))::int as id`);
       const now = deps.now?.() ?? new Date();
       const ext = formatInfo(analysis.format)?.ext ?? analysis.format;
-      const storageKey = deps.fileStore.pathFor(now, id, 'full', ext);
+      const storageKey = pathFor(now, id, 'full', ext);
       const approved = isAutoApproved(input.user);
 
       await tx.insert(images).values({

@@ -6,6 +6,9 @@
  * logged as 499 "Client closed request", not as an error of ours;
  * the database being unreachable (down, restarting, a statement timeout) is 503 with Retry-After,
  * and so is the search engine being so (every OpenSearch node down, say);
+ * the media storage refusing a write for want of space is 507 Insufficient Storage with
+ * Retry-After (counted in `/metrics`; nothing of the request was kept, see contexts/images/submit.ts);
+ * object storage that cannot be reached is 503 with Retry-After, as the database;
  * anything else is logged and answered 500 `{"error":"Internal Error"}`, without details.
  */
 import type { IncomingMessage } from 'node:http';
@@ -13,10 +16,14 @@ import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/sandbox/pool.js';
+import { StorageFullError, StorageUnavailableError } from '../../media/storage.js';
 import type { AppEnv, AppLogger } from '../context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { isSearchUnavailable, SEARCH_RETRY_AFTER_SECONDS } from '../../search/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
+
+/** Seconds a client is asked to wait when the media storage is full (an operator has to act). */
+export const STORAGE_FULL_RETRY_AFTER_SECONDS = 300;
 
 /** Seconds a client is asked to wait when the database is unavailable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
@@ -55,6 +62,17 @@ export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHa
       return errorResponse(c, CLIENT_CLOSED_REQUEST as ContentfulStatusCode, 'Client closed request');
     }
     const logger = c.get('deps')?.logger ?? fallbackLogger;
+    if (err instanceof StorageFullError) {
+      c.get('deps')?.metrics?.storageFullRefusals.inc();
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'media storage full');
+      c.header('Retry-After', String(STORAGE_FULL_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 507, 'Insufficient storage: the board cannot store files right now, retry later');
+    }
+    if (err instanceof StorageUnavailableError) {
+      logger.error({ err, method: c.req.method, path: c.req.path }, 'media storage unavailable');
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
+      return errorResponse(c, 503, 'Service temporarily unavailable, retry later');
+    }
     if (isDatabaseUnavailable(err)) {
       logger.error({ err, method: c.req.method, path: c.req.path }, 'database unavailable');
       c.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));

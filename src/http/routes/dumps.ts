@@ -1,5 +1,6 @@
 /**
- * The public data dumps (src/dumps/), served from DATA_DIR/dumps outside the JSON API:
+ * The public data dumps (src/dumps/), served from the `dumps` area of the media storage (a
+ * directory or a bucket) outside the JSON API:
  *
  *   GET /dumps/                  the dumps available, newest first, with every file's size,
  *                                record count, SHA-256 and URL (`latest` names the newest)
@@ -15,9 +16,6 @@
  * unsatisfiable one 416, a matching `If-None-Match` 304. A dated dump never changes, so its files
  * are cached for a year; the index and pointer for five minutes. Anything else is a 404 JSON error.
  */
-import type { FileHandle } from 'node:fs/promises';
-import { open, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Hono } from 'hono';
 import type { Config } from '../../config.js';
 import {
@@ -25,13 +23,13 @@ import {
   MANIFEST_FILE,
   SUMS_FILE,
   contentTypeOf,
-  dumpsRoot,
   isDumpFile,
   listDumps,
   readLatest,
   readManifest,
   type Manifest,
 } from '../../dumps/layout.js';
+import type { MediaStorage } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { nameRoute } from '../route-name.js';
@@ -57,49 +55,27 @@ export interface DumpJson {
   files: DumpFileJson[];
 }
 
-async function sizeOf(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
-  }
+async function sizeOf(dump: MediaStorage, file: string): Promise<number> {
+  return (await dump.stat(file))?.size ?? 0;
 }
 
-async function dumpJson(config: Pick<Config, 'baseUrl'>, root: string, name: string, manifest: Manifest): Promise<DumpJson> {
+async function dumpJson(config: Pick<Config, 'baseUrl'>, root: MediaStorage, name: string, manifest: Manifest): Promise<DumpJson> {
   const url = `${config.baseUrl}/dumps/${name}/`;
   const files: DumpFileJson[] = manifest.files.map((f) => ({ name: f.name, resource: f.resource, bytes: f.bytes, records: f.records, sha256: f.sha256, url: url + f.name }));
   // The manifest and the checksum list describe the others; they are listed without checksums.
   for (const extra of [MANIFEST_FILE, SUMS_FILE]) {
-    files.push({ name: extra, resource: null, bytes: await sizeOf(join(root, name, extra)), records: null, sha256: null, url: url + extra });
+    files.push({ name: extra, resource: null, bytes: await sizeOf(root.area(name), extra), records: null, sha256: null, url: url + extra });
   }
   return { name, created_at: manifest.created_at, url, files };
 }
 
-async function serveDumpFile(c: AppContext, path: string, file: string): Promise<Response> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return notFound(c);
-    throw err;
-  }
-  // From here the bytes served are the open file's, even if the dump is replaced meanwhile.
-  let streaming = false;
-  try {
-    const st = await handle.stat();
-    if (!st.isFile()) return notFound(c);
-    return fileResponse(c, { size: st.size, mtime: st.mtime }, { 'Content-Type': contentTypeOf(file) }, (start, end) => {
-      streaming = true;
-      return handle.createReadStream({ start, end, autoClose: true });
-    });
-  } finally {
-    if (!streaming) await handle.close();
-  }
+async function serveDumpFile(c: AppContext, dump: MediaStorage, file: string): Promise<Response> {
+  const stat = await dump.stat(file);
+  if (!stat) return notFound(c);
+  return fileResponse(c, stat, { 'Content-Type': contentTypeOf(file) }, (start, end) => dump.read(file, { start, end }));
 }
 
-export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<AppEnv> {
-  const root = dumpsRoot(config.dataDir);
+export function dumpRoutes(config: Pick<Config, 'baseUrl'>, root: MediaStorage): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   const index = async (c: AppContext) => {
@@ -133,7 +109,7 @@ export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<Ap
   const oneDump = async (c: AppContext) => {
     const name = c.req.param('name') ?? '';
     if (!DUMP_NAME.test(name)) return notFound(c);
-    const manifest = await readManifest(join(root, name));
+    const manifest = await readManifest(root.area(name));
     if (!manifest || manifest.name !== name) return notFound(c);
     cacheFor(c, INDEX_MAX_AGE);
     return c.json({ dump: await dumpJson(config, root, name, manifest) });
@@ -154,7 +130,7 @@ export function dumpRoutes(config: Pick<Config, 'dataDir' | 'baseUrl'>): Hono<Ap
     }
     // Fixed names only: a date and one of a dump's own files.
     if (!DUMP_NAME.test(name) || !isDumpFile(file)) return notFound(c);
-    return serveDumpFile(c, join(root, name, file), file);
+    return serveDumpFile(c, root.area(name), file);
   });
 
   return app;

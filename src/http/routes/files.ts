@@ -1,21 +1,21 @@
 /**
- * Stored files, served by the service itself in embedded mode (the CDN paths of reference §5.4):
+ * Stored files, served by the service itself in embedded mode (the CDN paths of reference §5.4),
+ * from the media storage (a directory or S3, src/media/storage.ts), whichever process stored them:
  *
- *   /img/Y/M/D/ID/NAME.EXT              → DATA_DIR/images/Y/M/D/ID/NAME.EXT (representations)
- *   /img/view/Y/M/D/ID<anything>.EXT    → DATA_DIR/images/Y/M/D/ID/full.EXT (text after the id ignored)
+ *   /img/Y/M/D/ID/NAME.EXT              → images/Y/M/D/ID/NAME.EXT (representations)
+ *   /img/view/Y/M/D/ID<anything>.EXT    → images/Y/M/D/ID/full.EXT (text after the id ignored)
  *   /img/download/Y/M/D/ID<anything>.EXT → the same file, as an attachment
- *   /avatars/…, /badge-img/…, /tag-img/… → DATA_DIR/avatars, badge-img, tag-img
+ *   /avatars/…, /badge-img/…, /tag-img/… → the areas avatars, badge-img, tag-img
  *
  * Paths are matched by strict patterns (digits, names of letters, digits, `_`, `-`, `.` that
- * never start with a dot) and resolved by the FileStore, which refuses anything leaving its root:
+ * never start with a dot) and checked again by the storage, which refuses any key leaving its area:
  * traversal is impossible twice over. Answers carry the content type, a strong `ETag`,
  * `Last-Modified`, `Accept-Ranges`, and a year of immutable caching; conditional requests get 304,
  * single byte ranges 206, unsatisfiable ranges 416. Multi-range requests get the whole file.
  */
 import { Readable } from 'node:stream';
-import { join } from 'node:path';
 import { Hono } from 'hono';
-import { FileStore, StorageKeyError, type StoredFileStat } from '../../media/storage.js';
+import { StorageKeyError, type MediaStorage, type StoredFileStat } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
 import { etagMatches } from '../middleware/cache.js';
@@ -98,10 +98,16 @@ function notModifiedSince(header: string | undefined, mtime: Date): boolean {
 /**
  * The answer to a GET or HEAD of a file of this size and time: 304 when the client's copy is fresh
  * (If-None-Match, else If-Modified-Since), 416 for a range past its end, else 200, or 206 for one
- * byte range whose validator still holds (If-Range), with the bytes `read` streams. `headers` are
- * the file's own (its Content-Type first), added to the caching and range headers every file has.
+ * byte range whose validator still holds (If-Range), with the bytes `read` streams (404 when it
+ * finds the file gone since its `stat`). `headers` are the file's own (its Content-Type first),
+ * added to the caching and range headers every file has.
  */
-export function fileResponse(c: AppContext, stat: StoredFileStat, own: Record<string, string>, read: (start: number, end: number) => Readable): Response {
+export async function fileResponse(
+  c: AppContext,
+  stat: StoredFileStat,
+  own: Record<string, string>,
+  read: (start: number, end: number) => Readable | null | Promise<Readable | null>,
+): Promise<Response> {
   const etag = fileEtag(stat);
   const lastModified = stat.mtime.toUTCString();
   const headers = new Headers({
@@ -140,10 +146,12 @@ export function fileResponse(c: AppContext, stat: StoredFileStat, own: Record<st
   headers.set('Content-Length', String(length));
   if (range) headers.set('Content-Range', `bytes ${start}-${end}/${stat.size}`);
   if (head || length === 0) return new Response(null, { status, headers });
-  return new Response(Readable.toWeb(read(start, end)) as ReadableStream<Uint8Array>, { status, headers });
+  const body = await read(start, end);
+  if (!body) return notFound(c);
+  return new Response(Readable.toWeb(body) as ReadableStream<Uint8Array>, { status, headers });
 }
 
-async function serveFile(c: AppContext, store: FileStore, key: string, ext: string, downloadName?: string): Promise<Response> {
+async function serveFile(c: AppContext, store: MediaStorage, key: string, ext: string, downloadName?: string): Promise<Response> {
   let stat: StoredFileStat | null;
   try {
     stat = await store.stat(key);
@@ -158,15 +166,15 @@ async function serveFile(c: AppContext, store: FileStore, key: string, ext: stri
     'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
   };
   if (downloadName) own['Content-Disposition'] = `attachment; filename="${downloadName}"`;
-  return fileResponse(c, stat, own, (start, end) => store.createReadStream(key, { start, end }));
+  return fileResponse(c, stat, own, (start, end) => store.read(key, { start, end }));
 }
 
-export function fileRoutes(dataDir: string): Hono<AppEnv> {
+export function fileRoutes(storage: MediaStorage): Hono<AppEnv> {
   const stores = {
-    images: new FileStore(join(dataDir, 'images')),
-    avatars: new FileStore(join(dataDir, 'avatars')),
-    'badge-img': new FileStore(join(dataDir, 'badge-img')),
-    'tag-img': new FileStore(join(dataDir, 'tag-img')),
+    images: storage.area('images'),
+    avatars: storage.area('avatars'),
+    'badge-img': storage.area('badge-img'),
+    'tag-img': storage.area('tag-img'),
   };
   const app = new Hono<AppEnv>();
   const handler = async (c: AppContext) => {

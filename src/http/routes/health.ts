@@ -21,17 +21,34 @@
  * cannot reach the database or the engine still fails. `indexer_leader` says whether this
  * process is the one following the outbox.
  *
+ * `/readyz` also carries `"storage"`: `"up"`, or `"full"` while the media storage refuses writes
+ * for want of space (uploads are answered 507). For the same reason a full storage does not make
+ * the process unready: everything but storing new files still works, and the storage is usually
+ * shared by every process, so taking them out of the load balancer would turn refused uploads
+ * into a whole board down. A process otherwise ready answers 200 `{"status":"degraded",
+ * "storage":"full",…}`. While full, each check makes a small test write (at most every 10 s) to
+ * learn whether space is back.
+ *
  * Never cached.
  */
 import { Hono } from 'hono';
 import { countRecords, pingDatabase, type RecordCounts } from '../../contexts/board/health.js';
 import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
-import type { AppEnv } from '../context.js';
+import { probeStorage } from '../../media/storage.js';
+import type { AppDeps, AppEnv } from '../context.js';
+import { storageOf } from '../media-storage.js';
 import { withTimeout } from './metrics.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 
 type Part = 'up' | 'down' | 'starting' | 'behind' | 'unknown';
+
+/** `full` while the storage refuses writes; a test write (at most every 10 s) notices space coming back. */
+async function storageState(deps: AppDeps): Promise<'up' | 'full'> {
+  const storage = storageOf(deps);
+  if (!storage.health.full) return 'up';
+  return (await withTimeout(probeStorage(storage), CHECK_TIMEOUT_MS, 'storage').catch(() => true)) ? 'full' : 'up';
+}
 
 export function healthRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -77,13 +94,15 @@ export function healthRoutes(): Hono<AppEnv> {
     else if (!lagKnown) indexer = 'unknown';
     else if (lagSeconds !== null && lagSeconds >= config.readyMaxOutboxLagSeconds) indexer = 'behind';
 
-    const parts: Record<'database' | 'engine' | 'indexer', Part> = {
+    const parts: Record<'database' | 'engine' | 'indexer', Part> & { storage: 'up' | 'full' } = {
       database: databaseUp ? 'up' : 'down',
       engine: engineUp ? 'up' : 'down',
       indexer,
+      storage: await storageState(c.get('deps')),
     };
     const leader = state?.leading ? { indexer_leader: state.leading() } : {};
-    if (databaseUp && engineUp && indexer === 'up') return c.json({ status: 'ready', ...parts, ...leader });
+    if (parts.storage === 'full') c.get('log')?.warn({ storage: storageOf(c.get('deps')).location }, 'degraded: media storage full');
+    if (databaseUp && engineUp && indexer === 'up') return c.json({ status: parts.storage === 'full' ? 'degraded' : 'ready', ...parts, ...leader });
     if (databaseUp && engineUp && indexer === 'behind' && state?.indexer === 'shared') {
       c.get('log')?.warn({ ...parts, outboxLagSeconds: lagSeconds }, 'degraded: the shared index lags');
       return c.json({ status: 'degraded', ...parts, outbox_lag_seconds: Math.round(lagSeconds ?? 0), ...leader });

@@ -1,13 +1,14 @@
 /**
  * GET /metrics: the app's Prometheus metrics in the text exposition format — HTTP requests and
  * latency by route, rate-limit rejections, the search outbox (pending changes, age of the oldest),
- * the job queue by state, and the process's own (memory, event loop lag, …). Never cached.
+ * the job queue by state, media storage refusing writes for want of space, and the process's own (memory, event loop lag, …). Never cached.
  * Operators who do not want it public should keep it off their proxy's public routes.
  */
 import { Hono } from 'hono';
 import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import type { Database } from '../../db/client.js';
 import { queueStats } from '../../jobs/queue.js';
+import type { StorageHealth } from '../../media/storage.js';
 import { Metrics } from '../../observability/metrics.js';
 import type { AppEnv, IndexerLag } from '../context.js';
 
@@ -35,8 +36,9 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
  * gauges read at scrape time. A source that fails (database down) reports NaN rather than
  * failing the whole scrape.
  */
-export function createAppMetrics(db: Database, lag: () => Promise<IndexerLag> = () => outboxLag(db)): Metrics {
+export function createAppMetrics(db: Database, lag: () => Promise<IndexerLag> = () => outboxLag(db), storage?: StorageHealth): Metrics {
   return new Metrics({
+    ...(storage ? { storageFull: () => storage.full } : {}),
     outboxLag: async () => {
       try {
         const current = await withTimeout(lag(), 2_000, 'outbox lag');

@@ -26,7 +26,6 @@
  * Optional dependencies read from the app's deps object beside `AppDeps` (see `UploadDeps`): the
  * image store, the shared limiter, and upload settings such as the largest accepted file.
  */
-import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
@@ -37,7 +36,8 @@ import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js'
 import { findActiveBan, type ActiveBan } from '../../contexts/users/active-bans.js';
 import { limitPolicyFrom, RequestLimiter } from '../../limits/index.js';
 import type { FfmpegOptions } from '../../media/ffmpeg.js';
-import { FileStore } from '../../media/storage.js';
+import type { MediaStorage } from '../../media/storage.js';
+import { storageOf } from '../media-storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
@@ -58,8 +58,6 @@ export interface UploadOptions {
 
 /** Optional members of the app's deps used by the upload and reverse-search routes. */
 export interface UploadDeps {
-  /** The image store; default `DATA_DIR/images`. */
-  fileStore?: FileStore;
   /** The process's request limiter; default one per app built from `config.limits`. */
   limiter?: RequestLimiter;
   upload?: UploadOptions;
@@ -70,17 +68,11 @@ export type DepsWithUploads = AppDeps & UploadDeps;
 /** Largest JSON body of a submission (the description is at most 50,000 bytes). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
 
-const defaultStores = new WeakMap<AppDeps, FileStore>();
 const defaultLimiters = new WeakMap<AppDeps, RequestLimiter | null>();
 
-export function imageStoreOf(deps: DepsWithUploads): FileStore {
-  if (deps.fileStore) return deps.fileStore;
-  let store = defaultStores.get(deps);
-  if (!store) {
-    store = new FileStore(join(deps.config.dataDir, 'images'));
-    defaultStores.set(deps, store);
-  }
-  return store;
+/** The image area of the app's storage. */
+export function imageStoreOf(deps: AppDeps): MediaStorage {
+  return storageOf(deps).area('images');
 }
 
 /** The limiter of these deps, or null when limits are off (`RATE_LIMITS=off`). */

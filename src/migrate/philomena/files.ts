@@ -1,19 +1,19 @@
 /**
  * `--files DIR`: originals from a Philomena image store (`DIR/Y/M/D/<id>/full.<format>`, the
  * layout Philomena's uploader writes) are hard-linked into the board's image store (copied when
- * the two are on different file systems), and each image is queued for the normal processing
+ * the two are on different file systems, or into object storage), and each image is queued for the normal processing
  * job, which makes every representation in the background and then marks the image processed.
  * Images already holding a stored file are left alone, so a rerun continues where one stopped.
  * Hidden images are skipped: Philomena moves their files under a secret directory name.
  */
-import { copyFile, link, mkdir, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { images } from '../../db/schema/index.js';
 import { PROCESS_IMAGE_JOB } from '../../contexts/images/submit.js';
 import { enqueueJob } from '../../jobs/queue.js';
-import { datePath, type FileStore } from '../../media/storage.js';
+import { datePath, pathFor, type MediaStorage } from '../../media/storage.js';
 import type { Reporter } from './report.js';
 
 export interface FilesSummary {
@@ -23,21 +23,7 @@ export interface FilesSummary {
   missing: number;
 }
 
-async function placeFile(from: string, to: string): Promise<'linked' | 'copied'> {
-  await mkdir(dirname(to), { recursive: true });
-  try {
-    await link(from, to);
-    return 'linked';
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return 'linked';
-    if (code !== 'EXDEV' && code !== 'EPERM') throw err;
-    await copyFile(from, to);
-    return 'copied';
-  }
-}
-
-export async function bringFiles(db: Database, dir: string, store: FileStore, reporter: Reporter): Promise<FilesSummary> {
+export async function bringFiles(db: Database, dir: string, store: MediaStorage, reporter: Reporter): Promise<FilesSummary> {
   const summary: FilesSummary = { linked: 0, copied: 0, missing: 0 };
   const sql = sqlClientOf(db);
   const [{ total }] = (await sql`select count(*)::int as total from images where storage_key is null and not hidden_from_users`) as unknown as [{ total: number }];
@@ -55,8 +41,8 @@ export async function bringFiles(db: Database, dir: string, store: FileStore, re
         summary.missing++;
         reporter.skipped('files', `image ${image.id}`, `no ${relative} under ${dir}`);
       } else {
-        const key = store.pathFor(createdAt, image.id, 'full', image.image_format);
-        summary[await placeFile(from, store.resolve(key))]++;
+        const key = pathFor(createdAt, image.id, 'full', image.image_format);
+        summary[await store.putFile(key, from)]++;
         placed.push({ id: image.id, key });
       }
       reporter.progress('files', ++done, total);
