@@ -74,7 +74,7 @@ describe.skipIf(!runs)('a cluster of three API processes, three OpenSearch nodes
 
     expect(stats.failures).toEqual([]);
     expect(stats.unacked).toBe(0);
-    expect(stats.acked.length).toBeGreaterThanOrEqual(20);
+    expect(stats.acked.length).toBeGreaterThanOrEqual(10); // one a second when an upload takes under a second
     expect(stats.requests).toBeGreaterThan(stats.acked.length);
     const survivors = alive();
     expect(survivors).toHaveLength(2);
