@@ -16,6 +16,7 @@ import {
   validateAreaName,
   validateKey,
   type MediaStorage,
+  type OpenedFile,
   type PlacedBy,
   type StoredFileStat,
   type StoredObject,
@@ -85,6 +86,32 @@ export class DirectoryStorage implements MediaStorage {
     }
     // From here the bytes are the open file's, even if the key is replaced meanwhile.
     return handle.createReadStream({ ...(range ?? {}), autoClose: true });
+  }
+
+  async open(key: string): Promise<OpenedFile | null> {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(this.resolve(key), 'r');
+    } catch (error) {
+      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
+      throw error;
+    }
+    try {
+      const s = await handle.stat();
+      if (!s.isFile()) {
+        await handle.close();
+        return null;
+      }
+      // The bytes served are the open file's, even if the key is replaced meanwhile.
+      return {
+        stat: { size: s.size, mtime: s.mtime },
+        read: async (range) => handle.createReadStream({ ...range, autoClose: true }),
+        close: () => void handle.close().catch(() => {}),
+      };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   async stat(key: string): Promise<StoredFileStat | null> {

@@ -16,6 +16,7 @@ import {
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  type GetObjectCommandOutput,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import type { StorageSettings } from '../config.js';
@@ -26,6 +27,7 @@ import {
   validateAreaName,
   validateKey,
   type MediaStorage,
+  type OpenedFile,
   type PlacedBy,
   type StoredFileStat,
   type StoredObject,
@@ -103,14 +105,50 @@ export class S3Storage implements MediaStorage {
   }
 
   async read(key: string, range?: { start: number; end: number }): Promise<Readable | null> {
+    return (await this.#getObject(key, range))?.body ?? null;
+  }
+
+  async open(key: string): Promise<OpenedFile | null> {
+    const whole = await this.#getObject(key);
+    if (!whole) return null;
+    const { body, out } = whole;
+    const stat = { size: out.ContentLength ?? 0, mtime: out.LastModified ?? new Date(0) };
+    let taken = false;
+    return {
+      stat,
+      read: async (range) => {
+        if (!taken && range.start === 0 && range.end === stat.size - 1) {
+          taken = true;
+          return body;
+        }
+        body.destroy();
+        // A part: asked for again, of the same version of the object (else it is gone: 404).
+        return (await this.#getObject(key, range, out.ETag))?.body ?? null;
+      },
+      close: () => {
+        if (!taken) body.destroy();
+      },
+    };
+  }
+
+  /** GetObject as a stream, or null when the object (or that version of it) is not there. */
+  async #getObject(key: string, range?: { start: number; end: number }, ifMatch?: string): Promise<{ body: Readable; out: GetObjectCommandOutput } | null> {
     try {
-      const out = await reached(this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.#key(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }),
-      ));
+      const out = await reached(
+        this.client.send(
+          new GetObjectCommand({
+            Bucket: this.bucket,
+            Key: this.#key(key),
+            ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
+            ...(ifMatch ? { IfMatch: ifMatch } : {}),
+          }),
+        ),
+      );
       // In Node the body is an IncomingMessage, a Readable.
-      return out.Body instanceof Readable ? out.Body : Readable.fromWeb(out.Body!.transformToWebStream() as import('node:stream/web').ReadableStream);
+      const body = out.Body instanceof Readable ? out.Body : Readable.fromWeb(out.Body!.transformToWebStream() as import('node:stream/web').ReadableStream);
+      return { body, out };
     } catch (error) {
-      if (isNotFound(error)) return null;
+      if (isNotFound(error) || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) return null;
       throw error;
     }
   }

@@ -41,6 +41,15 @@ export interface StoredObject extends StoredFileStat {
   key: string;
 }
 
+/** A file opened for serving: its size and time, and its bytes as they were when opened. */
+export interface OpenedFile {
+  stat: StoredFileStat;
+  /** The bytes `start..end` (inclusive); called at most once, or null when the file is gone. */
+  read(range: { start: number; end: number }): Promise<Readable | null>;
+  /** Releases the file when `read` is not called (a 304, a HEAD, a 416). */
+  close(): void;
+}
+
 /** How a file was placed by `putFile`: a hard link to the source, or a copy of its bytes. */
 export type PlacedBy = 'linked' | 'copied';
 
@@ -60,6 +69,11 @@ export interface MediaStorage {
   /** A stream of the bytes `start..end` (inclusive; default the whole file), or null when missing. */
   read(key: string, range?: { start: number; end: number }): Promise<Readable | null>;
   stat(key: string): Promise<StoredFileStat | null>;
+  /**
+   * The file at `key` for serving, or null when missing: one request to an object store for the
+   * usual whole-file answer (its stat and body come together), a file handle in a directory.
+   */
+  open(key: string): Promise<OpenedFile | null>;
   exists(key: string): Promise<boolean>;
   /** Removes the file at `key`; true if there was one. */
   delete(key: string): Promise<boolean>;

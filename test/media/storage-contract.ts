@@ -45,6 +45,23 @@ export function storageContract(name: string, storage: () => MediaStorage): void
       expect(await text(await store.read('2020/1/1/1/thumb.png', { start: 9, end: 9 }))).toBe('9');
     });
 
+    it('opens a file for serving: its stat, then the whole file, a part, or nothing', async () => {
+      const store = storage();
+      expect(await store.open('2020/1/1/2/thumb.png')).toBeNull();
+      await store.put('2020/1/1/2/thumb.png', Buffer.from('abcdefghij'));
+      const whole = await store.open('2020/1/1/2/thumb.png');
+      expect(whole?.stat.size).toBe(10);
+      expect(await text(await whole!.read({ start: 0, end: 9 }))).toBe('abcdefghij');
+      const part = await store.open('2020/1/1/2/thumb.png');
+      expect(await text(await part!.read({ start: 3, end: 5 }))).toBe('def');
+      const unread = await store.open('2020/1/1/2/thumb.png');
+      unread!.close();
+      // Many opened and closed unread leave nothing held that stops the next.
+      for (let i = 0; i < 60; i++) (await store.open('2020/1/1/2/thumb.png'))!.close();
+      expect(await text(await (await store.open('2020/1/1/2/thumb.png'))!.read({ start: 9, end: 9 }))).toBe('j');
+      await expect(store.open('../x')).rejects.toThrow(StorageKeyError);
+    });
+
     it('stores a local file, lists by prefix and deletes a tree', async () => {
       const store = storage();
       const dir = await mkdtemp(join(tmpdir(), 'tagwise-contract-'));

@@ -34,7 +34,7 @@ import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { nameRoute } from '../route-name.js';
 import { cacheFor } from '../middleware/cache.js';
-import { fileResponse } from './files.js';
+import { openedFileResponse } from './files.js';
 
 /** How long the index and the latest pointer may be cached: a new dump appears once a day. */
 const INDEX_MAX_AGE = 300;
@@ -70,9 +70,9 @@ async function dumpJson(config: Pick<Config, 'baseUrl'>, root: MediaStorage, nam
 }
 
 async function serveDumpFile(c: AppContext, dump: MediaStorage, file: string): Promise<Response> {
-  const stat = await dump.stat(file);
-  if (!stat) return notFound(c);
-  return fileResponse(c, stat, { 'Content-Type': contentTypeOf(file) }, (start, end) => dump.read(file, { start, end }));
+  const opened = await dump.open(file);
+  if (!opened) return notFound(c);
+  return openedFileResponse(c, opened, { 'Content-Type': contentTypeOf(file) });
 }
 
 export function dumpRoutes(config: Pick<Config, 'baseUrl'>, root: MediaStorage): Hono<AppEnv> {

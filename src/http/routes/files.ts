@@ -15,7 +15,7 @@
  */
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { StorageKeyError, type MediaStorage, type StoredFileStat } from '../../media/storage.js';
+import { StorageKeyError, type MediaStorage, type OpenedFile, type StoredFileStat } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
 import { etagMatches } from '../middleware/cache.js';
@@ -151,22 +151,35 @@ export async function fileResponse(
   return new Response(Readable.toWeb(body) as ReadableStream<Uint8Array>, { status, headers });
 }
 
-async function serveFile(c: AppContext, store: MediaStorage, key: string, ext: string, downloadName?: string): Promise<Response> {
-  let stat: StoredFileStat | null;
+/** `fileResponse` for a file opened in the storage, which is closed unless its bytes are sent. */
+export async function openedFileResponse(c: AppContext, opened: OpenedFile, own: Record<string, string>): Promise<Response> {
+  let reading = false;
   try {
-    stat = await store.stat(key);
+    return await fileResponse(c, opened.stat, own, (start, end) => {
+      reading = true;
+      return opened.read({ start, end });
+    });
+  } finally {
+    if (!reading) opened.close();
+  }
+}
+
+async function serveFile(c: AppContext, store: MediaStorage, key: string, ext: string, downloadName?: string): Promise<Response> {
+  let opened: OpenedFile | null;
+  try {
+    opened = await store.open(key);
   } catch (err) {
     if (err instanceof StorageKeyError) return notFound(c);
     throw err;
   }
-  if (!stat) return notFound(c);
+  if (!opened) return notFound(c);
   const own: Record<string, string> = {
     'Content-Type': contentTypeFor(ext),
     // SVG files are documents: never let one run script on this origin.
     'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox",
   };
   if (downloadName) own['Content-Disposition'] = `attachment; filename="${downloadName}"`;
-  return fileResponse(c, stat, own, (start, end) => store.read(key, { start, end }));
+  return openedFileResponse(c, opened, own);
 }
 
 export function fileRoutes(storage: MediaStorage): Hono<AppEnv> {
