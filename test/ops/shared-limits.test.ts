@@ -3,12 +3,17 @@
  * one budget however the load balancer spreads its requests, and processes racing to ban a caller
  * make one ban. (Processes started together on an empty database: test/seed/demo-once.test.ts,
  * and test/ops/opensearch-processes.test.ts where a node can run.)
+ *
+ * The embedded engine is one process's per database (indexer/engine-owner.ts), so the three share
+ * an engine over HTTP: the OpenSearch stand-in, since the requests here (a missing image) are
+ * answered from PostgreSQL and never reach the engine.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { FakeOpenSearch } from '../support/fake-opensearch.js';
 import { startService, type Service } from './service-process.js';
 
 const dirs: string[] = [];
@@ -36,10 +41,13 @@ afterAll(() => {
 describe('three API processes on one database', () => {
   let t: TestDatabase;
   let services: Service[] = [];
+  let engine: FakeOpenSearch;
   beforeAll(async () => {
     t = await createTestDatabase();
+    engine = await FakeOpenSearch.start();
     const env = {
       DATABASE_URL: t.url,
+      OPENSEARCH_URL: engine.url,
       DEMO_DATA: 'false',
       TRUST_PROXY: 'true',
       RATE_LIMIT_READ: '60/1h',
@@ -52,6 +60,7 @@ describe('three API processes on one database', () => {
   }, 180_000);
   afterAll(async () => {
     await stopAll(services);
+    await engine?.stop();
     await t?.drop();
   });
 
