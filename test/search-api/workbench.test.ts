@@ -177,6 +177,26 @@ describe('filter explain', () => {
     expect(res.body).toMatchObject({ error: 'Imbalanced parentheses.', parameter: 'spoilered_complex', position: { line: 2 } });
   });
 
+  it('one position rule and one message table: a broken line is reported as the same text searched', async () => {
+    const broken = ['(solo', 'safe, (solo || cute', '!', 'safe, -', 'safe)', 'a^2^3', 'score.gte:x', 'created_at:2015-13', '(a) b', '  solo,'];
+    for (const text of broken) {
+      const searched = (await explain({ q: text })).body;
+      expect(searched.position, text).toBeDefined();
+      // The same text as the second line of a filter: the same message, the same column, one line down.
+      const written = `safe\n${text}`;
+      const res = await h.api(`/filters/test${qs({ hidden_complex: written })}`);
+      expect(res.status, text).toBe(400);
+      expect(res.body.error, text).toBe(searched.error);
+      expect(res.body.position, text).toEqual({ offset: 5 + searched.position.offset, line: 2, column: searched.position.column });
+      expect(res.body.parameter).toBe('hidden_complex');
+    }
+    // A date error names no empty rest; a missing image id names its parameter.
+    expect((await explain({ q: 'created_at:2015-13' })).body.error).toBe('invalid date format in input, parsed as 2015, 13');
+    const missing = await h.api(`/filters/explain${qs({ hidden_tags: 'solo' })}`);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe('image_id is required');
+  });
+
   it('unknown tags, filters and images', async () => {
     expect((await h.api(`/filters/explain${qs({ image_id: imageA, hidden_tags: 'nope' })}`)).body.error).toMatch(/unknown tag in hidden_tags: nope/);
     expect((await h.api(`/filters/explain${qs({ image_id: imageA, hidden_tag_ids: '1,x' })}`)).status).toBe(400);
