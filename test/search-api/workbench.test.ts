@@ -257,6 +257,30 @@ describe('filter test bench', () => {
   });
 });
 
+describe('images under a filter being written', () => {
+  it('leaves out what the inline filter hides, spoilers what it spoilers, pages and sorts as search does', async () => {
+    const nothing = (await insertFilter(h.db, { name: 'Nothing hidden (images)', public: true })).id;
+    const search = async (q: string, extra: Record<string, string | number> = {}) => h.ok(`/search/images${qs({ q, filter_id: nothing, per_page: 50, ...extra })}`);
+    const inline = { hidden_tags: 'cute', hidden_complex: 'score.gte:100', spoilered_tags: 'solo', spoilered_complex: '' };
+    const under = await h.ok(`/filters/images${qs({ q: 'safe', per_page: 50, ...inline })}`);
+    const expected = await search('safe, -cute, -score.gte:100');
+    expect(under.total).toBe(expected.total);
+    expect(under.images.map((i: { id: number }) => i.id)).toEqual(expected.images.map((i: { id: number }) => i.id));
+    const soloIds = new Set((await search('safe, -cute, -score.gte:100, solo')).images.map((i: { id: number }) => i.id));
+    for (const image of under.images) expect(image.spoilered, `image ${image.id}`).toBe(soloIds.has(image.id));
+    // An empty inline filter hides nothing (it is not the current filter).
+    const empty = await h.ok(`/filters/images${qs({ q: 'safe', hidden_tags: '' })}`);
+    expect(empty.total).toBe((await search('safe')).total);
+    // Pages and sort as /search/images.
+    const sorted = await h.ok(`/filters/images${qs({ q: 'safe', hidden_tags: '', sf: 'score', sd: 'asc', page: 2, per_page: 5 })}`);
+    expect(sorted.images.map((i: { id: number }) => i.id)).toEqual((await search('safe', { sf: 'score', sd: 'asc', page: 2, per_page: 5 })).images.map((i: { id: number }) => i.id));
+    // A broken expression is 400 naming it.
+    const broken = await h.api(`/filters/images${qs({ q: 'safe', hidden_complex: 'solo,' })}`);
+    expect(broken.status).toBe(400);
+    expect(broken.body.parameter).toBe('hidden_complex');
+  });
+});
+
 describe('autocomplete', () => {
   const rich = async (term: string, extra: Record<string, string | number> = {}) => (await h.ok(`/autocomplete/tags${qs({ term, format: 'rich', ...extra })}`)) as any;
   const names = async (term: string) => (await rich(term)).suggestions.filter((s: { kind: string }) => s.kind !== 'field').map((s: { value: string }) => s.value);

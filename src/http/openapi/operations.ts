@@ -225,6 +225,25 @@ export const OPERATIONS: readonly OperationSpec[] = [
   },
   {
     method: 'get',
+    path: '/filters/images',
+    operationId: 'imagesUnderFilter',
+    tag: 'Filters',
+    summary: 'Images under a filter being written',
+    description:
+      'What `/search/images` would answer (`q`, `page`, `per_page`, `sf`, `sd`) if the filter given inline (as for `/filters/explain`), else by `filter_id`, else the current filter, were the caller\'s current filter: the images it hides are left out and `spoilered` is set by it. An inline filter with every part empty hides nothing.',
+    query: S.workbenchQuery.filterImages,
+    key: 'optional',
+    responses: readAnswers({
+      200: ok(S.ImageListResponse, 'A page of images'),
+      400: {
+        description: 'A bad parameter, an unknown tag name, a `q` or complex expression that does not compile (`parameter` names the expression).',
+        schema: z.union([S.FilterQueryErrorBody, S.QueryErrorBody]),
+      },
+      404: notFound('`filter_id` names no filter the caller may see'),
+    }),
+  },
+  {
+    method: 'get',
     path: '/autocomplete/tags',
     operationId: 'autocompleteTags',
     tag: 'Tags',

@@ -1,6 +1,6 @@
 /**
  * GET /filters/system, /filters/user and /filters/:filter_id (reference §5.8), and the workbench's
- * /filters/explain and /filters/test by name.
+ * /filters/explain, /filters/test and /filters/images by name.
  * - system: every system filter by id;
  * - user: the key user's own filters by id; 403 `{"error":"Forbidden"}` without a valid key;
  * - one filter: shown if system, public, own, or to moderators and admins; else 404.
@@ -19,7 +19,7 @@ import type { FilterListResponse, FilterResponse } from '../schemas/envelopes.js
 import { pathIdValue, routeQuery } from '../schemas/params.js';
 import { nameRoute } from '../route-name.js';
 import { parseQuery } from '../validate.js';
-import { explainInlineFilter, testFilter } from './workbench.js';
+import { explainInlineFilter, imagesUnderFilter, testFilter } from './workbench.js';
 import { filterView } from '../views/filter.js';
 
 const filterPage = ({ rows, total }: Page<FilterRow>) =>
@@ -56,6 +56,7 @@ const NAMED = new Map<string, (c: AppContext) => Promise<Response>>([
   ['user', userFilters],
   ['explain', explainInlineFilter],
   ['test', testFilter],
+  ['images', imagesUnderFilter],
 ]);
 
 export function filterRoutes(): Hono<AppEnv> {

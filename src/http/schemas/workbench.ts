@@ -82,6 +82,10 @@ export const workbenchQuery = {
   filterExplain: z.looseObject({ image_id: ImageIdParam, ...optional(inlineFilterParams) }),
   filterExplainById: z.looseObject({ image_id: ImageIdParam }),
   filterTest: searchQuery({ ...optional({ filter_id: queryParams.filter_id, q: queryParams.q }), sample: SampleParam, ...optional(inlineFilterParams) }),
+  filterImages: searchQuery({
+    ...optional({ filter_id: queryParams.filter_id, q: queryParams.q, page: queryParams.page, per_page: queryParams.per_page, sf: queryParams.sf, sd: queryParams.sd }),
+    ...optional(inlineFilterParams),
+  }),
   autocomplete: z.looseObject({ term: TermParam, cursor: CursorParam, format: FormatParam, limit: SuggestionLimitParam }),
 } as const;
 
