@@ -49,6 +49,7 @@ const OTHER_OPERATIONS = [
   ['GET', '/filters/explain'],
   ['GET', '/filters/:filter_id/explain'],
   ['GET', '/filters/test'],
+  ['GET', '/filters/images'],
   ['GET', '/autocomplete/tags'],
   ['GET', '/search/images/live'],
   ['GET', '/changes'],

@@ -302,6 +302,25 @@ describe('autocomplete', () => {
     expect(await names('xyzzy')).toEqual([]);
   });
 
+  it('forgives a typo in the first letter: changed, missing, or swapped with the second', async () => {
+    expect(await names('xute')).toContain('cute');
+    expect(await names('wilight spa')).toContain('twilight sparkle');
+    expect(await names('arinbow')).toContain('rainbow dash');
+    expect(await names('olo')).toContain('solo');
+  });
+
+  it('did you mean: unknown tags and misspelt fields in the explain answer, with their place', async () => {
+    const q = 'safe, twiligth sparkle || scroe.gte:5';
+    const body = (await explain({ q })).body;
+    expect(body.did_you_mean).toEqual([
+      { term: 'twiligth sparkle', kind: 'tag', start: 6, end: 22, suggestions: expect.arrayContaining(['twilight sparkle']) },
+      { term: 'scroe', kind: 'field', start: 26, end: 31, suggestions: expect.arrayContaining(['score']) },
+    ]);
+    expect(body.did_you_mean[0].suggestions[0]).toBe('twilight sparkle');
+    expect(q.slice(26, 31)).toBe('scroe');
+    expect((await explain({ q: 'safe, -solo, artist:jane, score.gte:5, twi*' })).body.did_you_mean).toEqual([]);
+  });
+
   it('matches words in any order, inner words and namespaces', async () => {
     expect((await rich('dash rain')).suggestions[0]).toMatchObject({ value: 'rainbow dash', match: 'words' });
     expect(await names('sparkle')).toEqual(['twilight sparkle']);

@@ -31,6 +31,7 @@ export const componentSchemas: readonly z.ZodType[] = ([
   ...Object.values(envelopes),
   workbench.ClauseMatch,
   workbench.ExplainImage,
+  workbench.UnknownName,
   workbench.FilterExplainResponse,
   workbench.BenchClause,
   workbench.FilterTestResponse,

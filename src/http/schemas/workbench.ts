@@ -117,6 +117,16 @@ interface ClauseMatchShape {
   children: ClauseMatchShape[];
 }
 
+export const UnknownName = z
+  .strictObject({
+    term: z.string().meta({ description: 'The unknown name as written.' }),
+    kind: z.enum(['tag', 'field']).meta({ description: '`tag`: no tag or alias has this name; `field`: no field has it, but fields with near names exist.' }),
+    start: offset().meta({ description: 'Offset in `q` of the text a suggestion replaces.' }),
+    end: offset().meta({ description: 'Offset just after it.' }),
+    suggestions: z.array(z.string()).max(3).meta({ description: 'Up to three existing names, nearest first (tags ranked as autocomplete ranks them).' }),
+  })
+  .meta({ id: 'UnknownName', description: 'A name in a query that matches nothing, with what may have been meant.' });
+
 export const ExplainImage = z
   .strictObject({
     id: id(),
