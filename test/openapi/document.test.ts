@@ -50,6 +50,8 @@ const OTHER_OPERATIONS = [
   ['GET', '/filters/:filter_id/explain'],
   ['GET', '/filters/test'],
   ['GET', '/filters/images'],
+  ['POST', '/filters'],
+  ['POST', '/filters/:filter_id'],
   ['GET', '/autocomplete/tags'],
   ['GET', '/search/images/live'],
   ['GET', '/changes'],

@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { insertFilter, insertImage, insertTag } from '../http/harness.js';
+import { insertFilter, insertImage, insertKey, insertTag, insertUser } from '../http/harness.js';
 import { qs, startSearchHarness, untilSearchShows, type SearchHarness } from './harness.js';
 
 let h: SearchHarness;
@@ -278,6 +278,53 @@ describe('images under a filter being written', () => {
     const broken = await h.api(`/filters/images${qs({ q: 'safe', hidden_complex: 'solo,' })}`);
     expect(broken.status).toBe(400);
     expect(broken.body.parameter).toBe('hidden_complex');
+  });
+});
+
+describe("a key user's own filters, written", () => {
+  it('creates, changes and lists them; checks them as a search would; others cannot see or change them', async () => {
+    const alice = await insertUser(h.db, {});
+    const bob = await insertUser(h.db, {});
+    const [aliceKey, bobKey] = [await insertKey(h.db, alice.id), await insertKey(h.db, bob.id)];
+    const post = (path: string, key: string | null, body: unknown, type = 'application/json') =>
+      h.api(`${path}${key ? `?key=${key}` : ''}`, { method: 'POST', headers: { 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const made = await post('/filters', aliceKey, { filter: { name: 'mine', hidden_tag_ids: [t.solo!.id, t.ts!.id], hidden_complex: 'cute\nscore.gte:100' } });
+    expect(made.status).toBe(200);
+    expect(made.body.filter).toMatchObject({ name: 'mine', public: false, system: false, user_id: alice.id, hidden_complex: 'cute\nscore.gte:100' });
+    // The alias is stored as its target.
+    expect([...made.body.filter.hidden_tag_ids].sort()).toEqual([t.solo!.id, t['twilight sparkle']!.id].sort());
+    const id = made.body.filter.id as number;
+    // Private: Alice sees it, anonymous callers and Bob do not.
+    expect((await h.api(`/filters/${id}?key=${aliceKey}`)).status).toBe(200);
+    expect((await h.api(`/filters/${id}`)).status).toBe(404);
+    expect((await h.api(`/filters/${id}?key=${bobKey}`)).status).toBe(404);
+    expect((await h.api(`/filters/user?key=${aliceKey}`)).body.filters.map((f: { id: number }) => f.id)).toContain(id);
+    // Changed: only the fields given.
+    const changed = await post(`/filters/${id}`, aliceKey, { filter: { spoilered_complex: 'solo', public: true } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.filter).toMatchObject({ name: 'mine', public: true, spoilered_complex: 'solo', hidden_complex: 'cute\nscore.gte:100' });
+    expect((await h.api(`/filters/${id}`)).body.filter.spoilered_complex).toBe('solo');
+    // The bench runs it by id, as saved.
+    expect((await h.api(`/filters/test${qs({ filter_id: id, key: aliceKey })}`)).status).toBe(200);
+    // Refused: no key, someone else's filter, bad fields, bad bodies.
+    expect((await post('/filters', null, { filter: { name: 'x' } })).status).toBe(403);
+    expect((await post(`/filters/${id}`, bobKey, { filter: { name: 'taken' } })).status).toBe(404);
+    const refused: [unknown, RegExp][] = [
+      [{ filter: {} }, /^name: required$/],
+      [{ filter: { name: '  ' } }, /^name: /],
+      [{ filter: { name: 'x', hidden_complex: 'solo\n!' } }, /^hidden_complex: Expected a term\.$/],
+      [{ filter: { name: 'x', hidden_tag_ids: [999_999] } }, /^hidden_tag_ids: no tag has id 999999$/],
+      [{ filter: { name: 'x', public: 'yes' } }, /^filter\.public: /],
+      [{ filter: { name: 'x', extra: 1 } }, /^filter: /],
+      ['{not json', /^Malformed JSON body$/],
+    ];
+    for (const [body, message] of refused) {
+      const res = await post('/filters', aliceKey, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error, JSON.stringify(body)).toMatch(message);
+    }
+    expect((await post('/filters', aliceKey, 'name=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await post('/filters', aliceKey, { filter: { name: 'x', description: 'y'.repeat(70_000) } })).status).toBe(413);
   });
 });
 

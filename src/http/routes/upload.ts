@@ -152,7 +152,7 @@ function sourcesOf(image: NonNullable<Body['image']>): string[] {
  * read (up to 16 times the limit, then the connection is given up) so that the client, which is
  * usually still sending, receives the 413 instead of a reset connection.
  */
-async function readBodyText(req: Request, limit: number): Promise<string | null> {
+export async function readBodyText(req: Request, limit: number): Promise<string | null> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > limit * 16) return null;
   const reader = req.body?.getReader();
@@ -172,7 +172,7 @@ async function readBodyText(req: Request, limit: number): Promise<string | null>
   return total > limit ? null : Buffer.concat(chunks).toString('utf8');
 }
 
-const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
+export const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
 
 /** Seconds until the oldest of the last day's uploads leaves the window. */
 async function dailyCapWait(c: AppContext, userId: number): Promise<number | null> {

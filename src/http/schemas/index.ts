@@ -32,6 +32,7 @@ export const componentSchemas: readonly z.ZodType[] = ([
   workbench.ClauseMatch,
   workbench.ExplainImage,
   workbench.UnknownName,
+  workbench.FilterWriteBody,
   workbench.FilterExplainResponse,
   workbench.BenchClause,
   workbench.FilterTestResponse,

@@ -117,6 +117,21 @@ interface ClauseMatchShape {
   children: ClauseMatchShape[];
 }
 
+/** `POST /filters` and `POST /filters/:filter_id`: a user's own filter, in the filter answer's field names. */
+export const FilterWriteBody = z
+  .strictObject({
+    filter: z.strictObject({
+      name: z.string().max(1_000).optional().meta({ description: 'Name (1 to 100 characters once trimmed); required to create.' }),
+      description: z.string().max(20_000).optional().meta({ description: 'Description (at most 10,000 bytes).' }),
+      public: z.boolean().optional().meta({ description: 'Whether anyone may use the filter; default false (private: only its owner sees it).' }),
+      hidden_tag_ids: z.array(id()).max(MAX_INLINE_TAGS).optional().meta({ description: 'Tag ids to hide (an alias stands for its target).' }),
+      spoilered_tag_ids: z.array(id()).max(MAX_INLINE_TAGS).optional().meta({ description: 'Tag ids to spoiler.' }),
+      hidden_complex: z.string().max(16_384).optional().meta({ description: 'Hiding expression (one alternative a line); must compile for the key user.' }),
+      spoilered_complex: z.string().max(16_384).optional().meta({ description: 'Spoilering expression (one alternative a line).' }),
+    }),
+  })
+  .meta({ id: 'FilterWriteBody', description: 'A filter to create, or the fields of one to change (those left out stay as they are).' });
+
 export const UnknownName = z
   .strictObject({
     term: z.string().meta({ description: 'The unknown name as written.' }),
