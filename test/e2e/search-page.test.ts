@@ -26,6 +26,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 /** The page's globals, inside `page.evaluate` callbacks (the project's types carry no DOM library). */
 declare const document: any;
 declare const window: any;
+declare const sessionStorage: any;
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -278,6 +279,36 @@ describe.skipIf(!haveChromium).each([
     const spoilered = Math.min(24, await engineCount('safe, -solo, -score.gte:5, cute'));
     await page.waitForFunction((n) => document.querySelectorAll('#results .thumb.spoilered').length === n, { timeout: 10_000 }, spoilered);
     await noOverflow();
+  }, 60_000);
+
+  it('4: with a key, the author saves a filter of their own (private), and loads it back into the form', async () => {
+    const user = await insertUser(testDb.db, {});
+    const key = await insertKey(testDb.db, user.id);
+    await fresh(width);
+    await page.evaluate((k) => sessionStorage.setItem('tagwise-search-key', k), key);
+    await page.goto(`${origin}/search`, { waitUntil: 'networkidle0' });
+    await page.click('[data-tab=filter]');
+    await page.waitForSelector('#saved-filters', { visible: true });
+    await fillFilter({ hidden_tags: 'solo', spoilered_tags: '', hidden_complex: 'cute\nscore.gte:5', spoilered_complex: '' });
+    await page.type('#filter-name', `mine ${label}`);
+    await page.click('#save-filter');
+    await page.waitForFunction(() => (document.getElementById('save-status')?.textContent ?? '') !== '');
+    expect(await text('#save-status')).toMatch(/^Saved/);
+    const listed = (await api(`/filters/user?key=${key}`)).filters as { id: number; name: string; public: boolean; hidden_tag_ids: number[]; hidden_complex: string }[];
+    const solo = (await api('/search/tags?q=name:solo')).tags[0].id as number;
+    expect(listed).toEqual([expect.objectContaining({ name: `mine ${label}`, public: false, hidden_tag_ids: [solo], hidden_complex: 'cute\nscore.gte:5' })]);
+    expect((await fetch(`${origin}/api/v1/json/filters/${listed[0]!.id}`)).status).toBe(404);
+    // Cleared, then loaded back.
+    await page.select('#my-filters', '');
+    await fillFilter({ hidden_tags: '', spoilered_tags: '', hidden_complex: '', spoilered_complex: '' });
+    await page.select('#my-filters', String(listed[0]!.id));
+    await page.waitForFunction(() => (document.querySelector('[name=hidden_complex]') as { value: string }).value !== '');
+    expect(await inputValue('[name=hidden_tags]')).toBe('solo');
+    expect(await inputValue('[name=hidden_complex]')).toBe('cute\nscore.gte:5');
+    await page.waitForFunction((t) => document.getElementById('count')?.textContent === t, { timeout: 10_000 }, countText(await engineCount('-solo, -cute, -score.gte:5')));
+    await noOverflow();
+    await shoot(`saved-filter-${label}`);
+    await page.evaluate(() => sessionStorage.removeItem('tagwise-search-key'));
   }, 60_000);
 
   it('5: pages and sort as the API, and an image opened by click or by id shows its tags and both explanations', async () => {

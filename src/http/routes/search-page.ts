@@ -56,6 +56,7 @@ export function searchPageHtml(siteName: string): string {
 <details id="dsl"><summary>Compiled query (OpenSearch DSL)</summary><pre id="dsl-text"></pre></details>
 <section id="filter-panel" hidden aria-label="Filter">
 <form id="filter-form">
+<div id="saved-filters" class="row" hidden><label>Your filters <select id="my-filters"><option value="">New filter</option></select></label><label>Name <input id="filter-name" placeholder="filter name"></label><label class="check"><input id="filter-public" type="checkbox"> public</label><p><button type="button" id="save-filter">Save</button> <span id="save-status" role="status"></span></p></div>
 <div class="row"><label>Hidden tags <input name="hidden_tags" placeholder="tag, tag"></label><label>Spoilered tags <input name="spoilered_tags" placeholder="tag, tag"></label></div>
 <label>Hidden complex (one alternative a line) <textarea name="hidden_complex" spellcheck="false"></textarea></label>
 <label>Spoilered complex <textarea name="spoilered_complex" spellcheck="false"></textarea></label>

@@ -20,6 +20,7 @@
  */
 
 import { $, api, debounced, el, type ErrorFields, KEY_STORE, latest } from './helpers.js';
+import { listMyFilters, setUpSavedFilters } from './saved-filters.js';
 
 // ---------------------------------------------------------------------------------------------
 // Query box: errors underlined, autocomplete
@@ -528,6 +529,7 @@ keyInput.value = sessionStorage.getItem(KEY_STORE) ?? '';
 keyInput.addEventListener('change', () => {
   if (keyInput.value.trim() === '') sessionStorage.removeItem(KEY_STORE);
   else sessionStorage.setItem(KEY_STORE, keyInput.value.trim());
+  void listMyFilters();
   void runSearch();
 });
 
@@ -537,6 +539,12 @@ document.addEventListener('keydown', (e) => {
     e.preventDefault();
     query.focus();
   }
+});
+
+setUpSavedFilters(() => {
+  page = 1;
+  void runBench();
+  void runSearch();
 });
 
 const initial = new URLSearchParams(location.search).get('q');

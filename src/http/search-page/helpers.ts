@@ -31,13 +31,21 @@ interface ApiAnswer<T> {
 
 export const KEY_STORE = 'tagwise-search-key';
 
-export async function api<T>(path: string, params: Record<string, string | number | undefined>): Promise<ApiAnswer<T>> {
+/**
+ * A GET of the JSON API, or a POST of `send.json` when given; `send.fresh` skips the browser's
+ * cache (for answers the page itself has just changed, such as the key user's filters).
+ */
+export async function api<T>(path: string, params: Record<string, string | number | undefined>, send: { json?: unknown; fresh?: boolean } = {}): Promise<ApiAnswer<T>> {
   const search = new URLSearchParams();
   // An empty value is sent: an empty inline filter part means "nothing", not "the current filter".
   for (const [k, v] of Object.entries(params)) if (v !== undefined) search.set(k, String(v));
   const key = sessionStorage.getItem(KEY_STORE);
   if (key) search.set('key', key);
-  const res = await fetch(`${API_PREFIX}${path}?${search}`, { headers: { accept: 'application/json' } });
+  const init: RequestInit =
+    send.json === undefined
+      ? { headers: { accept: 'application/json' }, ...(send.fresh ? { cache: 'no-store' as const } : {}) }
+      : { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/json' }, body: JSON.stringify(send.json) };
+  const res = await fetch(`${API_PREFIX}${path}?${search}`, init);
   let body: unknown = null;
   try {
     body = await res.json();

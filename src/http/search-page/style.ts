@@ -58,6 +58,7 @@ li.yes > .mark { color: var(--good); font-weight: 700; } li.no > .mark { color: 
 .bar { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin: .5rem 0; } .bar #count { margin: 0 auto 0 0; }
 .bar select, .bar button, #pager button { font: inherit; padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
 #image-id { width: 6.5rem; }
+#saved-filters[hidden] { display: none; } #saved-filters { align-items: end; } #filter-form label.check { display: flex; gap: .3rem; align-items: center; } #filter-form label.check input { width: auto; } #saved-filters p { margin: 0; }
 #image-panel { margin: .5rem 0 1rem; padding: .75rem 1rem; border: 1px solid var(--line); border-radius: 8px; background: var(--panel); overflow-wrap: anywhere; }
 #image-panel[hidden], #image-panel:has(#why:empty) { display: none; }
 .opened { display: flex; gap: 1rem; align-items: start; } .opened img { width: 120px; border-radius: 6px; flex: none; } .opened .tags { margin: 0; }
