@@ -43,7 +43,7 @@ export {
 } from './fields.js';
 export { filterIdsIn, type FilterRule, type QueryContext, type WatchList } from './context.js';
 export { customMessages, filterIdTransform, galleryIdTransform, myTransform, watchedTransform } from './custom.js';
-export { normalizeMultiline } from './normalize.js';
+export { checkEachLine, multilineLines, normalizeMultiline, type WrittenLine } from './normalize.js';
 export { cleanTagName, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { DATE_RANGE, formatUtc } from './values/date.js';
 export { junkText, lex } from './lexer.js';

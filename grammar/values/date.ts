@@ -102,7 +102,7 @@ function parseAbsolute(s: string): DateInterval | null {
 
   const bounds = localBounds(parts);
   if (bounds === null || Number.isNaN(offsetSeconds)) {
-    throw failedAt(`invalid date format in input, parsed as ${[...parts, ...tz].join(', ')}, starting at: `, s.length);
+    throw failedAt(`invalid date format in input, parsed as ${[...parts, ...tz].join(', ')}`, s.length);
   }
   return { lower: bounds[0] - offsetSeconds, upper: bounds[1] - offsetSeconds };
 }
@@ -171,7 +171,7 @@ function parseRelative(s: string, nowMs: number): DateInterval | null {
     // At most 11 significant digits can stay within a millennium of seconds.
     if (digits.length > 12 || Number(digits) * seconds > MILLENNIUM_SECONDS) {
       throw failedAt(
-        `invalid date format in input; requested time ${multiplyDecimal(digits, seconds)} seconds is over a millennium ago, starting at: `,
+        `invalid date format in input; requested time ${multiplyDecimal(digits, seconds)} seconds is over a millennium ago`,
         s.length,
       );
     }

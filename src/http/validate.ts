@@ -22,10 +22,17 @@ export function queryValues(url: string): Record<string, string | string[]> {
   return out;
 }
 
+/** The schema's message for a refused value; a missing required parameter is named. */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  const name = issue.path.join('.');
+  if (issue.code === 'invalid_type' && name !== '' && /received undefined$/.test(issue.message)) return `${name} is required`;
+  return issue.message;
+}
+
 /** The query read by `schema`; a value it refuses is an `ApiError` 400 with the schema's message. */
 export function parseQuery<T extends z.ZodType>(c: Context, schema: T): z.output<T> {
   const parsed = schema.safeParse(queryValues(c.req.url));
-  if (!parsed.success) throw new ApiError(400, parsed.error.issues[0]!.message);
+  if (!parsed.success) throw new ApiError(400, issueMessage(parsed.error.issues[0]!));
   return parsed.data;
 }
 

@@ -27,6 +27,7 @@ import { DirectoryStorage } from '../../src/media/storage-directory.js';
 /** The page's globals, inside `page.evaluate` callbacks (the project's types carry no DOM library). */
 declare const document: any;
 declare const window: any;
+declare const sessionStorage: any;
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -92,12 +93,14 @@ async function typeQuery(text: string) {
 }
 
 describe.skipIf(!haveChromium)('the search page', () => {
-  it('suggests tags while typing, takes one with Enter, and shows the hits', async () => {
+  it('suggests tags while typing, takes a picked one with Enter, and shows the hits', async () => {
     await page.goto(`${origin}/search`, { waitUntil: 'networkidle0' });
     await typeQuery('saf');
-    await page.waitForSelector('#suggestions li[aria-selected=true]', { visible: true });
+    await page.waitForSelector('#suggestions li', { visible: true });
     const first = await page.$eval('#suggestions li', (li) => li.textContent ?? '');
     expect(first).toMatch(/^safe \(\d+\)/);
+    await page.keyboard.press('ArrowDown');
+    await page.waitForSelector('#suggestions li[aria-selected=true]', { visible: true });
     await page.keyboard.press('Enter');
     expect(await page.$eval('#q', (i) => (i as unknown as { value: string }).value)).toBe('safe');
     const total = (await api('/search/images?q=safe&per_page=1')).total as number;
@@ -186,4 +189,197 @@ describe.skipIf(!haveChromium)('the search page', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await shoot('phone');
   }, 30_000);
+});
+
+const inputValue = (selector: string) => page.$eval(selector, (i) => (i as unknown as { value: string }).value);
+const text = (selector: string) => page.$eval(selector, (e) => e.textContent ?? '');
+/** The engine's count of `q` under a filter that hides nothing (the oracle of the page's counts). */
+const engineCount = async (q: string) => (await api(`/search/images?q=${encodeURIComponent(q)}&per_page=1&filter_id=${everything}`)).total as number;
+const countText = (total: number) => `${total.toLocaleString('en-US')} image${total === 1 ? '' : 's'}`;
+
+async function fresh(width: number) {
+  await page.setViewport(width < 500 ? { width, height: 844, isMobile: true, hasTouch: true } : { width, height: 900 });
+  await page.goto(`${origin}/search`, { waitUntil: 'networkidle0' });
+}
+
+async function fillFilter(fields: Record<string, string>) {
+  for (const [name, value] of Object.entries(fields)) {
+    await page.$eval(`[name=${name}]`, (area, v) => {
+      (area as unknown as { value: string }).value = v as string;
+    }, value);
+  }
+  await page.click('#filter-form button[type=submit]');
+}
+
+const noOverflow = async () => expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+
+describe.skipIf(!haveChromium).each([
+  ['desktop', 1200],
+  ['phone', 390],
+])('the workbench (%s)', (label, width) => {
+  it('1: Enter and Tab keep what was typed; Escape closes the list until the next keystroke', async () => {
+    await fresh(width);
+    await typeQuery('saf');
+    await page.waitForSelector('#suggestions li', { visible: true });
+    await page.keyboard.press('Enter');
+    expect(await inputValue('#q')).toBe('saf');
+    await typeQuery('saf');
+    await page.waitForSelector('#suggestions li', { visible: true });
+    await page.keyboard.press('Tab');
+    expect(await inputValue('#q')).toBe('saf');
+    await typeQuery('saf');
+    await page.waitForSelector('#suggestions li', { visible: true });
+    await page.keyboard.press('Escape');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await page.$eval('#suggestions', (ul) => (ul as unknown as { hidden: boolean }).hidden)).toBe(true);
+    await page.type('#q', 'e', { delay: 15 });
+    await page.waitForSelector('#suggestions li', { visible: true });
+    await noOverflow();
+  }, 60_000);
+
+  it('2 and 3: a broken filter line is placed as the same text searched; nothing stale stays beside an error', async () => {
+    await fresh(width);
+    await typeQuery('safe');
+    await page.waitForFunction(() => /\d+ images?/.test(document.getElementById('count')?.textContent ?? ''));
+    await typeQuery('safe, (solo || cute');
+    await page.waitForSelector('#q[aria-invalid=true]');
+    expect(await text('#count')).toBe('');
+    expect(await page.$$eval('#results .thumb', (t) => t.length)).toBe(0);
+    await page.click('[data-tab=filter]');
+    await typeQuery('safe');
+    await fillFilter({ hidden_complex: 'solo' });
+    await page.waitForFunction(() => document.querySelector('#bench .part') !== null);
+    await page.waitForSelector('#results .thumb');
+    await page.click('#results .thumb');
+    await page.waitForSelector('#why-verdict');
+    for (const line of ['!', 'safe, (solo || cute', 'score.gte:x']) {
+      const searched = await api(`/search/explain?index=images&q=${encodeURIComponent(line)}`);
+      await fillFilter({ hidden_complex: `solo\n${line}` });
+      const expected = `hidden_complex: ${searched.error} (line 2, column ${searched.position.column})`;
+      await page.waitForFunction((t) => (document.getElementById('filter-error')?.textContent ?? '').startsWith(t), { timeout: 10_000 }, expected);
+      expect(await page.$eval('#bench', (b) => b.childElementCount)).toBe(0);
+      expect(await page.$eval('#why', (b) => b.childElementCount)).toBe(0);
+      expect(await page.$$eval('#results .thumb', (t) => t.length)).toBe(0);
+      const box = await page.$eval('#filter-error', (e) => e.getBoundingClientRect().bottom);
+      expect(box).toBeLessThanOrEqual(await page.evaluate(() => window.innerHeight));
+    }
+    expect(await text('#filter-error')).toContain('score.gte:x');
+    await noOverflow();
+    await shoot(`filter-error-${label}`);
+  }, 90_000);
+
+  it('4: the grid shows the filter under edit; an empty form hides nothing', async () => {
+    await fresh(width);
+    await page.click('[data-tab=filter]');
+    await typeQuery('safe');
+    await fillFilter({ hidden_tags: '', spoilered_tags: '', hidden_complex: '', spoilered_complex: '' });
+    await page.waitForFunction((t) => document.getElementById('count')?.textContent === t, { timeout: 10_000 }, countText(await engineCount('safe')));
+    expect(await page.$$eval('#results .thumb.spoilered', (t) => t.length)).toBe(0);
+    await fillFilter({ hidden_complex: 'solo\nscore.gte:5', spoilered_complex: 'cute' });
+    await page.waitForFunction((t) => document.getElementById('count')?.textContent === t, { timeout: 10_000 }, countText(await engineCount('safe, -solo, -score.gte:5')));
+    const spoilered = Math.min(24, await engineCount('safe, -solo, -score.gte:5, cute'));
+    await page.waitForFunction((n) => document.querySelectorAll('#results .thumb.spoilered').length === n, { timeout: 10_000 }, spoilered);
+    await noOverflow();
+  }, 60_000);
+
+  it('4: with a key, the author saves a filter of their own (private), and loads it back into the form', async () => {
+    const user = await insertUser(testDb.db, {});
+    const key = await insertKey(testDb.db, user.id);
+    await fresh(width);
+    await page.evaluate((k) => sessionStorage.setItem('tagwise-search-key', k), key);
+    await page.goto(`${origin}/search`, { waitUntil: 'networkidle0' });
+    await page.click('[data-tab=filter]');
+    await page.waitForSelector('#saved-filters', { visible: true });
+    await fillFilter({ hidden_tags: 'solo', spoilered_tags: '', hidden_complex: 'cute\nscore.gte:5', spoilered_complex: '' });
+    await page.type('#filter-name', `mine ${label}`);
+    await page.click('#save-filter');
+    await page.waitForFunction(() => (document.getElementById('save-status')?.textContent ?? '') !== '');
+    expect(await text('#save-status')).toMatch(/^Saved/);
+    const listed = (await api(`/filters/user?key=${key}`)).filters as { id: number; name: string; public: boolean; hidden_tag_ids: number[]; hidden_complex: string }[];
+    const solo = (await api('/search/tags?q=name:solo')).tags[0].id as number;
+    expect(listed).toEqual([expect.objectContaining({ name: `mine ${label}`, public: false, hidden_tag_ids: [solo], hidden_complex: 'cute\nscore.gte:5' })]);
+    expect((await fetch(`${origin}/api/v1/json/filters/${listed[0]!.id}`)).status).toBe(404);
+    // Cleared, then loaded back.
+    await page.select('#my-filters', '');
+    await fillFilter({ hidden_tags: '', spoilered_tags: '', hidden_complex: '', spoilered_complex: '' });
+    await page.select('#my-filters', String(listed[0]!.id));
+    await page.waitForFunction(() => (document.querySelector('[name=hidden_complex]') as { value: string }).value !== '');
+    expect(await inputValue('[name=hidden_tags]')).toBe('solo');
+    expect(await inputValue('[name=hidden_complex]')).toBe('cute\nscore.gte:5');
+    await page.waitForFunction((t) => document.getElementById('count')?.textContent === t, { timeout: 10_000 }, countText(await engineCount('-solo, -cute, -score.gte:5')));
+    await noOverflow();
+    await shoot(`saved-filter-${label}`);
+    await page.evaluate(() => sessionStorage.removeItem('tagwise-search-key'));
+  }, 60_000);
+
+  it('5: pages and sort as the API, and an image opened by click or by id shows its tags and both explanations', async () => {
+    await fresh(width);
+    await typeQuery('*');
+    await page.waitForFunction(() => /\d+ images?/.test(document.getElementById('count')?.textContent ?? ''));
+    await page.select('#per-page', '12');
+    await page.select('#sf', 'score');
+    await page.select('#sd', 'asc');
+    const key = `/search/images?q=*&sf=score&sd=asc&per_page=12`;
+    const ids = async () => page.$$eval('#results .thumb', (t) => t.map((b) => Number(b.getAttribute('data-id'))));
+    const want1 = (await api(`${key}&page=1`)).images.map((i: { id: number }) => i.id);
+    await page.waitForFunction((first) => Number(document.querySelector('#results .thumb')?.getAttribute('data-id')) === first && document.getElementById('sd')?.value === 'asc', {}, want1[0]);
+    expect(await ids()).toEqual(want1);
+    await page.click('#next');
+    const want2 = (await api(`${key}&page=2`)).images.map((i: { id: number }) => i.id);
+    await page.waitForFunction((first) => Number(document.querySelector('#results .thumb')?.getAttribute('data-id')) === first, {}, want2[0]);
+    expect(await ids()).toEqual(want2);
+    expect(await text('#page-of')).toMatch(/^page 2 of \d+$/);
+    await typeQuery('safe');
+    await page.waitForFunction(() => /\d+ images?/.test(document.getElementById('count')?.textContent ?? ''));
+    const id = want1[0] as number;
+    await page.click('#image-id', { count: 3 });
+    await page.type('#image-id', String(id));
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#image-tags');
+    const image = (await api(`/images/${id}`)).image;
+    expect(await text('#image-tags')).toBe(image.tags.join(', '));
+    const matched = (await api(`/search/explain?index=images&q=safe&image_id=${id}`)).image.matched;
+    expect(await text('#query-verdict')).toBe(matched ? 'matches' : 'does not match');
+    await page.click('[data-tab=filter]');
+    await fillFilter({ hidden_tags: 'safe' });
+    await page.click('#image-id', { count: 3 });
+    await page.type('#image-id', String(id));
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.getElementById('why-verdict') !== null);
+    expect(await text('#why-verdict')).toBe(image.tags.includes('safe') ? 'hidden' : 'shown');
+    await noOverflow();
+    await shoot(`image-open-${label}`);
+  }, 60_000);
+
+  it('6: multi-line filters show `||` between lines; the form keeps its size; nothing overflows', async () => {
+    await fresh(width);
+    await page.click('[data-tab=filter]');
+    await typeQuery('safe');
+    await fillFilter({ hidden_tags: '', spoilered_tags: '', hidden_complex: 'solo\ncute', spoilered_complex: '' });
+    await page.waitForFunction(() => document.querySelector('#bench ul.clauses code') !== null);
+    expect(await text('#bench ul.clauses code')).toBe('solo || cute');
+    const heights = await page.$$eval('#filter-form input, #filter-form textarea', (els) => els.map((e) => e.getBoundingClientRect().height));
+    for (const h of heights) expect(h).toBeLessThan(110);
+    const inputs = await page.$$eval('#filter-form input', (els) => els.map((e) => e.getBoundingClientRect().height));
+    for (const h of inputs) expect(h).toBeLessThan(50);
+    await noOverflow();
+    await shoot(`filter-mode-${label}`);
+  }, 60_000);
+
+  it('7: an unknown tag or field says "did you mean", and a click puts the suggestion in', async () => {
+    await fresh(width);
+    await typeQuery('saef');
+    await page.waitForFunction(() => (document.getElementById('hint')?.textContent ?? '').startsWith('No tag “saef” — did you mean'));
+    expect(await page.$$eval('#hint .dym button', (b) => b.map((x) => x.textContent))).toContain('safe');
+    await typeQuery('safe, scroe.gte:1');
+    await page.waitForFunction(() => (document.getElementById('hint')?.textContent ?? '').includes('No field “scroe”'));
+    await shoot(`did-you-mean-${label}`);
+    await page.evaluate(() => {
+      const button = [...document.querySelectorAll('#hint .dym button')].find((b: { textContent: string }) => b.textContent === 'score');
+      button.click();
+    });
+    await page.waitForFunction(() => (document.getElementById('q') as { value: string }).value === 'safe, score.gte:1');
+    await page.waitForFunction((t) => document.getElementById('count')?.textContent === t, { timeout: 10_000 }, countText((await api('/search/images?q=safe,score.gte:1&per_page=1')).total));
+    await noOverflow();
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cleanTagName, normalizeMultiline, slugify, splitNamespace, TAG_NAMESPACES } from '../../grammar/index.js';
+import { checkEachLine, cleanTagName, multilineLines, normalizeMultiline, parse, QueryError, slugify, splitNamespace, TAG_NAMESPACES } from '../../grammar/index.js';
 import { dsl, should, tag } from './helpers.js';
 
 describe('multi-line strings (reference §1.9)', () => {
@@ -110,4 +110,36 @@ describe('cleanTagName against a step-by-step reading of reference §8.4', () =>
       { numRuns: 20_000 },
     );
   }, 120_000);
+});
+
+describe('multi-line strings checked line by line', () => {
+  const positionOf = (written: string) => {
+    try {
+      checkEachLine(written, (line) => parse(line));
+      return null;
+    } catch (error) {
+      if (!(error instanceof QueryError)) throw error;
+      return { message: error.message, ...error.position };
+    }
+  };
+
+  it.each<[string, { message: string; offset: number; line: number; column: number } | null]>([
+    ['a\nb', null],
+    // The same message and column as the line alone; the wrapping parentheses are not the author's.
+    ['a\n!', { message: 'Expected a term.', offset: 3, line: 2, column: 2 }],
+    ['a\nb, (c', { message: 'Imbalanced parentheses.', offset: 5, line: 2, column: 4 }],
+    ['(c', { message: 'Imbalanced parentheses.', offset: 0, line: 1, column: 1 }],
+    // `\r` is not part of a line; offsets still count it.
+    ['a\r\n\r\nb,', { message: 'Expected a term.', offset: 7, line: 3, column: 3 }],
+    ['\n\n  x)', { message: 'junk at end of expression: )', offset: 5, line: 3, column: 4 }],
+  ])('%j', (written, expected) => {
+    expect(positionOf(written)).toEqual(expected);
+  });
+
+  it('keeps each line with the offsets it was written at', () => {
+    expect(multilineLines('ab\r\n\ncd')).toEqual([
+      { text: 'ab', offsets: [0, 1, 2] },
+      { text: 'cd', offsets: [5, 6, 7] },
+    ]);
+  });
 });

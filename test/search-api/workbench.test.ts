@@ -192,6 +192,26 @@ describe('filter explain', () => {
     expect(res.body).toMatchObject({ error: 'Imbalanced parentheses.', parameter: 'spoilered_complex', position: { line: 2 } });
   });
 
+  it('one position rule and one message table: a broken line is reported as the same text searched', async () => {
+    const broken = ['(solo', 'safe, (solo || cute', '!', 'safe, -', 'safe)', 'a^2^3', 'score.gte:x', 'created_at:2015-13', '(a) b', '  solo,'];
+    for (const text of broken) {
+      const searched = (await explain({ q: text })).body;
+      expect(searched.position, text).toBeDefined();
+      // The same text as the second line of a filter: the same message, the same column, one line down.
+      const written = `safe\n${text}`;
+      const res = await h.api(`/filters/test${qs({ hidden_complex: written })}`);
+      expect(res.status, text).toBe(400);
+      expect(res.body.error, text).toBe(searched.error);
+      expect(res.body.position, text).toEqual({ offset: 5 + searched.position.offset, line: 2, column: searched.position.column });
+      expect(res.body.parameter).toBe('hidden_complex');
+    }
+    // A date error names no empty rest; a missing image id names its parameter.
+    expect((await explain({ q: 'created_at:2015-13' })).body.error).toBe('invalid date format in input, parsed as 2015, 13');
+    const missing = await h.api(`/filters/explain${qs({ hidden_tags: 'solo' })}`);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toBe('image_id is required');
+  });
+
   it('unknown tags, filters and images', async () => {
     expect((await h.api(`/filters/explain${qs({ image_id: imageA, hidden_tags: 'nope' })}`)).body.error).toMatch(/unknown tag in hidden_tags: nope/);
     expect((await h.api(`/filters/explain${qs({ image_id: imageA, hidden_tag_ids: '1,x' })}`)).status).toBe(400);
@@ -268,6 +288,77 @@ describe('filter test bench', () => {
   });
 });
 
+describe('images under a filter being written', () => {
+  it('leaves out what the inline filter hides, spoilers what it spoilers, pages and sorts as search does', async () => {
+    const nothing = (await insertFilter(h.db, { name: 'Nothing hidden (images)', public: true })).id;
+    const search = async (q: string, extra: Record<string, string | number> = {}) => h.ok(`/search/images${qs({ q, filter_id: nothing, per_page: 50, ...extra })}`);
+    const inline = { hidden_tags: 'cute', hidden_complex: 'score.gte:100', spoilered_tags: 'solo', spoilered_complex: '' };
+    const under = await h.ok(`/filters/images${qs({ q: 'safe', per_page: 50, ...inline })}`);
+    const expected = await search('safe, -cute, -score.gte:100');
+    expect(under.total).toBe(expected.total);
+    expect(under.images.map((i: { id: number }) => i.id)).toEqual(expected.images.map((i: { id: number }) => i.id));
+    const soloIds = new Set((await search('safe, -cute, -score.gte:100, solo')).images.map((i: { id: number }) => i.id));
+    for (const image of under.images) expect(image.spoilered, `image ${image.id}`).toBe(soloIds.has(image.id));
+    // An empty inline filter hides nothing (it is not the current filter).
+    const empty = await h.ok(`/filters/images${qs({ q: 'safe', hidden_tags: '' })}`);
+    expect(empty.total).toBe((await search('safe')).total);
+    // Pages and sort as /search/images.
+    const sorted = await h.ok(`/filters/images${qs({ q: 'safe', hidden_tags: '', sf: 'score', sd: 'asc', page: 2, per_page: 5 })}`);
+    expect(sorted.images.map((i: { id: number }) => i.id)).toEqual((await search('safe', { sf: 'score', sd: 'asc', page: 2, per_page: 5 })).images.map((i: { id: number }) => i.id));
+    // A broken expression is 400 naming it.
+    const broken = await h.api(`/filters/images${qs({ q: 'safe', hidden_complex: 'solo,' })}`);
+    expect(broken.status).toBe(400);
+    expect(broken.body.parameter).toBe('hidden_complex');
+  });
+});
+
+describe("a key user's own filters, written", () => {
+  it('creates, changes and lists them; checks them as a search would; others cannot see or change them', async () => {
+    const alice = await insertUser(h.db, {});
+    const bob = await insertUser(h.db, {});
+    const [aliceKey, bobKey] = [await insertKey(h.db, alice.id), await insertKey(h.db, bob.id)];
+    const post = (path: string, key: string | null, body: unknown, type = 'application/json') =>
+      h.api(`${path}${key ? `?key=${key}` : ''}`, { method: 'POST', headers: { 'content-type': type }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const made = await post('/filters', aliceKey, { filter: { name: 'mine', hidden_tag_ids: [t.solo!.id, t.ts!.id], hidden_complex: 'cute\nscore.gte:100' } });
+    expect(made.status).toBe(200);
+    expect(made.body.filter).toMatchObject({ name: 'mine', public: false, system: false, user_id: alice.id, hidden_complex: 'cute\nscore.gte:100' });
+    // The alias is stored as its target.
+    expect([...made.body.filter.hidden_tag_ids].sort()).toEqual([t.solo!.id, t['twilight sparkle']!.id].sort());
+    const id = made.body.filter.id as number;
+    // Private: Alice sees it, anonymous callers and Bob do not.
+    expect((await h.api(`/filters/${id}?key=${aliceKey}`)).status).toBe(200);
+    expect((await h.api(`/filters/${id}`)).status).toBe(404);
+    expect((await h.api(`/filters/${id}?key=${bobKey}`)).status).toBe(404);
+    expect((await h.api(`/filters/user?key=${aliceKey}`)).body.filters.map((f: { id: number }) => f.id)).toContain(id);
+    // Changed: only the fields given.
+    const changed = await post(`/filters/${id}`, aliceKey, { filter: { spoilered_complex: 'solo', public: true } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.filter).toMatchObject({ name: 'mine', public: true, spoilered_complex: 'solo', hidden_complex: 'cute\nscore.gte:100' });
+    expect((await h.api(`/filters/${id}`)).body.filter.spoilered_complex).toBe('solo');
+    // The bench runs it by id, as saved.
+    expect((await h.api(`/filters/test${qs({ filter_id: id, key: aliceKey })}`)).status).toBe(200);
+    // Refused: no key, someone else's filter, bad fields, bad bodies.
+    expect((await post('/filters', null, { filter: { name: 'x' } })).status).toBe(403);
+    expect((await post(`/filters/${id}`, bobKey, { filter: { name: 'taken' } })).status).toBe(404);
+    const refused: [unknown, RegExp][] = [
+      [{ filter: {} }, /^name: required$/],
+      [{ filter: { name: '  ' } }, /^name: /],
+      [{ filter: { name: 'x', hidden_complex: 'solo\n!' } }, /^hidden_complex: Expected a term\.$/],
+      [{ filter: { name: 'x', hidden_tag_ids: [999_999] } }, /^hidden_tag_ids: no tag has id 999999$/],
+      [{ filter: { name: 'x', public: 'yes' } }, /^filter\.public: /],
+      [{ filter: { name: 'x', extra: 1 } }, /^filter: /],
+      ['{not json', /^Malformed JSON body$/],
+    ];
+    for (const [body, message] of refused) {
+      const res = await post('/filters', aliceKey, body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.error, JSON.stringify(body)).toMatch(message);
+    }
+    expect((await post('/filters', aliceKey, 'name=x', 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await post('/filters', aliceKey, { filter: { name: 'x', description: 'y'.repeat(70_000) } })).status).toBe(413);
+  });
+});
+
 describe('autocomplete', () => {
   const rich = async (term: string, extra: Record<string, string | number> = {}) => (await h.ok(`/autocomplete/tags${qs({ term, format: 'rich', ...extra })}`)) as any;
   const names = async (term: string) => (await rich(term)).suggestions.filter((s: { kind: string }) => s.kind !== 'field').map((s: { value: string }) => s.value);
@@ -287,6 +378,25 @@ describe('autocomplete', () => {
     expect((await rich('rianbow dsah')).suggestions[0]).toMatchObject({ value: 'rainbow dash', match: 'typo', distance: 2 });
     expect((await rich('slo')).suggestions.map((s: { value: string }) => s.value)).toEqual(['solo', 'sole']);
     expect(await names('xyzzy')).toEqual([]);
+  });
+
+  it('forgives a typo in the first letter: changed, missing, or swapped with the second', async () => {
+    expect(await names('xute')).toContain('cute');
+    expect(await names('wilight spa')).toContain('twilight sparkle');
+    expect(await names('arinbow')).toContain('rainbow dash');
+    expect(await names('olo')).toContain('solo');
+  });
+
+  it('did you mean: unknown tags and misspelt fields in the explain answer, with their place', async () => {
+    const q = 'safe, twiligth sparkle || scroe.gte:5';
+    const body = (await explain({ q })).body;
+    expect(body.did_you_mean).toEqual([
+      { term: 'twiligth sparkle', kind: 'tag', start: 6, end: 22, suggestions: expect.arrayContaining(['twilight sparkle']) },
+      { term: 'scroe', kind: 'field', start: 26, end: 31, suggestions: expect.arrayContaining(['score']) },
+    ]);
+    expect(body.did_you_mean[0].suggestions[0]).toBe('twilight sparkle');
+    expect(q.slice(26, 31)).toBe('scroe');
+    expect((await explain({ q: 'safe, -solo, artist:jane, score.gte:5, twi*' })).body.did_you_mean).toEqual([]);
   });
 
   it('matches words in any order, inner words and namespaces', async () => {

@@ -25,11 +25,10 @@ export async function complexProblem(q: string, options: ComplexCheckOptions = {
     import('../../search/indexes/images/fields.js'),
   ]);
   try {
-    grammar.compileQuery(grammar.normalizeMultiline(q), {
-      fields: imageFields,
-      role: options.role ?? 'anonymous',
-      context: { filter: true, userId: options.userId ?? null },
-    });
+    const compileOptions = { fields: imageFields, role: options.role ?? 'anonymous', context: { filter: true, userId: options.userId ?? null } } as const;
+    // Line by line first, so that a broken line gets the message the same text gets as a search.
+    grammar.checkEachLine(q, (line) => grammar.compileQuery(line, compileOptions));
+    grammar.compileQuery(grammar.normalizeMultiline(q), compileOptions);
     return null;
   } catch (err) {
     if (grammar.isQueryError(err)) return err.message;

@@ -18,6 +18,9 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { errorResponse } from '../errors.js';
 
+/** Whether a Content-Type names JSON (`application/json`, parameters allowed). */
+export const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
+
 /** Whether a request sends a body (one that a refusal would otherwise leave to be read and dropped). */
 export function carriesBody(c: Context): boolean {
   return Number(c.req.header('content-length') ?? 0) > 0 || c.req.header('transfer-encoding') !== undefined;

@@ -1,9 +1,12 @@
 /**
  * GET /filters/system, /filters/user and /filters/:filter_id (reference §5.8), and the workbench's
- * /filters/explain and /filters/test by name.
+ * /filters/explain, /filters/test and /filters/images by name.
  * - system: every system filter by id;
  * - user: the key user's own filters by id; 403 `{"error":"Forbidden"}` without a valid key;
  * - one filter: shown if system, public, own, or to moderators and admins; else 404.
+ *
+ * And the key user's own filters written: POST /filters creates one, POST /filters/:filter_id
+ * changes the given fields of one (a filter that is not the caller's own is 404).
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
@@ -12,14 +15,20 @@ import { findFilter, listSystemFilters, listUserFilters } from '../../contexts/f
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { Page } from '../../contexts/page.js';
 import type { AppContext, AppEnv } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import { createUserFilter, FilterInputError, updateUserFilter, type UserFilterInput } from '../../contexts/filters/user-filters.js';
+import { errorResponse, forbidden, notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import { toPaging } from '../middleware/paging.js';
 import type { FilterListResponse, FilterResponse } from '../schemas/envelopes.js';
 import { pathIdValue, routeQuery } from '../schemas/params.js';
 import { nameRoute } from '../route-name.js';
 import { parseQuery } from '../validate.js';
-import { explainInlineFilter, testFilter } from './workbench.js';
+import { FilterWriteBody } from '../schemas/workbench.js';
+import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
+
+/** A filter is a few small strings: 64 KiB is ample. */
+const MAX_FILTER_BODY_BYTES = 64 * 1024;
+import { explainInlineFilter, imagesUnderFilter, testFilter } from './workbench.js';
 import { filterView } from '../views/filter.js';
 
 const filterPage = ({ rows, total }: Page<FilterRow>) =>
@@ -41,6 +50,52 @@ const userFilters = async (c: AppContext) => {
   return c.json(body);
 };
 
+/** The JSON body's filter fields, or the answer refusing it. */
+async function filterInput(c: AppContext): Promise<UserFilterInput | Response> {
+  if (!isJson(c.req.header('content-type'))) return refuseUnread(c, 415, 'Content-Type must be application/json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await c.req.text());
+  } catch {
+    return errorResponse(c, 400, 'Malformed JSON body');
+  }
+  const parsed = FilterWriteBody.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return errorResponse(c, 400, `${issue.path.join('.') || 'body'}: ${issue.message}`);
+  }
+  const f = parsed.data.filter;
+  return {
+    name: f.name,
+    description: f.description,
+    public: f.public,
+    hiddenTagIds: f.hidden_tag_ids,
+    spoileredTagIds: f.spoilered_tag_ids,
+    hiddenComplex: f.hidden_complex,
+    spoileredComplex: f.spoilered_complex,
+  };
+}
+
+/** Create (`id` undefined) or change one of the key user's own filters. */
+async function writeFilter(c: AppContext, id?: number): Promise<Response> {
+  const user = c.get('user');
+  if (user === null) {
+    leaveBodyUnread(c);
+    return forbidden(c);
+  }
+  const input = await filterInput(c);
+  if (input instanceof Response) return input;
+  try {
+    const db = c.get('deps').db;
+    const row = id === undefined ? await createUserFilter(db, user, input) : await updateUserFilter(db, user, id, input);
+    if (row === null) return notFound(c);
+    return c.json({ filter: filterView(row) } satisfies z.output<typeof FilterResponse>);
+  } catch (err) {
+    if (err instanceof FilterInputError) return errorResponse(c, 400, err.message);
+    throw err;
+  }
+}
+
 const oneFilter = async (c: AppContext, id: number) => {
   const user = c.get('user');
   const filter = await findFilter(c.get('deps').db, id);
@@ -56,6 +111,7 @@ const NAMED = new Map<string, (c: AppContext) => Promise<Response>>([
   ['user', userFilters],
   ['explain', explainInlineFilter],
   ['test', testFilter],
+  ['images', imagesUnderFilter],
 ]);
 
 export function filterRoutes(): Hono<AppEnv> {
@@ -71,6 +127,11 @@ export function filterRoutes(): Hono<AppEnv> {
     }
     const id = pathIdValue(segment);
     return id === undefined ? notFound(c) : oneFilter(c, id);
+  });
+  app.post('/filters', limitBody(MAX_FILTER_BODY_BYTES), (c) => writeFilter(c));
+  app.post('/filters/:filter_id', limitBody(MAX_FILTER_BODY_BYTES), (c) => {
+    const id = pathIdValue(c.req.param('filter_id'));
+    return id === undefined ? notFound(c) : writeFilter(c, id);
   });
   return app;
 }

@@ -19,6 +19,8 @@ import { escapeHtml } from '../escape-html.js';
 
 export const SEARCH_PAGE_PATH = '/search';
 const ASSET_MAX_AGE = 3600;
+/** The sort fields the page offers (`sf`; the API takes more). */
+const SORT_FIELDS = ['first_seen_at', 'created_at', 'score', 'wilson_score', 'faves', 'upvotes', 'width', 'height', 'tag_count', 'id', 'random'];
 
 
 function pageCsp(config: Config): string {
@@ -50,9 +52,11 @@ export function searchPageHtml(siteName: string): string {
 <ul id="suggestions" role="listbox" hidden></ul>
 </div>
 <p id="q-error" role="status" aria-live="polite"></p>
+<p id="hint" aria-live="polite"></p>
 <details id="dsl"><summary>Compiled query (OpenSearch DSL)</summary><pre id="dsl-text"></pre></details>
 <section id="filter-panel" hidden aria-label="Filter">
 <form id="filter-form">
+<div id="saved-filters" class="row" hidden><label>Your filters <select id="my-filters"><option value="">New filter</option></select></label><label>Name <input id="filter-name" placeholder="filter name"></label><label class="check"><input id="filter-public" type="checkbox"> public</label><p><button type="button" id="save-filter">Save</button> <span id="save-status" role="status"></span></p></div>
 <div class="row"><label>Hidden tags <input name="hidden_tags" placeholder="tag, tag"></label><label>Spoilered tags <input name="spoilered_tags" placeholder="tag, tag"></label></div>
 <label>Hidden complex (one alternative a line) <textarea name="hidden_complex" spellcheck="false"></textarea></label>
 <label>Spoilered complex <textarea name="spoilered_complex" spellcheck="false"></textarea></label>
@@ -60,11 +64,19 @@ export function searchPageHtml(siteName: string): string {
 <p><button class="primary" type="submit">Test filter</button></p>
 <p id="filter-error" role="alert"></p>
 </form>
-<div><div id="bench" aria-live="polite"></div><div id="why" aria-live="polite"></div></div>
+<div id="bench" aria-live="polite"></div>
 </section>
+<div class="bar">
 <p id="count" aria-live="polite"></p>
+<label>Sort <select id="sf">${SORT_FIELDS.map((f) => `<option value="${f}">${f.replace(/_/g, ' ')}</option>`).join('')}</select></label>
+<select id="sd" aria-label="Sort direction"><option value="desc">descending</option><option value="asc">ascending</option></select>
+<select id="per-page" aria-label="Images a page"><option>12</option><option selected>24</option><option>50</option></select>
+<form id="open-image"><label>Image <input id="image-id" type="number" min="1" inputmode="numeric" placeholder="id"></label> <button type="submit">Open</button></form>
+</div>
+<section id="image-panel" hidden aria-label="Image"><div id="why" aria-live="polite"></div></section>
 <div id="results"></div>
-<p class="hint">Arrow keys choose a suggestion, Enter or Tab takes it, Escape closes the list. In filter mode, click a thumbnail to see why the filter hides or spoilers it.</p>
+<nav id="pager" hidden><button type="button" id="prev">‹ Previous</button> <span id="page-of"></span> <button type="button" id="next">Next ›</button></nav>
+<p class="hint">Arrow keys choose a suggestion and Enter or Tab takes the chosen one; Enter alone searches what you typed; Escape closes the list. Click a thumbnail (a spoiler first reveals) to open it: its tags, and how the query and, in filter mode, the filter meet it.</p>
 </main>
 <noscript><p>This page needs JavaScript; the API it uses is described at /api/docs.</p></noscript>
 </body>

@@ -63,6 +63,7 @@ import { SearchParams } from '../search-params.js';
 import { queryApiError } from '../query-error.js';
 import { explainOnImage } from '../workbench/query-explain.js';
 import { compileComplexFilter } from '../filter-query.js';
+import { unknownNames } from '../workbench/did-you-mean.js';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { loadFilters } from '../../contexts/filters/load.js';
 import { isStaffModerator } from '../../contexts/users/roles.js';
@@ -462,15 +463,17 @@ async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Pr
   const text = q ?? '';
   const options = await compileOptionsFor(c, index, text);
   const query = compiling(text, options, compileQuery);
+  const role = c.get('user')?.role ?? 'anonymous';
+  const did_you_mean = index === 'images' ? await unknownNames(c.get('deps').db, text, role) : undefined;
   if (image_id === undefined) {
-    cacheFor(c, 60, { dependsOnUser: true });
-    return c.json({ index, query } satisfies z.output<typeof ExplainResponse>);
+    cacheFor(c, 10, { dependsOnUser: true });
+    return c.json({ index, query, did_you_mean } satisfies z.output<typeof ExplainResponse>);
   }
   if (index !== 'images') throw new ApiError(400, 'image_id applies to index=images only');
   const image = await explainOnImage(c.get('deps').db, image_id, c.get('user'), compiling(text, options, clauseTree));
   if (image === null) return notFound(c);
   cacheFor(c, SEARCH_MAX_AGE, { dependsOnUser: true });
-  return c.json({ index, query, image } satisfies z.output<typeof ExplainResponse>);
+  return c.json({ index, query, image, did_you_mean } satisfies z.output<typeof ExplainResponse>);
 }
 
 export function searchRoutes(): Hono<AppEnv> {

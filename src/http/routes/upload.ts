@@ -40,7 +40,7 @@ import type { MediaStorage } from '../../media/storage.js';
 import { storageOf } from '../media-storage.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
-import { leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
+import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
 import { renderImage } from '../render/images.js';
 import type { BanErrorBody } from '../schemas/common.js';
 import { routeQuery, SubmissionBody } from '../schemas/params.js';
@@ -144,7 +144,6 @@ function sourcesOf(image: NonNullable<Body['image']>): string[] {
     .map((k) => s[k]?.source ?? '');
 }
 
-const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');
 
 /** The caller's address as `{ ip }` for the ban lookup and the submission, or nothing when unknown. */
 function ipOf(c: AppContext): { ip?: string } {

@@ -4,17 +4,19 @@
  *   GET /filters/explain?image_id=N&<inline filter>   why an inline filter hides or spoilers an image
  *   GET /filters/:filter_id/explain?image_id=N        the same for a saved filter the caller may view
  *   GET /filters/test?<inline filter or filter_id>    the test bench over a sample of images
+ *   GET /filters/images?q=…&<inline filter>           the page of images `q` finds under that filter
  *   GET /autocomplete/tags?term=…                     tag and field suggestions
  *
  * An inline filter is given by `hidden_tags`/`spoilered_tags` (names), `hidden_tag_ids`/
  * `spoilered_tag_ids` and `hidden_complex`/`spoilered_complex`. The test bench without any of
  * them runs `filter_id`'s filter, else the current filter. `/filters/explain` and `/filters/test`
- * are answered through routes/filters.ts's one route of `/filters/<name or id>`.
+ * (and `/filters/images`) are answered through routes/filters.ts's one route of `/filters/<name or id>`.
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter } from '../../contexts/filters/load.js';
+import { loadImageDocuments } from '../../search/indexes/images/document.js';
 import { buildImageSearch, parseImageSort } from '../../search/requests/index.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
@@ -22,6 +24,9 @@ import { cacheFor } from '../middleware/cache.js';
 import type { FilterExplainResponse, FilterTestResponse } from '../schemas/workbench.js';
 import { workbenchQuery } from '../schemas/workbench.js';
 import { parseQuery, validPath, validQuery } from '../validate.js';
+import { compileComplexFilter } from '../filter-query.js';
+import { toPaging } from '../middleware/paging.js';
+import { renderImages } from '../render/images.js';
 import { runFilterBench } from '../workbench/filter-bench.js';
 import { explainFilter } from '../workbench/filter-explain.js';
 import { explainableImageDocument } from '../workbench/image-document.js';
@@ -55,15 +60,18 @@ async function sampleIds(c: AppContext, q: string | undefined, size: number): Pr
 }
 
 type TestParams = z.output<typeof workbenchQuery.filterTest>;
+type ImagesParams = z.output<typeof workbenchQuery.filterImages>;
+
+/** The filter given inline, else by `filter_id` (null when the caller may not view it), else the current one. */
+async function specOfParams(c: AppContext, params: TestParams | ImagesParams): Promise<FilterSpec | null> {
+  if (givesInlineFilter(params)) return inlineSpec(c.get('deps').db, params);
+  if (params.filter_id !== undefined) return savedSpec(c, params.filter_id);
+  const current = await c.get('currentFilter')();
+  return current && specOfRow(current);
+}
 
 async function filterTest(c: AppContext, params: TestParams): Promise<Response> {
-  let spec: FilterSpec | null;
-  if (givesInlineFilter(params)) spec = await inlineSpec(c.get('deps').db, params);
-  else if (params.filter_id !== undefined) spec = await savedSpec(c, params.filter_id);
-  else {
-    const current = await c.get('currentFilter')();
-    spec = current && specOfRow(current);
-  }
+  const spec = await specOfParams(c, params);
   if (spec === null) return notFound(c);
   const filter = compileFilter(spec, c.get('user'), Date.now());
   const q = params.q?.trim() ? params.q : undefined;
@@ -76,6 +84,39 @@ async function filterTest(c: AppContext, params: TestParams): Promise<Response> 
     ...result,
   } satisfies z.output<typeof FilterTestResponse>);
 }
+
+/**
+ * `GET /filters/images`: what `/search/images` would answer if the filter under edit were the
+ * caller's current one: its hidden images left out, `spoilered` set by it.
+ */
+async function filterImages(c: AppContext, params: ImagesParams): Promise<Response> {
+  const spec = await specOfParams(c, params);
+  if (spec === null) return notFound(c);
+  const deps = c.get('deps');
+  const user = c.get('user');
+  const now = Date.now();
+  const filter = compileFilter(spec, user, now);
+  const query = params.q?.trim() ? await compileFor(c, 'images', params.q) : { match_all: {} };
+  const page = toPaging(params);
+  const hidden = { tagIds: spec.tagIds.hidden, complex: compileComplexFilter(spec.complex.hidden, user, now) ?? { match_none: {} } };
+  const request = buildImageSearch({
+    query,
+    sort: parseImageSort(params.sf, params.sd),
+    filters: [hidden],
+    ...(user === null ? {} : { userId: user.id }),
+    page: page.page,
+    perPage: page.perPage,
+  });
+  const { ids, total } = await runSearch(deps, 'images', request);
+  const [images, docs] = await Promise.all([renderImages(deps, ids, { filter: null, user }), loadImageDocuments(deps.db, ids)]);
+  const spoilered = new Set(docs.filter((doc) => explainFilter(filter, doc).spoilered).map((doc) => doc.id));
+  cacheFor(c, 1, { dependsOnUser: true });
+  // a stub (an image merged or deleted since the index heard of it) has no spoilered flag to set
+  return c.json({ images: images.map((image) => (image.hidden_from_users ? image : { ...image, spoilered: spoilered.has(image.id) })), interactions: [], total });
+}
+
+/** `GET /filters/images`: the images under a filter (dispatched from routes/filters.ts). */
+export const imagesUnderFilter = (c: AppContext): Promise<Response> => filterImages(c, parseQuery(c, workbenchQuery.filterImages));
 
 /** `GET /filters/explain`: an inline filter on one image (dispatched from routes/filters.ts). */
 export async function explainInlineFilter(c: AppContext): Promise<Response> {

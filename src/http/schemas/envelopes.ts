@@ -19,7 +19,7 @@ import {
   WithheldComment,
   WithheldPost,
 } from './resources.js';
-import { ExplainImage } from './workbench.js';
+import { ExplainImage, UnknownName } from './workbench.js';
 
 const total = () => count().meta({ description: 'Number of matching objects over all pages.' });
 const interactions = () =>
@@ -105,5 +105,6 @@ export const ExplainResponse = z
     index: z.enum(SEARCH_INDEXES).meta({ description: 'The index the query was compiled for.' }),
     query: z.looseObject({}).meta({ description: 'The compiled query, as OpenSearch query DSL.' }),
     image: ExplainImage.optional().meta({ description: 'With `image_id` (images only): which clauses that image matches.' }),
+    did_you_mean: z.array(UnknownName).optional().meta({ description: 'Images only: the query\'s tags that no tag has and its misspelt field names, each with the nearest names that exist (empty when every name is known).' }),
   })
   .meta({ id: 'ExplainResponse', description: 'What a search query compiles to.' });

@@ -31,6 +31,8 @@ export const componentSchemas: readonly z.ZodType[] = ([
   ...Object.values(envelopes),
   workbench.ClauseMatch,
   workbench.ExplainImage,
+  workbench.UnknownName,
+  workbench.FilterWriteBody,
   workbench.FilterExplainResponse,
   workbench.BenchClause,
   workbench.FilterTestResponse,

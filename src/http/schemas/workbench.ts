@@ -82,6 +82,10 @@ export const workbenchQuery = {
   filterExplain: z.looseObject({ image_id: ImageIdParam, ...optional(inlineFilterParams) }),
   filterExplainById: z.looseObject({ image_id: ImageIdParam }),
   filterTest: searchQuery({ ...optional({ filter_id: queryParams.filter_id, q: queryParams.q }), sample: SampleParam, ...optional(inlineFilterParams) }),
+  filterImages: searchQuery({
+    ...optional({ filter_id: queryParams.filter_id, q: queryParams.q, page: queryParams.page, per_page: queryParams.per_page, sf: queryParams.sf, sd: queryParams.sd }),
+    ...optional(inlineFilterParams),
+  }),
   autocomplete: z.looseObject({ term: TermParam, cursor: CursorParam, format: FormatParam, limit: SuggestionLimitParam }),
 } as const;
 
@@ -112,6 +116,31 @@ interface ClauseMatchShape {
   matched: boolean;
   children: ClauseMatchShape[];
 }
+
+/** `POST /filters` and `POST /filters/:filter_id`: a user's own filter, in the filter answer's field names. */
+export const FilterWriteBody = z
+  .strictObject({
+    filter: z.strictObject({
+      name: z.string().max(1_000).optional().meta({ description: 'Name (1 to 100 characters once trimmed); required to create.' }),
+      description: z.string().max(20_000).optional().meta({ description: 'Description (at most 10,000 bytes).' }),
+      public: z.boolean().optional().meta({ description: 'Whether anyone may use the filter; default false (private: only its owner sees it).' }),
+      hidden_tag_ids: z.array(id()).max(MAX_INLINE_TAGS).optional().meta({ description: 'Tag ids to hide (an alias stands for its target).' }),
+      spoilered_tag_ids: z.array(id()).max(MAX_INLINE_TAGS).optional().meta({ description: 'Tag ids to spoiler.' }),
+      hidden_complex: z.string().max(16_384).optional().meta({ description: 'Hiding expression (one alternative a line); must compile for the key user.' }),
+      spoilered_complex: z.string().max(16_384).optional().meta({ description: 'Spoilering expression (one alternative a line).' }),
+    }),
+  })
+  .meta({ id: 'FilterWriteBody', description: 'A filter to create, or the fields of one to change (those left out stay as they are).' });
+
+export const UnknownName = z
+  .strictObject({
+    term: z.string().meta({ description: 'The unknown name as written.' }),
+    kind: z.enum(['tag', 'field']).meta({ description: '`tag`: no tag or alias has this name; `field`: no field has it, but fields with near names exist.' }),
+    start: offset().meta({ description: 'Offset in `q` of the text a suggestion replaces.' }),
+    end: offset().meta({ description: 'Offset just after it.' }),
+    suggestions: z.array(z.string()).max(3).meta({ description: 'Up to three existing names, nearest first (tags ranked as autocomplete ranks them).' }),
+  })
+  .meta({ id: 'UnknownName', description: 'A name in a query that matches nothing, with what may have been meant.' });
 
 export const ExplainImage = z
   .strictObject({

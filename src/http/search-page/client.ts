@@ -2,82 +2,25 @@
  * The search workbench page's script (bundled for the browser by ../browser-bundle.ts). Two
  * modes over the JSON API:
  *
- * - Query: the query box completes the term at the caret (`/autocomplete/tags?format=rich`),
- *   checks the query as it is typed (`/search/explain`) and underlines the place of an error, shows
- *   the compiled DSL, the hit count and the first page of thumbnails (`/search/images`), spoilered
- *   ones blurred until clicked.
+ * - Query: the query box offers completions of the term at the caret (`/autocomplete/tags?format=rich`;
+ *   one is taken only when picked), checks the query as it is typed (`/search/explain`) and
+ *   underlines the place of an error, says "did you mean" for unknown tags and fields, shows the
+ *   compiled DSL, the hit count and pages of thumbnails (`/search/images`, sorted by `sf`/`sd`),
+ *   spoilered ones blurred until clicked.
  * - Filter: the author edits hidden and spoilered tags and complex expressions, and sees what the
- *   filter would do (`/filters/test`) and, for any image (a thumbnail or an example id), why it is
- *   hidden or spoilered (`/filters/explain`).
+ *   filter would do (`/filters/test`), the grid as that filter shows it (`/filters/images`) and,
+ *   for any image (a thumbnail, an example id or one typed in), why it is hidden or spoilered
+ *   (`/filters/explain`).
+ *
+ * Opening an image shows its tags and how the query (`/search/explain?image_id=`) and the filter
+ * meet it. An error replaces the results it invalidates: nothing stale stays beside it.
  *
  * An API key, if given, is kept for the session and sent with every request. Every element is
  * built with DOM calls and `textContent`: no text from the API is parsed as HTML.
  */
 
-/** The JSON API's prefix; the bundler writes it in. */
-declare const API_PREFIX: string;
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-// ---------------------------------------------------------------------------------------------
-
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<Record<string, string>> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(props)) if (v !== undefined) node.setAttribute(k, v);
-  for (const child of children) node.append(child);
-  return node;
-}
-
-/** What every error answer may carry (a query error says where it is). */
-interface ErrorFields {
-  error?: string;
-  parameter?: string;
-  position?: { offset: number; line: number; column: number };
-  excerpt?: { text: string; at: number };
-}
-
-interface ApiAnswer<T> {
-  status: number;
-  /** The answer's body: `T` on success, the error fields otherwise. */
-  body: T & ErrorFields;
-}
-
-const KEY_STORE = 'tagwise-search-key';
-
-async function api<T>(path: string, params: Record<string, string | number | undefined>): Promise<ApiAnswer<T>> {
-  const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') search.set(k, String(v));
-  const key = sessionStorage.getItem(KEY_STORE);
-  if (key) search.set('key', key);
-  const res = await fetch(`${API_PREFIX}${path}?${search}`, { headers: { accept: 'application/json' } });
-  let body: unknown = null;
-  try {
-    body = await res.json();
-  } catch {
-    body = { error: `HTTP ${res.status}` };
-  }
-  return { status: res.status, body: body as T & ErrorFields };
-}
-
-/** Calls `fn` once the input has paused for `ms`; only the latest call's answer is used. */
-function debounced(ms: number, fn: () => Promise<void>): () => void {
-  let timer: number | undefined;
-  return () => {
-    window.clearTimeout(timer);
-    timer = window.setTimeout(() => void fn(), ms);
-  };
-}
-
-/** A counter that tells a stale answer from the latest one. */
-function latest() {
-  let n = 0;
-  return () => {
-    const mine = ++n;
-    return () => mine === n;
-  };
-}
+import { $, api, debounced, el, type ErrorFields, KEY_STORE, latest } from './helpers.js';
+import { listMyFilters, setUpSavedFilters } from './saved-filters.js';
 
 // ---------------------------------------------------------------------------------------------
 // Query box: errors underlined, autocomplete
@@ -118,7 +61,10 @@ interface Suggestion {
   distance: number;
 }
 
+/** The open list; `active` is -1 until the person moves into it (only a pick is taken). */
 let shown: { list: Suggestion[]; replace: { start: number; end: number }; active: number } | null = null;
+/** Escape closes the list until the next keystroke. */
+let dismissed = false;
 
 function closeSuggestions() {
   shown = null;
@@ -143,7 +89,8 @@ function drawSuggestions() {
   });
   suggestions.hidden = false;
   query.setAttribute('aria-expanded', 'true');
-  query.setAttribute('aria-activedescendant', `suggestion-${shown.active}`);
+  if (shown.active >= 0) query.setAttribute('aria-activedescendant', `suggestion-${shown.active}`);
+  else query.removeAttribute('aria-activedescendant');
 }
 
 function accept(i: number) {
@@ -165,36 +112,37 @@ const complete = debounced(80, async () => {
   const isLatest = completeTurn();
   const term = query.value;
   const cursor = query.selectionStart ?? term.length;
-  if (term.slice(0, cursor).trim() === '') return closeSuggestions();
+  if (dismissed || term.slice(0, cursor).trim() === '') return closeSuggestions();
   const { status, body } = await api<{ term: string; replace: { start: number; end: number }; suggestions: Suggestion[] }>('/autocomplete/tags', {
     term,
     cursor,
     format: 'rich',
     limit: 8,
   });
-  if (!isLatest() || document.activeElement !== query) return;
+  if (!isLatest() || dismissed || document.activeElement !== query) return;
   if (status !== 200 || body.term.trim() === '') return closeSuggestions();
-  shown = { list: body.suggestions, replace: body.replace, active: 0 };
+  shown = { list: body.suggestions, replace: body.replace, active: -1 };
   drawSuggestions();
 });
 
 query.addEventListener('keydown', (e) => {
-  if (shown === null) {
-    if (e.key === 'Enter') {
-      e.preventDefault();
-      void runSearch();
-    }
-    return;
-  }
-  const n = shown.list.length;
-  if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+  const picked = shown !== null && shown.active >= 0;
+  if (shown !== null && (e.key === 'ArrowDown' || e.key === 'ArrowUp')) {
     e.preventDefault();
-    shown.active = (shown.active + (e.key === 'ArrowDown' ? 1 : n - 1)) % n;
+    const n = shown.list.length;
+    shown.active = e.key === 'ArrowDown' ? (shown.active + 1) % n : shown.active <= 0 ? n - 1 : shown.active - 1;
     drawSuggestions();
-  } else if (e.key === 'Enter' || e.key === 'Tab') {
+  } else if (picked && (e.key === 'Enter' || e.key === 'Tab')) {
     e.preventDefault();
-    accept(shown.active);
+    accept(shown!.active);
+  } else if (e.key === 'Enter') {
+    // Enter searches what was typed: a suggestion nobody picked does not rewrite the query.
+    e.preventDefault();
+    closeSuggestions();
+    page = 1;
+    void runSearch();
   } else if (e.key === 'Escape') {
+    dismissed = true;
     closeSuggestions();
   }
 });
@@ -204,6 +152,48 @@ query.addEventListener('blur', () => closeSuggestions());
 // Checking and running the query
 // ---------------------------------------------------------------------------------------------
 
+const hint = $<HTMLParagraphElement>('hint');
+const pager = $<HTMLElement>('pager');
+const sortField = $<HTMLSelectElement>('sf');
+const sortDir = $<HTMLSelectElement>('sd');
+const perPage = $<HTMLSelectElement>('per-page');
+let page = 1;
+
+/** An unknown tag or field of the query, with what the person may have meant. */
+interface DidYouMean {
+  term: string;
+  kind: 'tag' | 'field';
+  start: number;
+  end: number;
+  suggestions: string[];
+}
+
+/** "Did you mean": each suggestion a button that puts it in the place of the unknown term. */
+function showDidYouMean(list: DidYouMean[] | undefined) {
+  hint.replaceChildren();
+  for (const unknown of list ?? []) {
+    const line = el('span', { class: 'dym' }, `No ${unknown.kind} “${unknown.term}”`);
+    if (unknown.suggestions.length > 0) line.append(' — did you mean ');
+    unknown.suggestions.forEach((name, i) => {
+      const b = el('button', { type: 'button', class: 'link' }, name);
+      b.addEventListener('click', () => {
+        query.value = query.value.slice(0, unknown.start) + name + query.value.slice(unknown.end);
+        page = 1;
+        checkQuery();
+      });
+      line.append(i > 0 ? ', ' : '', b);
+    });
+    hint.append(line);
+  }
+}
+
+/** No results beside an error: the count says why, the grid and pager are emptied. */
+function clearResults(message: string) {
+  count.textContent = message;
+  results.replaceChildren();
+  pager.hidden = true;
+}
+
 const checkTurn = latest();
 const checkQuery = debounced(120, async () => {
   const isLatest = checkTurn();
@@ -212,26 +202,35 @@ const checkQuery = debounced(120, async () => {
     underline(q, null);
     errorLine.textContent = '';
     dsl.textContent = '';
+    showDidYouMean([]);
+    if (mode === 'filter') void runSearch();
+    else clearResults('');
     return;
   }
-  const { status, body } = await api<{ query: unknown }>('/search/explain', { index: 'images', q });
+  const { status, body } = await api<{ query: unknown; did_you_mean?: DidYouMean[] }>('/search/explain', { index: 'images', q });
   if (!isLatest()) return;
-  if (status === 400 && body.position) {
+  dsl.textContent = status === 200 ? JSON.stringify(body.query, null, 2) : '';
+  showDidYouMean(status === 200 ? body.did_you_mean : []);
+  if (status === 200) {
+    query.removeAttribute('aria-invalid');
+    underline(q, null);
+    errorLine.textContent = '';
+    void runSearch();
+    return;
+  }
+  clearResults('');
+  if (body.position) {
     underline(q, body.position.offset);
     errorLine.textContent = `${body.error} (line ${body.position.line}, column ${body.position.column})`;
     query.setAttribute('aria-invalid', 'true');
-    return;
-  }
-  query.removeAttribute('aria-invalid');
-  underline(q, null);
-  errorLine.textContent = status === 200 ? '' : String(body.error ?? `HTTP ${status}`);
-  if (status === 200) {
-    dsl.textContent = JSON.stringify(body.query, null, 2);
-    void runSearch();
+  } else {
+    errorLine.textContent = String(body.error ?? `HTTP ${status}`);
   }
 });
 
 query.addEventListener('input', () => {
+  dismissed = false;
+  page = 1;
   underline(query.value, null);
   complete();
   checkQuery();
@@ -248,15 +247,41 @@ interface ImageJson {
 }
 
 const searchTurn = latest();
+/**
+ * The page of images: `/search/images` in query mode; in filter mode `/filters/images`, the grid
+ * as the filter under edit shows it.
+ */
 async function runSearch() {
   const isLatest = searchTurn();
   const q = query.value.trim();
-  if (q === '') return;
-  const { status, body } = await api<{ total: number; images: ImageJson[] }>('/search/images', { q, per_page: 24 });
-  if (!isLatest() || status !== 200) return;
+  if (q === '' && mode === 'query') return clearResults('');
+  const size = Number(perPage.value);
+  const params = { q: q || undefined, page, per_page: size, sf: sortField.value, sd: sortDir.value };
+  const answer = mode === 'filter' ? api<{ total: number; images: ImageJson[] }>('/filters/images', { ...params, ...filterParams() }) : api<{ total: number; images: ImageJson[] }>('/search/images', params);
+  const { status, body } = await answer;
+  if (!isLatest()) return;
+  if (status !== 200) return clearResults(mode === 'filter' && body.parameter ? '' : String(body.error ?? `HTTP ${status}`));
   count.textContent = `${body.total.toLocaleString('en-US')} image${body.total === 1 ? '' : 's'}`;
   // an image merged or deleted since the index last heard of it is listed as its stub: no thumbnail
   results.replaceChildren(...body.images.filter((image) => !image.hidden_from_users).map(thumbnail));
+  const pages = Math.max(1, Math.ceil(body.total / size));
+  pager.hidden = body.total <= size && page === 1;
+  $('page-of').textContent = `page ${page} of ${pages.toLocaleString('en-US')}`;
+  $<HTMLButtonElement>('prev').disabled = page <= 1;
+  $<HTMLButtonElement>('next').disabled = page >= pages;
+}
+
+function turnPage(by: number) {
+  page = Math.max(1, page + by);
+  void runSearch();
+}
+$('prev').addEventListener('click', () => turnPage(-1));
+$('next').addEventListener('click', () => turnPage(1));
+for (const select of [sortField, sortDir, perPage]) {
+  select.addEventListener('change', () => {
+    page = 1;
+    void runSearch();
+  });
 }
 
 function thumbnail(image: ImageJson): HTMLElement {
@@ -264,8 +289,9 @@ function thumbnail(image: ImageJson): HTMLElement {
   const button = el('button', { type: 'button', class: `thumb${image.spoilered ? ' spoilered' : ''}`, 'data-id': String(image.id), title: `#${image.id}: ${image.tags.join(', ')}` }, img);
   if (image.spoilered) button.append(el('span', { class: 'badge' }, 'spoilered'));
   button.addEventListener('click', () => {
-    if (mode === 'filter') void explainImage(image.id);
-    else button.classList.remove('spoilered');
+    // In query mode the first click on a spoiler reveals it; a click on a shown image opens it.
+    if (mode === 'query' && button.classList.contains('spoilered')) button.classList.remove('spoilered');
+    else void openImage(image.id);
   });
   return button;
 }
@@ -285,7 +311,9 @@ function setMode(next: 'query' | 'filter') {
   document.body.dataset.mode = next;
   for (const tab of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) tab.setAttribute('aria-selected', String(tab.dataset.tab === next));
   $('filter-panel').hidden = next !== 'filter';
+  page = 1;
   if (next === 'filter') void runBench();
+  void runSearch();
 }
 for (const tab of document.querySelectorAll<HTMLButtonElement>('[data-tab]')) tab.addEventListener('click', () => setMode(tab.dataset.tab as 'query' | 'filter'));
 
@@ -297,6 +325,7 @@ function filterParams(): Record<string, string> {
   return out;
 }
 
+/** Shows a filter's error, or clears it; an error also clears the bench, the explanation and the grid it invalidates. */
 function showFilterError(body: ErrorFields | null): boolean {
   filterError.replaceChildren();
   for (const area of filterForm.querySelectorAll('textarea')) area.removeAttribute('aria-invalid');
@@ -308,6 +337,10 @@ function showFilterError(body: ErrorFields | null): boolean {
     filterError.append(el('code', {}, ex.slice(0, at), el('mark', { class: 'err' }, ex.slice(at, at + 1) || ' '), ex.slice(at + 1)));
     filterForm.querySelector(`[name="${body.parameter}"]`)?.setAttribute('aria-invalid', 'true');
   }
+  benchOut.replaceChildren();
+  why.replaceChildren();
+  clearResults('');
+  filterError.scrollIntoView({ block: 'nearest' });
   return true;
 }
 
@@ -340,14 +373,21 @@ function exampleLinks(ids: number[]): HTMLElement {
   const span = el('span', { class: 'examples' });
   for (const id of ids) {
     const b = el('button', { type: 'button', class: 'link' }, `#${id}`);
-    b.addEventListener('click', () => void explainImage(id));
+    b.addEventListener('click', () => void openImage(id));
     span.append(b);
   }
   return span;
 }
 
+/** A clause as written; the lines of a multi-line expression are alternatives, shown joined by `||`. */
+const clauseText = (text: string) =>
+  text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .join(' || ');
+
 function clauseList(clause: BenchClause): HTMLElement {
-  const li = el('li', {}, el('code', {}, clause.text), ` ${clause.images} `, exampleLinks(clause.examples));
+  const li = el('li', {}, el('code', {}, clauseText(clause.text)), ` ${clause.images} `, exampleLinks(clause.examples));
   if (clause.children.length > 0 && clause.kind !== 'term') li.append(el('ul', {}, ...clause.children.map(clauseList)));
   return li;
 }
@@ -356,7 +396,7 @@ const benchTurn = latest();
 const runBench = async () => {
   const isLatest = benchTurn();
   benchOut.setAttribute('aria-busy', 'true');
-  const { status, body } = await api<BenchAnswer>('/filters/test', { ...filterParams(), q: $<HTMLInputElement>('sample-q').value, sample: $<HTMLInputElement>('sample-size').value });
+  const { status, body } = await api<BenchAnswer>('/filters/test', { ...filterParams(), q: $<HTMLInputElement>('sample-q').value || undefined, sample: $<HTMLInputElement>('sample-size').value });
   if (!isLatest()) return;
   benchOut.removeAttribute('aria-busy');
   if (status !== 200) {
@@ -386,11 +426,16 @@ const runBench = async () => {
   };
   benchOut.replaceChildren(summary, part('Hidden by', body.hidden_by), part('Spoilered by', body.spoilered_by));
 };
-const benchSoon = debounced(300, runBench);
+const benchSoon = debounced(300, async () => {
+  page = 1;
+  await Promise.all([runBench(), runSearch()]);
+});
 filterForm.addEventListener('input', benchSoon);
 filterForm.addEventListener('submit', (e) => {
   e.preventDefault();
+  page = 1;
   void runBench();
+  void runSearch();
 });
 
 interface ClauseMatch {
@@ -413,28 +458,70 @@ interface FilterExplainAnswer {
 }
 
 function matchTree(clause: ClauseMatch): HTMLElement {
-  const li = el('li', { class: clause.matched ? 'yes' : 'no' }, el('span', { class: 'mark' }, clause.matched ? '✓' : '✗'), ' ', el('code', {}, clause.text));
+  const li = el('li', { class: clause.matched ? 'yes' : 'no' }, el('span', { class: 'mark' }, clause.matched ? '✓' : '✗'), ' ', el('code', {}, clauseText(clause.text)));
   if (clause.children.length > 0 && clause.kind !== 'term') li.append(el('ul', {}, ...clause.children.map(matchTree)));
   return li;
 }
 
-async function explainImage(id: number) {
+// ---------------------------------------------------------------------------------------------
+// An open image: its tags, how the query and (in filter mode) the filter meet it
+// ---------------------------------------------------------------------------------------------
+
+const imagePanel = $<HTMLElement>('image-panel');
+
+/** The filter's verdict on an image, part by part, as ✓/✗ trees. */
+async function explainFilterOn(id: number): Promise<HTMLElement[]> {
   const { status, body } = await api<FilterExplainAnswer>('/filters/explain', { ...filterParams(), image_id: id });
+  if (status !== 200) return [el('p', { class: 'error' }, String(body.error ?? `HTTP ${status}`))];
+  const verdict = body.hidden ? 'hidden' : body.spoilered ? 'spoilered' : 'shown';
+  const out: HTMLElement[] = [el('h4', {}, 'The filter: ', el('strong', { id: 'why-verdict' }, verdict))];
+  for (const [title, part] of [['Hidden by', body.hidden_by], ['Spoilered by', body.spoilered_by]] as const) {
+    if (part.tag_ids.length > 0) out.push(el('p', {}, `${title} tags: ${part.tag_ids.map((t) => tagNames.get(t) ?? `#${t}`).join(', ')}`));
+    if (part.complex) out.push(el('p', {}, title), el('ul', { class: 'clauses' }, matchTree(part.complex)));
+  }
+  return out;
+}
+
+/** How the query meets an image, as a ✓/✗ tree. */
+async function explainQueryOn(id: number, q: string): Promise<HTMLElement[]> {
+  const { status, body } = await api<{ image: { matched: boolean; clauses: ClauseMatch | null } }>('/search/explain', { index: 'images', q, image_id: id });
+  if (status !== 200) return [el('p', { class: 'error' }, String(body.error ?? `HTTP ${status}`))];
+  const head = el('h4', {}, 'The query: ', el('strong', { id: 'query-verdict' }, body.image.matched ? 'matches' : 'does not match'));
+  return body.image.clauses ? [head, el('ul', { class: 'clauses' }, matchTree(body.image.clauses))] : [head];
+}
+
+const openTurn = latest();
+async function openImage(id: number) {
+  const isLatest = openTurn();
+  const q = query.value.trim();
+  const [image, queryPart, filterPart] = await Promise.all([
+    api<{ image: ImageJson }>(`/images/${id}`, {}),
+    q === '' ? Promise.resolve([]) : explainQueryOn(id, q),
+    mode === 'filter' ? explainFilterOn(id) : Promise.resolve([]),
+  ]);
+  if (!isLatest()) return;
   why.replaceChildren();
-  if (status !== 200) {
-    why.append(el('p', { class: 'error' }, String(body.error ?? `HTTP ${status}`)));
+  imagePanel.hidden = false;
+  if (image.status !== 200) {
+    why.append(el('p', { class: 'error', id: 'image-error' }, `Image #${id}: ${image.body.error ?? `HTTP ${image.status}`}`));
     return;
   }
-  const verdict = body.hidden ? 'hidden' : body.spoilered ? 'spoilered' : 'shown';
-  why.append(el('h3', {}, `Image #${id} is `, el('strong', { id: 'why-verdict' }, verdict)));
-  for (const [title, part] of [['Hidden by', body.hidden_by], ['Spoilered by', body.spoilered_by]] as const) {
-    const items: HTMLElement[] = [];
-    if (part.tag_ids.length > 0) items.push(el('p', {}, `tags: ${part.tag_ids.map((t) => tagNames.get(t) ?? `#${t}`).join(', ')}`));
-    if (part.complex) items.push(el('ul', { class: 'clauses' }, matchTree(part.complex)));
-    if (items.length > 0) why.append(el('h4', {}, title), ...items);
-  }
-  why.scrollIntoView({ block: 'nearest' });
+  const { representations, tags } = image.body.image;
+  why.append(
+    el('h3', {}, `Image #${id}`),
+    el('div', { class: 'opened' }, el('img', { src: representations.thumb ?? '', alt: '' }), el('p', { id: 'image-tags', class: 'tags' }, tags.join(', '))),
+    ...queryPart,
+    ...filterPart,
+  );
+  imagePanel.scrollIntoView({ block: 'nearest' });
 }
+
+const openForm = $<HTMLFormElement>('open-image');
+openForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  const id = Number($<HTMLInputElement>('image-id').value);
+  if (Number.isInteger(id) && id > 0) void openImage(id);
+});
 
 // ---------------------------------------------------------------------------------------------
 // Key, keyboard, start
@@ -445,6 +532,7 @@ keyInput.value = sessionStorage.getItem(KEY_STORE) ?? '';
 keyInput.addEventListener('change', () => {
   if (keyInput.value.trim() === '') sessionStorage.removeItem(KEY_STORE);
   else sessionStorage.setItem(KEY_STORE, keyInput.value.trim());
+  void listMyFilters();
   void runSearch();
 });
 
@@ -454,6 +542,12 @@ document.addEventListener('keydown', (e) => {
     e.preventDefault();
     query.focus();
   }
+});
+
+setUpSavedFilters(() => {
+  page = 1;
+  void runBench();
+  void runSearch();
 });
 
 const initial = new URLSearchParams(location.search).get('q');

@@ -38,25 +38,38 @@ pre { background: var(--panel); padding: .6rem; border-radius: 6px; overflow: au
 .thumb .badge { position: absolute; left: .3rem; bottom: .3rem; font-size: .7rem; background: rgba(0,0,0,.65); color: #fff; padding: 0 .35rem; border-radius: 3px; }
 #filter-panel { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem; margin: 1rem 0; padding: 1rem; border: 1px solid var(--line); border-radius: 8px; background: var(--panel); }
 #filter-panel[hidden] { display: none; }
-#filter-form { display: grid; gap: .5rem; }
-#filter-form label { display: grid; gap: .2rem; font-size: .85rem; color: var(--muted); }
-#filter-form textarea { min-height: 4.5rem; font-family: ui-monospace, monospace; }
+#filter-panel > * { min-width: 0; }
+#filter-form { display: grid; gap: .5rem; align-content: start; }
+#filter-form label { display: grid; gap: .2rem; align-content: start; font-size: .85rem; color: var(--muted); }
+#filter-form input, #filter-form textarea { width: 100%; min-width: 0; }
+#filter-form textarea { height: 4.5rem; resize: vertical; font-family: ui-monospace, monospace; }
 #filter-form textarea[aria-invalid=true] { border-color: var(--bad); }
-.row { display: flex; gap: .5rem; } .row > * { flex: 1; }
+.row { display: flex; gap: .5rem; align-items: start; } .row > * { flex: 1; min-width: 0; }
 button.primary { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 0; background: var(--accent); color: var(--bg); cursor: pointer; }
 button.link { font: inherit; border: 0; background: none; color: var(--accent); padding: 0 .15rem; cursor: pointer; text-decoration: underline; }
-#filter-error { color: var(--bad); } #filter-error code { display: block; margin-top: .25rem; white-space: pre; }
+#filter-error { color: var(--bad); overflow-wrap: anywhere; } #filter-error code { display: block; margin-top: .25rem; white-space: pre; overflow-x: auto; }
 .numbers { font-size: 1.05rem; } .numbers strong { font-size: 1.3rem; }
 .part h3, #why h3 { font-size: 1rem; margin: .75rem 0 .25rem; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; } th, td { text-align: left; border-top: 1px solid var(--line); padding: .2rem .4rem; }
 ul.clauses, ul.clauses ul { list-style: none; padding-left: 1rem; margin: .2rem 0; } ul.clauses { padding-left: 0; }
 ul.clauses code { background: var(--bg); padding: 0 .25rem; border-radius: 3px; }
 li.yes > .mark { color: var(--good); font-weight: 700; } li.no > .mark { color: var(--bad); font-weight: 700; }
-#why:empty::before { content: 'Click a thumbnail or an example id to see why it is hidden or spoilered.'; color: var(--muted); font-size: .9rem; }
+#hint { margin: .25rem 0; } #hint .dym { display: block; }
+.bar { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; margin: .5rem 0; } .bar #count { margin: 0 auto 0 0; }
+.bar select, .bar button, #pager button { font: inherit; padding: .3rem .5rem; border: 1px solid var(--line); border-radius: 6px; background: var(--panel); color: var(--fg); }
+#image-id { width: 6.5rem; }
+#saved-filters[hidden] { display: none; } #saved-filters { align-items: end; } #filter-form label.check { display: flex; gap: .3rem; align-items: center; } #filter-form label.check input { width: auto; } #saved-filters p { margin: 0; }
+#image-panel { margin: .5rem 0 1rem; padding: .75rem 1rem; border: 1px solid var(--line); border-radius: 8px; background: var(--panel); overflow-wrap: anywhere; }
+#image-panel[hidden], #image-panel:has(#why:empty) { display: none; }
+.opened { display: flex; gap: 1rem; align-items: start; } .opened img { width: 120px; border-radius: 6px; flex: none; } .opened .tags { margin: 0; }
+#why h4 { margin: .6rem 0 .2rem; font-size: .95rem; }
+#pager { display: flex; gap: 1rem; justify-content: center; align-items: center; margin: 1rem 0; } #pager[hidden] { display: none; }
+ul.clauses code { white-space: pre-wrap; overflow-wrap: anywhere; }
 .hint { color: var(--muted); font-size: .85rem; }
 @media (max-width: 700px) {
   #filter-panel { grid-template-columns: 1fr; }
   .key { margin-left: 0; width: 100%; } .key input { flex: 1; max-width: none; }
   #results { grid-template-columns: repeat(auto-fill, minmax(96px, 1fr)); }
+  .row { flex-direction: column; align-items: stretch; } .opened { flex-direction: column; }
 }
 `;

@@ -6,6 +6,7 @@
  */
 import type { z } from 'zod';
 import {
+  checkEachLine,
   clausePredicates,
   clauseTree,
   isQueryError,
@@ -82,12 +83,15 @@ export function compileFilter(spec: FilterSpec, user: UserRow | null, now: numbe
     const written = spec.complex[list];
     const text = multilineText(written);
     if (text.normalized.trim() === '') continue;
+    const options = { fields: imageFields, role: user?.role ?? 'anonymous', context: { filter: true, userId: user?.id ?? null, now } } as const;
     try {
-      const clauses = clauseTree(text.normalized, {
-        fields: imageFields,
-        role: user?.role ?? 'anonymous',
-        context: { filter: true, userId: user?.id ?? null, now },
-      });
+      checkEachLine(written, (line) => clauseTree(line, options));
+    } catch (err) {
+      if (!isQueryError(err)) throw err;
+      throw queryApiError(err, written, { parameter: `${list}_complex` });
+    }
+    try {
+      const clauses = clauseTree(text.normalized, options);
       if (clauses === null) continue;
       const tree = clausePredicates(clauses, imagesMapping, { now: () => now });
       complex[list] = { tree, toWritten: text.toWritten, written };

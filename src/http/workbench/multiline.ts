@@ -3,7 +3,7 @@
  * becomes `(line)`, joined by ` || `), mapped back to the text the author wrote, so errors and
  * clauses point into the author's own lines.
  */
-import { normalizeMultiline } from '../../../grammar/index.js';
+import { multilineLines, normalizeMultiline } from '../../../grammar/index.js';
 
 export interface MultilineText {
   /** What the grammar compiles. */
@@ -17,18 +17,13 @@ export interface MultilineText {
 
 export function multilineText(written: string): MultilineText {
   const normalized = normalizeMultiline(written);
-  // map[i] = written offset of normalized[i]; built by walking the lines as normalizeMultiline does.
+  // map[i] = written offset of normalized[i], line by line as normalizeMultiline joins them.
   const map: number[] = [];
-  let lineStart = 0;
-  for (const line of written.split('\n')) {
-    const kept: number[] = [];
-    for (let i = 0; i < line.length; i++) if (line[i] !== '\r') kept.push(lineStart + i);
-    const lineEnd = lineStart + line.length;
-    if (kept.length > 0) {
-      if (map.length > 0) map.push(lineStart, lineStart, lineStart, lineStart); // ` || `
-      map.push(kept[0]!, ...kept, kept[kept.length - 1]!); // `(`, the line, `)`: the parentheses are not the author's
-    }
-    lineStart = lineEnd + 1;
+  for (const { text, offsets } of multilineLines(written)) {
+    const first = offsets[0]!;
+    const last = offsets[text.length - 1]!;
+    if (map.length > 0) map.push(first, first, first, first); // ` || `
+    map.push(first, ...offsets.slice(0, text.length), last); // `(`, the line, `)`: the parentheses are not the author's
   }
   if (map.length !== normalized.length) throw new Error('multiline offsets out of step with normalizeMultiline');
   return {

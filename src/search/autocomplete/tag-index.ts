@@ -13,6 +13,9 @@
  *    1), which keeps the walk to one letter's names. The sorted names are walked as a trie, one
  *    row of the optimal-string-alignment distance per prefix, pruned as soon as every cell of the
  *    row is over the limit. A namespaced term (`artist:jhon`) walks only that namespace.
+ * 4. first-letter typo: when the tiers above leave room, the walk runs again from the first
+ *    character with one edit in all (`pple`, `xpple`, `paple` → `apple`); one edit keeps this
+ *    walk as small as a one-letter walk with two.
  *
  * Aliases are names of their own that complete to their target, with its count. Counts change in
  * place (`setCount`); new, renamed or removed names need a new index (`TagIndex.build`).
@@ -165,6 +168,11 @@ export class TagIndex {
     }
   }
 
+  /** Whether `name` (lowercased) is a tag's or an alias's name. */
+  has(name: string): boolean {
+    return this.names[lowerBound(this.names, name)] === name;
+  }
+
   /** Up to `limit` suggestions for `term` (already lowercased and trimmed), best first. */
   suggest(term: string, limit: number): TagSuggestion[] {
     const out: TagSuggestion[] = [];
@@ -209,6 +217,11 @@ export class TagIndex {
       for (let d = 1; d <= budget; d++) {
         for (const name of this.nameMax.top(disjoint(found[d]!))) if (!take(name, 'typo', d)) return out;
       }
+      // 4. a typo in the first character (one edit in all)
+      const base = namespace ?? '';
+      const [blo, bhi] = prefixRange(this.names, base);
+      const anyFirst = this.typoRanges(rest, base.length, blo, bhi, 1);
+      for (const name of this.nameMax.top(disjoint(anyFirst[1]!))) if (!take(name, 'typo', 1)) return out;
     }
     return out;
   }
