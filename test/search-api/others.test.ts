@@ -241,6 +241,7 @@ describe('GET /search/explain', () => {
     expect((await explain({ index: 'images', q: 'safe, solo' })).body).toEqual({
       index: 'images',
       query: { bool: { must: [{ term: { tags: 'safe' } }, { term: { tags: 'solo' } }] } },
+      did_you_mean: [],
     });
     expect((await explain({ index: 'images', q: 'ip:1.2.3.4' })).body.query).toEqual({ term: { tags: 'ip:1.2.3.4' } });
     expect((await explain({ index: 'images', q: 'ip:1.2.3.4', key: b.keys.mod })).body.query).toEqual({ term: { ip: '1.2.3.4' } });
