@@ -5,12 +5,14 @@
  *
  * Error bound, for N processes serving one caller:
  * - Never more than the budget plus `refillPerSecond × leaseMs` per process: every token spent was
- *   first taken from the shared bucket, and a lease unspent after `leaseMs` is dropped, so tokens
- *   taken before a refill cannot be spent on top of it much later. `leaseMs` is at most one second
- *   and at most the time the chunk takes to refill, so this is below one chunk per process.
+ *   first taken from the shared bucket, and a lease unspent after `leaseMs` lapses: its tokens are
+ *   put back into the shared bucket with the process's next round trip for that caller, never past
+ *   the bucket's capacity, so tokens taken before a refill cannot be spent on top of it much later.
+ *   `leaseMs` is at most one second and at most the time the chunk takes to refill, so this is
+ *   below one chunk per process.
  * - At most `chunk` tokens per other process less than the budget: what other processes hold in
- *   leases they have not spent yet. The chunk is a tenth of the bucket's capacity (at least 1),
- *   so three processes give a caller between 80 % and 100 % of one budget, never three.
+ *   leases they have not spent or put back yet. The chunk is a tenth of the bucket's capacity (at
+ *   least 1), so three processes give a caller between 80 % and 100 % of one budget, never three.
  *
  * A caller refused by the shared bucket is refused locally, without a round trip, until enough
  * tokens for its request have had time to refill (what others take meanwhile is only less). When PostgreSQL cannot be reached the process falls
@@ -101,9 +103,13 @@ export class SharedBuckets {
 
   private reserve(identity: string, lease: Lease, needed: number, nowMs: number): Promise<TakeResult> {
     const { capacity, refillPerSecond } = this.policy;
-    // tokens of the lease still good count towards the request: only the rest is asked for
+    // tokens of the lease still good count towards the request: only the rest is asked for; those
+    // of a lapsed lease go back to the shared bucket in the same round trip
     const kept = nowMs < lease.expiresMs ? lease.tokens : 0;
-    const request = takeSharedTokens(this.db, { identity, budget: this.budget }, this.policy, needed - Math.min(kept, needed), Math.max(needed, this.chunk) - kept).then(
+    const returned = kept === 0 ? lease.tokens : 0;
+    lease.tokens = kept;
+    const tokens = { need: needed - Math.min(kept, needed), want: Math.max(needed, this.chunk) - kept, returned };
+    const request = takeSharedTokens(this.db, { identity, budget: this.budget }, this.policy, tokens).then(
       (grant): TakeResult => {
         const have = kept + grant.granted;
         if (grant.granted > 0 && have >= needed) {

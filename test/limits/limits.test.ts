@@ -142,6 +142,22 @@ describe('request limiter', () => {
     expect(refused && !refused.ok && refused.retryAfterSeconds).toBeGreaterThan(0);
   });
 
+  it('put the tokens of a lapsed lease back, so slow requests spread over limiters still get the whole budget', async () => {
+    const policy = { capacity: 60, refillPerSecond: 60 / 3600 };
+    const processes = [0, 1, 2].map(() => new SharedBuckets(t.db, 'read', policy));
+    // each request comes after every limiter's lease of the one before has lapsed (a slow caller,
+    // or a busy machine): a lease's five unspent tokens must not be lost each time
+    let now = Date.now();
+    let passed = 0;
+    for (let i = 0; i < 90; i++) {
+      now += 2 * processes[0]!.leaseMs;
+      if ((await processes[i % 3]!.take('ip:198.51.100.62', 1, now)).ok) passed++;
+    }
+    // the last lease of each of the other two limiters may still hold what it took
+    expect(passed).toBeGreaterThanOrEqual(60 - 2 * 6);
+    expect(passed).toBeLessThanOrEqual(60);
+  });
+
   it('fall back to a bucket of their own when the store cannot be reached, without trying it on every request', async () => {
     const pool = createDatabase(t.url, { max: 1 });
     await pool.$client.end({ timeout: 1 });

@@ -13,17 +13,19 @@ export interface TokenGrant {
   left: number;
 }
 
-/** Refill a caller's bucket and take up to `want` tokens of it when at least `need` are there. */
+/**
+ * Refill a caller's bucket, put back `returned` tokens taken earlier and not spent, and take up to
+ * `want` tokens of it when at least `need` are there.
+ */
 export async function takeSharedTokens(
   db: Database,
   key: { identity: string; budget: string },
   bucket: { capacity: number; refillPerSecond: number },
-  need: number,
-  want: number,
+  tokens: { need: number; want: number; returned: number },
 ): Promise<TokenGrant> {
   const [row] = await db.$client.unsafe<{ granted: number; tokens_left: number }[]>(
-    'select granted, tokens_left from tagwise_take_tokens($1, $2, $3, $4, $5, $6)',
-    [key.identity, key.budget, bucket.capacity, bucket.refillPerSecond, need, want],
+    'select granted, tokens_left from tagwise_take_tokens($1, $2, $3, $4, $5, $6, $7)',
+    [key.identity, key.budget, bucket.capacity, bucket.refillPerSecond, tokens.need, tokens.want, tokens.returned],
     { prepare: true },
   );
   return { granted: Number(row?.granted ?? 0), left: Number(row?.tokens_left ?? 0) };

@@ -13,9 +13,10 @@ CREATE UNLOGGED TABLE "rate_limit_buckets" (
 	CONSTRAINT "rate_limit_buckets_pkey" PRIMARY KEY ("identity", "budget")
 );
 --> statement-breakpoint
--- Refill the bucket, then take up to p_want tokens when at least p_need are there (else none);
--- one statement under the row's lock, so two processes never take the same tokens.
-CREATE FUNCTION tagwise_take_tokens(p_identity text, p_budget text, p_capacity double precision, p_refill double precision, p_need double precision, p_want double precision)
+-- Refill the bucket and put back p_return tokens a process took and did not spend (never past the
+-- capacity), then take up to p_want tokens when at least p_need are there (else none); one
+-- statement under the row's lock, so two processes never take the same tokens.
+CREATE FUNCTION tagwise_take_tokens(p_identity text, p_budget text, p_capacity double precision, p_refill double precision, p_need double precision, p_want double precision, p_return double precision)
 RETURNS TABLE (granted double precision, tokens_left double precision) LANGUAGE plpgsql AS $$
 DECLARE
   have double precision;
@@ -23,7 +24,7 @@ BEGIN
   INSERT INTO rate_limit_buckets AS b (identity, budget, tokens, updated_at)
   VALUES (p_identity, p_budget, p_capacity, clock_timestamp())
   ON CONFLICT (identity, budget) DO UPDATE
-    SET tokens = least(p_capacity, b.tokens + greatest(0, extract(epoch FROM clock_timestamp() - b.updated_at)) * p_refill),
+    SET tokens = least(p_capacity, b.tokens + greatest(0, extract(epoch FROM clock_timestamp() - b.updated_at)) * p_refill + p_return),
         updated_at = clock_timestamp()
   RETURNING b.tokens INTO have;
   granted := CASE WHEN have >= p_need THEN least(p_want, have) ELSE 0 END;
