@@ -8,8 +8,7 @@
  * are answered 503 within 3 s rather than hanging, and served again after SIGCONT.
  */
 import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,7 +17,7 @@ import { isAlive } from '../../src/db/embedded-postgres.js';
 import { readAnswer } from '../support/answer.js';
 import { runTool } from '../support/run-tool.js';
 import { waitUntil } from '../support/wait.js';
-import { postgresPid, serverPids, type Service, startService } from './service-process.js';
+import { cleanUpAfter, postgresPid, serverPids, type Service, startService } from './service-process.js';
 
 let dataDir: string;
 let svc: Service;
@@ -31,19 +30,7 @@ beforeAll(async () => {
   await svc.waitFor('indexer following the outbox');
 }, 240_000);
 
-afterAll(async () => {
-  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
-  const exited = running.map((child) => once(child, 'exit'));
-  for (const child of running) child.kill('SIGKILL');
-  await Promise.all(exited);
-  // a PostgreSQL left behind by a failed test: stop it before removing its files
-  const pid = postgresPid(dataDir);
-  if (pid && isAlive(pid)) {
-    process.kill(pid, 'SIGQUIT');
-    await waitUntil('PostgreSQL to stop', () => !isAlive(pid), 10_000, 50).catch(() => {});
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpAfter(children, dataDir));
 
 interface Answer {
   status: number;

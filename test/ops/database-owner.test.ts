@@ -10,15 +10,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/db/embedded-postgres.js';
 import { childEnv, ROOT, runTool } from '../support/run-tool.js';
-import { waitUntil } from '../support/wait.js';
-import { postgresPid, type Service, startService } from './service-process.js';
+import { cleanUpAfter, postgresPid, type Service, startService } from './service-process.js';
 
 const HOLD = `
   import { loadConfigOrExit } from './src/config.js';
@@ -39,18 +38,7 @@ beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'tagwise-owner-'));
 });
 
-afterAll(async () => {
-  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
-  const exited = running.map((child) => once(child, 'exit'));
-  for (const child of running) child.kill('SIGKILL');
-  await Promise.all(exited);
-  const pid = postgresPid(dataDir);
-  if (pid && isAlive(pid)) {
-    process.kill(pid, 'SIGQUIT');
-    await waitUntil('PostgreSQL to stop', () => !isAlive(pid), 10_000, 50).catch(() => {});
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpAfter(children, dataDir));
 
 /** Ten answers of /healthz over two seconds. */
 async function healthStatuses(base: string): Promise<number[]> {

@@ -3,10 +3,13 @@
  * lines collected and awaited), for the tests that kill and restart it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { postmasterPid } from '../../src/db/embedded-postgres.js';
+import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { childEnv } from '../support/run-tool.js';
+import { waitUntil } from '../support/wait.js';
 
 export interface Service {
   child: ChildProcess;
@@ -82,3 +85,20 @@ export function serverPids(dataDir: string): number[] {
   return [postmaster, ...children.split(/\s+/).filter(Boolean).map(Number)];
 }
 
+
+/**
+ * After a suite: kill the processes still running, stop a PostgreSQL left behind under `dataDir`
+ * (by a failed test) before its files go, then remove them.
+ */
+export async function cleanUpAfter(children: ChildProcess[], dataDir: string): Promise<void> {
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = running.map((child) => once(child, 'exit'));
+  for (const child of running) child.kill('SIGKILL');
+  await Promise.all(exited);
+  const pid = postgresPid(dataDir);
+  if (pid && isAlive(pid)) {
+    process.kill(pid, 'SIGQUIT');
+    await waitUntil('PostgreSQL to stop', () => !isAlive(pid), 10_000, 50).catch(() => {});
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}
