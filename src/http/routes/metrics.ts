@@ -10,6 +10,7 @@ import type { Database } from '../../db/client.js';
 import { queueStats } from '../../jobs/queue.js';
 import type { StorageHealth } from '../../media/storage.js';
 import { Metrics } from '../../observability/metrics.js';
+import { withTimeout } from '../../lib/with-timeout.js';
 import type { AppEnv, IndexerLag } from '../context.js';
 
 export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
@@ -19,16 +20,6 @@ export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
     return c.body(body, 200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' });
   });
   return app;
-}
-
-/** Settle `promise` within `ms`, else reject. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    timer.unref?.();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -49,7 +49,7 @@ import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
 import { hiddenBy } from './search.js';
-import type { DepsWithUploads } from './upload.js';
+import type { DepsWithUploads } from '../upload-deps.js';
 
 type Params = Record<string, unknown>;
 
