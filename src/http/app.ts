@@ -37,6 +37,7 @@ import { socketRoutes } from './routes/socket.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 import { workbenchRoutes } from './routes/workbench.js';
+import { autocompleteRoute } from './routes/autocomplete.js';
 
 export type { AppDeps, AppEnv } from './context.js';
 
@@ -50,6 +51,7 @@ export function createApiRoutes(limits?: LimitCheck): Hono<AppEnv> {
   api.route('/', profileRoutes());
   api.route('/', tagRoutes());
   api.route('/', workbenchRoutes());
+  api.route('/', autocompleteRoute());
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());
   api.route('/', oembedRoutes());

@@ -11,7 +11,7 @@ import type { UserRow } from '../../contexts/users/types.js';
 import type { Database } from '../../db/client.js';
 import type { AppDeps } from '../context.js';
 import { liveCaches } from '../read-caches.js';
-import { spoileredImageIds } from '../spoiler.js';
+import { spoileredImageIds } from '../../contexts/search/spoiler.js';
 import { imageView, type ImageJson } from '../views/image.js';
 import { oembedView } from '../views/oembed.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';

@@ -7,7 +7,7 @@ import { liveCaches } from '../read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, sourceEtag, taggedJson } from '../middleware/cache.js';
 import { answerKeepableThrough } from '../render/image-answer-cache.js';
-import { filterRowNumber } from '../filter-row-number.js';
+import { filterRowNumber } from '../../contexts/filters/row-number.js';
 import { pathIdValue } from '../schemas/params.js';
 import { nameRoute } from '../route-name.js';
 

@@ -1,8 +1,10 @@
 /**
- * The registry of search indices: one definition per index (mapping, query fields, document
- * builder, source table), and the id iteration a full reindex or drift check walks.
+ * The registry of search indices, the only one: one definition per index (mapping, query fields,
+ * document builder, source table), the query fields by index the compiler is given, and the id
+ * iteration a full reindex or drift check walks.
  */
 import { getTableName } from 'drizzle-orm';
+import type { FieldSet } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
 import type { IndexDocument, IndexSpec } from '../engine.js';
 import type { DocumentCache } from './document-cache.js';
@@ -25,8 +27,14 @@ export const indexDefinitions: Record<IndexName, IndexDefinition> = {
   filters: filtersIndex,
 };
 
-export function isIndexName(name: string): name is IndexName {
-  return (indexNames as readonly string[]).includes(name);
+/** The search language's fields of each index, as its definition gives them. */
+export const queryFields: Readonly<Record<IndexName, FieldSet>> = Object.freeze(
+  Object.fromEntries(indexNames.map((name) => [name, indexDefinitions[name].fields])) as Record<IndexName, FieldSet>,
+);
+
+/** Whether `name` names an index (a non-string names none). */
+export function isIndexName(name: unknown): name is IndexName {
+  return typeof name === 'string' && (indexNames as readonly string[]).includes(name);
 }
 
 /** What an engine needs to create the index. */
