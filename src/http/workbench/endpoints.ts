@@ -17,11 +17,9 @@ import type { z } from 'zod';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter } from '../../contexts/filters/load.js';
 import { loadImageDocuments } from '../../search/indexes/images/document.js';
-import { buildImageSearch, parseImageSort } from '../../search/requests/index.js';
-import { compileFor } from '../../contexts/search/compile.js';
 import { compileFilter, specOfRow, type FilterSpec } from '../../contexts/search/filter-clauses.js';
-import { compileComplexFilter } from '../../contexts/search/filter.js';
 import { runSearch } from '../../contexts/search/plan.js';
+import { planFilterSample, planImagesUnderFilter } from '../../contexts/search/workbench-plans.js';
 import type { AppContext } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
@@ -56,8 +54,7 @@ export async function explainResponse(c: AppContext, spec: FilterSpec, imageId: 
 
 /** The sample's image ids, newest first: the first `size` that `q` finds, or the newest `size`. */
 async function sampleIds(c: AppContext, q: string | undefined, size: number): Promise<number[]> {
-  const query = q === undefined || q.trim() === '' ? { match_all: {} } : await compileFor(c.get('deps'), searchCallerOf(c), 'images', q);
-  const request = buildImageSearch({ query, sort: parseImageSort(undefined, undefined), filters: [], page: 1, perPage: size });
+  const request = await planFilterSample(c.get('deps'), searchCallerOf(c), q, size);
   return (await runSearch(c.get('deps'), 'images', request)).ids;
 }
 
@@ -98,17 +95,9 @@ async function filterImages(c: AppContext, params: ImagesParams): Promise<Respon
   const user = c.get('user');
   const now = Date.now();
   const filter = compileFilter(spec, user, now);
-  const query = params.q?.trim() ? await compileFor(deps, searchCallerOf(c), 'images', params.q) : { match_all: {} };
   const page = toPaging(params);
-  const hidden = { tagIds: spec.tagIds.hidden, complex: compileComplexFilter(spec.complex.hidden, user, now) ?? { match_none: {} } };
-  const request = buildImageSearch({
-    query,
-    sort: parseImageSort(params.sf, params.sd),
-    filters: [hidden],
-    ...(user === null ? {} : { userId: user.id }),
-    page: page.page,
-    perPage: page.perPage,
-  });
+  const input = { q: params.q ?? '', sf: params.sf, sd: params.sd, page: page.page, perPage: page.perPage };
+  const request = await planImagesUnderFilter(deps, searchCallerOf(c), spec, input, now);
   const { ids, total } = await runSearch(deps, 'images', request);
   const [images, docs] = await Promise.all([renderImages(deps, ids, { filter: null, user }), loadImageDocuments(deps.db, ids)]);
   const spoilered = new Set(docs.filter((doc) => explainFilter(filter, doc).spoilered).map((doc) => doc.id));
