@@ -15,7 +15,7 @@
  * same ids and total. The image cache drops exactly the images a change touched (the image, a tag
  * it shows, its uploader's name), and so an answer leaves with any image of it. What else the
  * body depends on is in the key: a search request object is kept per query, page, order and
- * filter row (`routes/search.ts`), and an edited filter is a new row. The spoiler flags depend on
+ * filter row (`contexts/search/plan.ts`), and an edited filter is a new row. The spoiler flags depend on
  * the filter's tags alone when it has no complex expressions; answers seen through a filter that
  * has one (evaluated on index documents, possibly against the clock) are not kept, nor pages of
  * requests that are not reused (a random order's seed), nor anything while changes cannot be
