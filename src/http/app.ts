@@ -26,7 +26,7 @@ import { openapiRoutes } from './routes/openapi.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { API_PREFIX } from './api-prefix.js';
-import { createReadCaches } from './read-caches.js';
+import { createReadCaches } from '../caches/read-caches.js';
 import { LiveService } from './live/service.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';

@@ -4,9 +4,9 @@ import type { TagRow } from '../../contexts/tags/types.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import type { AppDeps } from '../context.js';
-import { liveCaches } from '../read-caches.js';
+import { liveCaches } from '../../caches/read-caches.js';
 import { tagView, type TagJson } from '../views/tag.js';
-import { cachedRecordJson } from './record-json-cache.js';
+import { cachedRecordJson } from '../../caches/record-json-cache.js';
 
 /** The JSON of the given tag rows, in their order. Related slugs are sorted. */
 export async function renderTagRows(deps: { db: Database; config: Pick<Config, 'cdnUrl'> }, rows: readonly TagRow[]): Promise<TagJson[]> {

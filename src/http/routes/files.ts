@@ -23,7 +23,7 @@ import { StorageKeyError, type MediaStorage, type OpenedFile, type StoredFileSta
 import type { AppContext, AppEnv } from '../context.js';
 import { errorResponse, notFound } from '../errors.js';
 import { etagMatches } from '../middleware/cache.js';
-import { liveCaches } from '../read-caches.js';
+import { liveCaches } from '../../caches/read-caches.js';
 
 export const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
@@ -192,7 +192,7 @@ async function serveFile(c: AppContext, store: MediaStorage, key: string, ext: s
 
 /**
  * Whether an image's files are withheld (it is merged or deleted): from the app's memory of hidden
- * images while changes can be heard, else from PostgreSQL (render/hidden-image-ids.ts).
+ * images while changes can be heard, else from PostgreSQL (src/caches/hidden-image-ids.ts).
  */
 function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
   const { db, caches } = c.get('deps');

@@ -4,7 +4,7 @@ import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js'
 import { Bitmap } from './postings/bitmap.js';
 import { fieldChanges } from './query/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
-import { dropFilters, patchFilters } from './query/filter-cache.js';
+import { dropFilters, patchFilters } from './query/filter-set-cache.js';
 import { concerns, readsOf, type FieldChanges, type Reads } from './query/reads.js';
 import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
@@ -458,7 +458,7 @@ export class ResultCache {
   /**
    * A write or delete of the documents with `ids` is about to run on `index`: answers their old
    * versions concern go now, those their new versions concern when it is `done`; the index's
-   * remembered filter sets (query/filter-cache.ts) take in the new versions. `docs`, when given,
+   * remembered filter sets (query/filter-set-cache.ts) take in the new versions. `docs`, when given,
    * are the new versions (of a write), which tell what changed.
    */
   changing(index: PhysicalIndex, ids: readonly unknown[], docs?: readonly Readonly<Record<string, unknown>>[]): PendingChange {

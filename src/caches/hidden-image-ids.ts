@@ -11,10 +11,10 @@
  * heard, PostgreSQL is asked every time; when it cannot be reached, the ids last known answer (as
  * the key and ban caches do), so that files stay served through an outage.
  */
-import { allHiddenImageIds, isImageHidden } from '../../contexts/images/hidden.js';
-import type { RecordChange } from '../../db/change-feed.js';
-import type { Database } from '../../db/client.js';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { allHiddenImageIds, isImageHidden } from '../contexts/images/hidden.js';
+import type { RecordChange } from '../db/change-feed.js';
+import type { Database } from '../db/client.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 const MAX_UNSETTLED = 10_000;
 

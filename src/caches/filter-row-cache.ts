@@ -10,14 +10,14 @@
  * row (anonymous searches' engine requests, spoiler checks, whole answers of images) stays valid, where
  * a new object every minute, or whenever any filter changed, made every page be built again.
  */
-import type { RecordChange } from '../../db/change-feed.js';
-import type { FilterRow } from '../../contexts/filters/types.js';
+import type { RecordChange } from '../db/change-feed.js';
+import type { FilterRow } from '../contexts/filters/types.js';
 
 /** Rows kept at most; past that the cache starts again (there are few filters in use at once). */
 const MAX_ROWS = 5_000;
 const MAX_AGE_MS = 60_000;
 
-export class FilterCache {
+export class FilterRowCache {
   private readonly rows = new Map<number, FilterRow | null>();
   private defaultRow: FilterRow | null | undefined = undefined;
   /** Bumped by every change heard: a read that overlapped one must not be kept. */

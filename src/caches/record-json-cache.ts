@@ -10,8 +10,8 @@
  * `*` empties the cache. Bounded by bytes, the oldest not read lately dropped first (second chance,
  * `src/lib/second-chance.ts`: a read only marks its entry).
  */
-import type { RecordChange } from '../../db/change-feed.js';
-import { nextToEvict } from '../../lib/second-chance.js';
+import type { RecordChange } from '../db/change-feed.js';
+import { nextToEvict } from '../lib/second-chance.js';
 
 export interface RecordJson {
   id: number;

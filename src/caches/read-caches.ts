@@ -1,0 +1,71 @@
+/**
+ * The app's caches of rendered and looked-up records, emptied by the changes PostgreSQL announces
+ * (`src/db/change-feed.ts`). While the feed is not live (before the first LISTEN, or when it
+ * failed), the caches are bypassed: a missed change could otherwise be served for long.
+ */
+import { changeFeedOf, type ChangeFeed } from '../db/change-feed.js';
+import type { Database } from '../db/client.js';
+import { BanCache } from './ban-cache.js';
+import { KeyCache } from './key-cache.js';
+import { FilterRowCache } from './filter-row-cache.js';
+import { ImageJsonCache, type ImageJsonCacheOptions } from './image-json-cache.js';
+import { ImageAnswerCache } from './image-answer-cache.js';
+import { RecordJsonCache } from './record-json-cache.js';
+import { FeaturedImageCache } from './featured-cache.js';
+import { HiddenImageIds } from './hidden-image-ids.js';
+
+/** Bytes of rendered tags, and of rendered comments (a search page of either is a few kilobytes). */
+const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
+
+export interface ReadCaches {
+  feed: ChangeFeed;
+  images: ImageJsonCache;
+  /** Whole answers of images for anonymous callers (search pages, single images), made of `images`. */
+  imageAnswers: ImageAnswerCache;
+  /** Rendered tags and comments, for search/tags and search/comments. */
+  tags: RecordJsonCache;
+  comments: RecordJsonCache;
+  /** Which image is featured. */
+  featured: FeaturedImageCache;
+  /** Which images are merged or deleted (their files are withheld). */
+  hiddenImages: HiddenImageIds;
+  filters: FilterRowCache;
+  /** The caller's state: what a key stands for, and the ban in force for an identity. */
+  keys: KeyCache;
+  bans: BanCache;
+}
+
+export function createReadCaches(db: Database, options: { images?: ImageJsonCacheOptions } = {}): ReadCaches {
+  const feed = changeFeedOf(db);
+  const images = new ImageJsonCache(options.images);
+  const caches: ReadCaches = {
+    feed,
+    images,
+    // an eighth of the images' budget: answers repeat their images, and the popular ones are few
+    imageAnswers: new ImageAnswerCache(images.budgetBytes / 8),
+    tags: new RecordJsonCache(RECORD_CACHE_BYTES),
+    comments: new RecordJsonCache(RECORD_CACHE_BYTES),
+    featured: new FeaturedImageCache(),
+    hiddenImages: new HiddenImageIds(),
+    filters: new FilterRowCache(),
+    keys: new KeyCache(),
+    bans: new BanCache(db, undefined, feed),
+  };
+  feed.subscribe((change) => {
+    caches.images.onChange(change);
+    caches.imageAnswers.onChange(change);
+    caches.tags.onChange(change);
+    caches.comments.onChange(change);
+    caches.featured.onChange(change);
+    caches.hiddenImages.onChange(change);
+    caches.filters.onChange(change);
+    caches.keys.onChange(change);
+  });
+  feed.start();
+  return caches;
+}
+
+/** The caches to use for this request, or null while changes cannot be heard. */
+export function liveCaches(caches: ReadCaches | undefined): ReadCaches | null {
+  return caches !== undefined && caches.feed.live ? caches : null;
+}
