@@ -25,7 +25,7 @@
  * PostgreSQL: at 1M images, hundreds of loads a second for nothing.
  *
  * Memory: the entries live outside the JavaScript heap. Each image is one record in a large
- * buffer (a slab), and what the cache knows of it besides is kept in typed arrays by slot; only
+ * buffer (a slab, `image-slabs.ts`), and what the cache knows of it besides is kept in typed arrays by slot; only
  * the map from image id to slot is a heap object, one table of small integers. Why: a warm cache
  * of a million images held as objects (six or so an image, a gigabyte of heap) made every young
  * collection several times slower and every full one seconds of marking, the main cause of the
