@@ -89,6 +89,34 @@ describe('BoundedMap', () => {
     expect([...map.values()]).toEqual([1, 3, 5, 7, 9]);
   });
 
+  it('evicts by its own order: a replaced key is young, a deleted one leaves no trace', () => {
+    const map = new BoundedMap<string, number>({ maxEntries: 2 });
+    map.set('a', 1);
+    map.set('b', 2);
+    for (let i = 0; i < 100; i++) map.set('a', i);
+    map.set('c', 3);
+    expect([...map.entries()].map(([k]) => k).sort()).toEqual(['a', 'c']);
+    map.delete('a');
+    map.set('d', 4);
+    map.set('e', 5);
+    expect([...map.entries()].map(([k]) => k).sort()).toEqual(['d', 'e']);
+  });
+
+  it('stays right over many evictions, with reads and deletes between them', () => {
+    const map = new BoundedMap<number, number>({ maxEntries: 100 });
+    for (let i = 0; i < 100_000; i++) {
+      map.set(i, i);
+      if (i % 7 === 0) map.get(i - 50);
+      if (i % 11 === 0) map.delete(i - 3);
+    }
+    expect(map.size).toBe(100);
+    // what is kept is among the last keys set: an entry read gets one more round at most
+    for (const [k, v] of map.entries()) {
+      expect(v).toBe(k);
+      expect(k).toBeGreaterThan(100_000 - 300);
+    }
+  });
+
   it('refuses a budget of no entries', () => {
     expect(() => new BoundedMap({ maxEntries: 0 })).toThrow(RangeError);
   });
