@@ -32,7 +32,7 @@ const STAGES: Array<[string, (url: string, fn: string) => boolean]> = [
   ['logging (pino, request log)', (u) => /node_modules\/pino|middleware\/request-log/.test(u)],
   ['metrics (prom-client)', (u) => /node_modules\/prom-client|middleware\/metrics|routes\/metrics/.test(u)],
   ['parse/compile q (grammar)', (u) => /\/grammar\/|node_modules\/chevrotain|contexts\/search\/filter\.|query-cache/.test(u)],
-  ['filter resolution', (u) => /middleware\/filter|filter-cache|contexts\/filters/.test(u)],
+  ['filter resolution', (u) => /middleware\/filter|filter-row-cache|contexts\/filters/.test(u)],
   ['key lookup, bans (auth, limits)', (u) => /middleware\/auth|middleware\/limits|src\/limits|contexts\/users|caller-state/.test(u)],
   ['engine round trip (thread)', (u) => /search\/embedded\/thread|search\/requests|search\/engine|^node:internal\/worker/.test(u)],
   ['row loading (PostgreSQL client, contexts)', (u) => /node_modules\/postgres|node_modules\/drizzle-orm|src\/contexts\//.test(u)],

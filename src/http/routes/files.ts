@@ -22,7 +22,7 @@ import { isImageHidden } from '../../contexts/images/hidden.js';
 import { StorageKeyError, type MediaStorage, type OpenedFile } from '../../media/storage.js';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
-import { liveCaches } from '../read-caches.js';
+import { liveCaches } from '../../caches/read-caches.js';
 import { openedFileResponse } from '../render/file-response.js';
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -87,7 +87,7 @@ async function serveFile(c: AppContext, store: MediaStorage, key: string, ext: s
 
 /**
  * Whether an image's files are withheld (it is merged or deleted): from the app's memory of hidden
- * images while changes can be heard, else from PostgreSQL (render/hidden-image-ids.ts).
+ * images while changes can be heard, else from PostgreSQL (src/caches/hidden-image-ids.ts).
  */
 function filesWithheld(c: AppContext, imageId: number): Promise<boolean> {
   const { db, caches } = c.get('deps');

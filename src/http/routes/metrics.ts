@@ -1,7 +1,8 @@
 /**
  * GET /metrics: the app's Prometheus metrics in the text exposition format — HTTP requests and
  * latency by route, rate-limit rejections, the search outbox (pending changes, age of the oldest),
- * the job queue by state, media storage refusing writes for want of space, and the process's own (memory, event loop lag, …). Never cached.
+ * the job queue by state, media storage refusing writes for want of space, each cache's hits, misses, entries and budget
+ * (`tagwise_cache_*`), and the process's own (memory, event loop lag, …). Never cached.
  * Operators who do not want it public should keep it off their proxy's public routes.
  */
 import { Hono } from 'hono';
