@@ -43,6 +43,7 @@ import { jobDecodes, requestDecodes } from './media/sandbox/decodes.js';
 import { openStorage } from './media/storage-open.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
+import { createDemoFilesJobHandlers } from './seed/demo-files-job.js';
 import { seedDemoBoardOnce } from './seed/demo-once.js';
 import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
@@ -175,12 +176,15 @@ async function main(): Promise<void> {
 
   // The demo board is made while the server already answers /healthz (readiness says starting);
   // its rows land in one transaction, so the counts appear all at once. Of processes started
-  // together on an empty database one seeds and the others wait for it.
+  // together on an empty database one seeds and the others wait for it. Its image files are made
+  // afterwards by the job worker (demo-files-job.ts): the API is ready in seconds, not minutes.
+  // The embedded engine is built from the tables right after, so the rows skip the outbox there.
   if (config.demoData) {
     const started = Date.now();
-    const demo = { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true };
+    const skipOutbox = engine.kind === 'embedded';
+    const demo = { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true, imageFilesLater: true, skipOutbox };
     if (await seedDemoBoardOnce(db, demo, (msg) => log.info({ images: config.demoImages, seed: config.demoSeed }, msg))) {
-      log.info({ ms: Date.now() - started }, 'demo board created');
+      log.info({ ms: Date.now() - started }, 'demo board created; its image files follow in the background');
     }
     checkpoint();
   }
@@ -206,7 +210,10 @@ async function main(): Promise<void> {
   // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
   const jobWorker = new JobWorker({
     db,
-    handlers: createJobHandlers({ db, fileStore: storage.area('images'), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
+    handlers: {
+      ...createJobHandlers({ db, fileStore: storage.area('images'), config, log: (msg, detail) => log.info(detail ?? {}, msg) }),
+      ...createDemoFilesJobHandlers({ db, images: storage.area('images'), log: (msg, detail) => log.info(detail ?? {}, msg) }),
+    },
     concurrency: 1,
     log: (msg, detail) => log.warn(detail ?? {}, msg),
   });

@@ -39,6 +39,20 @@ export async function enqueueJob(db: Executor, kind: string, payload: Record<str
   return Number(rows[0]!.id);
 }
 
+/**
+ * Enqueue one job of `kind` per payload in one statement; they are claimed in the payloads' order
+ * (their ids follow it).
+ */
+export async function enqueueJobs(db: Executor, kind: string, payloads: readonly Record<string, unknown>[], options: { maxAttempts?: number } = {}): Promise<void> {
+  if (payloads.length === 0) return;
+  await db.execute(sql`
+    insert into jobs (kind, payload, max_attempts, run_at)
+    select ${kind}, p.payload, ${options.maxAttempts ?? 5}, now()
+    from jsonb_array_elements(${JSON.stringify(payloads)}::jsonb) with ordinality as p(payload, n)
+    order by p.n`);
+  await db.execute(sql`select pg_notify('jobs', ${kind})`);
+}
+
 /** Claim up to `limit` due jobs of the given kinds. */
 export async function claimJobs(db: Executor, kinds: readonly string[], limit = 1): Promise<Job[]> {
   const rows = await db.execute<{ id: number; kind: string; payload: Record<string, unknown>; attempts: number; max_attempts: number }>(sql`

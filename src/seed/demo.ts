@@ -23,9 +23,10 @@ import {
   skipOutbox,
   type SeedFileStores,
 } from './common.js';
-import { DEMO_TABLES, type DemoRow, type DemoTables } from './demo-plan/board.js';
+import { DEMO_TABLES, type DemoPlan, type DemoRow, type DemoTables } from './demo-plan/board.js';
 import { planDemoBoard } from './demo-plan/plan.js';
-import { makeImageFiles, type ImageFileFacts } from './files.js';
+import { enqueueDemoImageFiles } from './demo-files-job.js';
+import { imageColumnsOf, makeImageFiles } from './files.js';
 import { Random, mixSeed } from './random.js';
 
 export { SYSTEM_FILTERS } from './demo-plan/accounts.js';
@@ -54,6 +55,13 @@ export interface DemoOptions {
   /** Longest side of the generated stills (default 800); see `ImageFileOptions.maxSide`. */
   maxImageSide?: number;
   /**
+   * With `withFiles`: make the image files after the rows, in one `demo-image-files` job per image
+   * (`demo-files-job.ts`, run by the service's job worker), instead of before them. The rows land
+   * in seconds; each image shows `thumbnails_generated: false` until its job has made its files.
+   * Avatars, badge and tag pictures are made at once either way (they take a moment).
+   */
+  imageFilesLater?: boolean;
+  /**
    * Skip the search outbox (default false). Only for callers that rebuild every index afterwards;
    * by default every row is queued for indexing like any other write.
    */
@@ -77,24 +85,6 @@ export interface DemoSummary {
   ms: number;
 }
 
-/** Fill an image row with the facts of its generated file. */
-function applyFile(row: DemoRow<'images'>, facts: ImageFileFacts): void {
-  const ext = facts.format;
-  row.imageName = row.imageName!.replace(/\.[a-z0-9]+$/, `.${ext}`);
-  row.imageWidth = facts.width;
-  row.imageHeight = facts.height;
-  row.imageSize = facts.size;
-  row.imageOrigSize = facts.origSize;
-  row.imageFormat = facts.format;
-  row.imageMimeType = facts.mimeType;
-  row.imageAspectRatio = facts.aspectRatio;
-  row.imageDuration = facts.duration;
-  row.isAnimated = facts.animated;
-  row.imageSha512Hash = facts.sha512;
-  row.imageOrigSha512Hash = facts.origSha512;
-  row.storageKey = facts.storageKey;
-}
-
 /** Intensities for boards without files: plausible corner brightness values. */
 function syntheticIntensities(seed: number, id: number): DemoRow<'imageIntensities'> {
   const r = new Random(mixSeed(seed, 0x2000_0000 + id));
@@ -110,6 +100,45 @@ function badgeSvg(title: string, color: string): string {
 <text x="32" y="42" font-family="sans-serif" font-size="28" font-weight="bold" text-anchor="middle" fill="#fff">${letter}</text>
 </svg>
 `;
+}
+
+/** Make, process and store every image's files, and write their facts into the plan's rows. Returns the files written. */
+async function makeAllImageFiles(plan: DemoPlan, store: SeedFileStores, options: DemoOptions): Promise<number> {
+  const progress = options.onProgress ?? (() => {});
+  let done = 0;
+  progress({ phase: 'files', done, total: plan.files.length });
+  const facts = await mapLimit(plan.files, options.concurrency ?? 2, async (spec) => {
+    const f = await makeImageFiles(store.images, spec, { maxSide: options.maxImageSide });
+    progress({ phase: 'files', done: ++done, total: plan.files.length });
+    return f;
+  });
+  const byId = new Map(plan.images.map((r) => [r.id!, r]));
+  let fileCount = 0;
+  facts.forEach((f, i) => {
+    const spec = plan.files[i]!;
+    const row = byId.get(spec.id)!;
+    Object.assign(row, imageColumnsOf(f, row.imageName!));
+    plan.imageIntensities.push({ imageId: spec.id, ...f.intensities });
+    plan.imageFingerprints.push(fingerprintRow(spec.id, f.fingerprint));
+    fileCount += f.keys.length;
+  });
+  return fileCount;
+}
+
+/** Avatars, badge pictures and tag spoiler pictures. Returns the files written. */
+async function makeProfileFiles(plan: DemoPlan, store: SeedFileStores): Promise<number> {
+  for (const a of plan.avatars) {
+    const png = await sharp(Buffer.from(avatarSvg(a.name))).resize(125, 125).png().toBuffer();
+    await store.avatars.put(a.key, png);
+  }
+  for (const b of plan.badgeFiles) {
+    await store.badges.put(b.key, Buffer.from(badgeSvg(b.title, b.color)));
+  }
+  for (const t of plan.tagImageFiles) {
+    const picture = await generateDemoImage(t.seed, 'png');
+    await store.tagImages.put(t.key, await sharp(picture.bytes).resize(250, 250, { fit: 'cover' }).png().toBuffer());
+  }
+  return plan.avatars.length + plan.badgeFiles.length + plan.tagImageFiles.length;
 }
 
 /**
@@ -132,35 +161,15 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
 
   if (withFiles && stores) {
     const store = stores;
-    let done = 0;
-    progress({ phase: 'files', done, total: plan.files.length });
-    const facts = await mapLimit(plan.files, options.concurrency ?? 2, async (spec) => {
-      const f = await makeImageFiles(store.images, spec, { maxSide: options.maxImageSide });
-      progress({ phase: 'files', done: ++done, total: plan.files.length });
-      return f;
-    });
-    const byId = new Map(plan.images.map((r) => [r.id!, r]));
-    for (const f of facts) fileCount += f.keys.length;
-    facts.forEach((f, i) => {
-      const spec = plan.files[i]!;
-      applyFile(byId.get(spec.id)!, f);
-      plan.imageIntensities.push({ imageId: spec.id, ...f.intensities });
-      plan.imageFingerprints.push(fingerprintRow(spec.id, f.fingerprint));
-    });
-    for (const a of plan.avatars) {
-      const png = await sharp(Buffer.from(avatarSvg(a.name))).resize(125, 125).png().toBuffer();
-      await store.avatars.put(a.key, png);
-      fileCount++;
+    if (options.imageFilesLater) {
+      for (const row of plan.images) {
+        row.processed = false;
+        row.thumbnailsGenerated = false;
+      }
+    } else {
+      fileCount += await makeAllImageFiles(plan, store, options);
     }
-    for (const b of plan.badgeFiles) {
-      await store.badges.put(b.key, Buffer.from(badgeSvg(b.title, b.color)));
-      fileCount++;
-    }
-    for (const t of plan.tagImageFiles) {
-      const picture = await generateDemoImage(t.seed, 'png');
-      await store.tagImages.put(t.key, await sharp(picture.bytes).resize(250, 250, { fit: 'cover' }).png().toBuffer());
-      fileCount++;
-    }
+    fileCount += await makeProfileFiles(plan, store);
   } else {
     for (const row of plan.images) {
       // No files: nothing to serve, so clients must not try to load thumbnails.
@@ -185,6 +194,7 @@ export async function seedDemoBoard(db: Database, options: DemoOptions = {}): Pr
       progress({ phase: 'rows', done: ++done, total: steps.length });
     }
     await resetSequences(tx);
+    if (withFiles && options.imageFilesLater) await enqueueDemoImageFiles(tx, plan.files, options.maxImageSide);
   });
   progress({ phase: 'done', done: 1, total: 1 });
 

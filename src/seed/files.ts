@@ -90,6 +90,28 @@ export interface ImageFileFacts {
   keys: string[];
 }
 
+/**
+ * The image row's columns that its generated file decides, for a row named `imageName` (its
+ * extension becomes the file's).
+ */
+export function imageColumnsOf(facts: ImageFileFacts, imageName: string) {
+  return {
+    imageName: imageName.replace(/\.[a-z0-9]+$/, `.${facts.format}`),
+    imageWidth: facts.width,
+    imageHeight: facts.height,
+    imageSize: facts.size,
+    imageOrigSize: facts.origSize,
+    imageFormat: facts.format,
+    imageMimeType: facts.mimeType,
+    imageAspectRatio: facts.aspectRatio,
+    imageDuration: facts.duration,
+    isAnimated: facts.animated,
+    imageSha512Hash: facts.sha512,
+    imageOrigSha512Hash: facts.origSha512,
+    storageKey: facts.storageKey,
+  };
+}
+
 /** The file extension of the original of a format. */
 export function originalExtension(format: MediaFormat): string {
   return format;

@@ -422,7 +422,7 @@ describe('SIGKILL in the middle of uploads, processing and indexing, then restar
       500,
     );
     const jobStates = await sql!<{ state: string; n: number; errors: string[] }[]>`
-      select state, count(*)::int as n, array_remove(array_agg(distinct last_error), null) as errors from jobs group by state`;
+      select state, count(*)::int as n, array_remove(array_agg(distinct last_error), null) as errors from jobs where kind = 'process-image' group by state`;
     expect(jobStates.map((s) => [s.state, s.n])).toEqual([['done', mine.length]]);
     const retried = await sql!<{ n: number }[]>`select count(*)::int as n from jobs where attempts > 1`;
     note(`all ${mine.length} accepted images processed; ${retried[0]!.n} job(s) ran more than once`);

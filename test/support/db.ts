@@ -17,7 +17,7 @@ export interface TestDatabase {
 
 function serverUrl(): string {
   const url = inject('pgServerUrl');
-  if (!url) throw new Error('no test database server: is test/support/global-setup.ts configured?');
+  if (!url) throw new Error('no test database server: this file needs PostgreSQL, so it belongs to `npm test`, not `npm run test:quick` (test/support/global-setup.ts starts the server)');
   return url;
 }
 

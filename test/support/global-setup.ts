@@ -1,18 +1,18 @@
 /**
  * One PostgreSQL server for the whole run: `DATABASE_URL` when set (CI's external pass), else an
  * embedded server under a temporary directory. A migrated template database lets each test file
- * clone its own database in a fraction of a second.
+ * clone its own database in a fraction of a second. What a run needs besides (the test
+ * certificate, the DSL schemas) is `run-setup.ts`, all that `npm run test:quick` sets up.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { runMigrations } from '../../src/db/migrate.js';
-import { generateDslSchemas } from './generate-dsl-schema.js';
+import { setup as prepareRun } from './run-setup.js';
 
 export const TEMPLATE = 'tagwise_test_template';
 
@@ -24,26 +24,10 @@ declare module 'vitest' {
 
 let embedded: EmbeddedPostgres | undefined;
 
-/**
- * Test https servers use a self-signed certificate. Node reads NODE_EXTRA_CA_CERTS when a process
- * starts and test workers start after this point, so they inherit a bundle of the certificates
- * already configured plus ours.
- */
-function trustTestCertificate() {
-  const ours = readFileSync(fileURLToPath(new URL('../fixtures/tls/cert.pem', import.meta.url)), 'utf8');
-  const current = process.env.NODE_EXTRA_CA_CERTS;
-  const existing = current && existsSync(current) ? readFileSync(current, 'utf8') : '';
-  const bundle = join(mkdtempSync(join(tmpdir(), 'tagwise-ca-')), 'ca.pem');
-  writeFileSync(bundle, `${existing}\n${ours}`);
-  process.env.NODE_EXTRA_CA_CERTS = bundle;
-}
 let dataDir: string | undefined;
 
 export async function setup(project: TestProject) {
-  trustTestCertificate();
-  // Compiled queries are checked against schemas generated from the client's types; make them
-  // once here rather than racing to make them in several workers.
-  generateDslSchemas();
+  prepareRun();
   let url = process.env.DATABASE_URL;
   if (!url) {
     dataDir = mkdtempSync(join(tmpdir(), 'tagwise-test-'));
