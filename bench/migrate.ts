@@ -32,7 +32,7 @@ import { openDatabase } from '../src/db/client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
 import { findDefaultFilter } from '../src/contexts/filters/load.js';
-import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
 import { createPhilomenaSchema } from '../test/support/philomena/schema.js';

@@ -39,7 +39,7 @@ import { Indexer } from '../indexer/index.js';
 import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/http/filter-query.js';
 import { findDefaultFilter } from '../src/contexts/filters/load.js';
-import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import type { SearchEngine, SearchResult } from '../src/search/engine.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';

@@ -20,7 +20,7 @@ import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
 import { importBoard, type ImportSummary } from '../../src/import/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 

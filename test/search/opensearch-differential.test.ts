@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileQuery, isQueryError, type Query, type QueryContext, type SortClause } from '../../grammar/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import type { SearchEngine, SearchRequest } from '../../src/search/engine.js';
 import { queryFields } from '../../src/search/explain.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
