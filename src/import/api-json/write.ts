@@ -4,7 +4,7 @@
  */
 import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { slugify, splitNamespace } from '../../grammar/index.js';
+import { slugify, splitNamespace } from '../../../grammar/index.js';
 import {
   apiKeys,
   badgeAwards,
@@ -27,13 +27,13 @@ import {
   topics,
   userLinks,
   users,
-} from '../db/schema/index.js';
-import { reserveIds, resetSequences } from '../seed/common.js';
-import { categoryFor } from '../contexts/tags/categories.js';
-import type { Transaction } from '../db/executor.js';
-import { fingerprintRow } from '../contexts/images/fingerprints.js';
-import { getOrCreateTags } from '../contexts/tags/get-or-create.js';
-import { hashApiKey } from '../contexts/users/api-keys.js';
+} from '../../db/schema/index.js';
+import { reserveIds, resetSequences } from '../../seed/common.js';
+import { categoryFor } from '../../contexts/tags/categories.js';
+import type { Transaction } from '../../db/executor.js';
+import { fingerprintRow } from '../../contexts/images/fingerprints.js';
+import { getOrCreateTags } from '../../contexts/tags/get-or-create.js';
+import { hashApiKey } from '../../contexts/users/api-keys.js';
 import { assetKey, type Resolved } from './check.js';
 import type { ParsedBoard } from './schema.js';
 

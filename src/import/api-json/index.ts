@@ -12,7 +12,7 @@
  * Counters (scores, counts) are taken from the file as the API showed them. Image files named by
  * `file` are analysed and stored with every representation, like an upload.
  */
-import type { Database } from '../db/client.js';
+import type { Database } from '../../db/client.js';
 import { checkReferences } from './check.js';
 import { idConflicts } from './conflicts.js';
 import type { ImportOptions } from './options.js';

@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { eq, inArray, or, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
-import { complexProblem } from '../contexts/filters/complex.js';
-import type { Database } from '../db/client.js';
+import { cleanTagName, slugify, splitNamespace } from '../../../grammar/index.js';
+import { complexProblem } from '../../contexts/filters/complex.js';
+import type { Database } from '../../db/client.js';
 import {
   apiKeys,
   forums,
@@ -19,13 +19,13 @@ import {
   topics,
   users,
   type Role,
-} from '../db/schema/index.js';
-import { isMediaError } from '../media/errors.js';
-import type { Fingerprint } from '../media/fingerprint.js';
-import { processImage } from '../media/process.js';
-import { pathFor, type MediaStorage } from '../media/storage.js';
-import { aliasSetProblems } from '../contexts/tags/aliases.js';
-import { hashApiKey } from '../contexts/users/api-keys.js';
+} from '../../db/schema/index.js';
+import { isMediaError } from '../../media/errors.js';
+import type { Fingerprint } from '../../media/fingerprint.js';
+import { processImage } from '../../media/process.js';
+import { pathFor, type MediaStorage } from '../../media/storage.js';
+import { aliasSetProblems } from '../../contexts/tags/aliases.js';
+import { hashApiKey } from '../../contexts/users/api-keys.js';
 import type { ImportOptions } from './options.js';
 import type { ImageRecord, ParsedBoard, ResourceName } from './schema.js';
 
