@@ -1,9 +1,9 @@
 /**
  * The app's caches of rendered and looked-up records, emptied by the changes PostgreSQL announces
- * (`src/db/change-feed.ts`). While the feed is not live (before the first LISTEN, or when it
+ * (`src/db/record-change-feed.ts`). While the feed is not listening (before the first LISTEN, or when it
  * failed), the caches are bypassed: a missed change could otherwise be served for long.
  */
-import { changeFeedOf, type ChangeFeed } from '../db/change-feed.js';
+import { recordChangeFeedOf, type RecordChangeFeed } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import { BanCache } from '../limits/index.js';
 import { KeyCache } from './key-cache.js';
@@ -18,7 +18,7 @@ import { HiddenImageIds } from './render/hidden-image-ids.js';
 const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface ReadCaches {
-  feed: ChangeFeed;
+  feed: RecordChangeFeed;
   images: ImageJsonCache;
   /** Whole answers of images for anonymous callers (search pages, single images), made of `images`. */
   imageAnswers: ImageAnswerCache;
@@ -36,7 +36,7 @@ export interface ReadCaches {
 }
 
 export function createReadCaches(db: Database, options: { images?: ImageJsonCacheOptions } = {}): ReadCaches {
-  const feed = changeFeedOf(db);
+  const feed = recordChangeFeedOf(db);
   const images = new ImageJsonCache(options.images);
   const caches: ReadCaches = {
     feed,
@@ -67,5 +67,5 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
 
 /** The caches to use for this request, or null while changes cannot be heard. */
 export function liveCaches(caches: ReadCaches | undefined): ReadCaches | null {
-  return caches !== undefined && caches.feed.live ? caches : null;
+  return caches !== undefined && caches.feed.listening ? caches : null;
 }

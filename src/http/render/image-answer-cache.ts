@@ -24,7 +24,7 @@
  * Memory: bounded by bytes; the oldest answer goes first. One whose key is never asked for again
  * (an expired request) leaves in its turn.
  */
-import type { RecordChange } from '../../db/change-feed.js';
+import type { RecordChange } from '../../db/record-change-feed.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { ImageJsonCache } from './image-json-cache.js';
 
