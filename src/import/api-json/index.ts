@@ -17,7 +17,8 @@ import { checkReferences } from './check.js';
 import { idConflicts } from './conflicts.js';
 import type { ImportOptions } from './options.js';
 import { parseBoard } from './schema.js';
-import { Tally, writeBoard } from './write.js';
+import { Tally } from './upsert.js';
+import { writeBoard } from './write.js';
 
 export type { ImportOptions } from './options.js';
 
