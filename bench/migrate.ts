@@ -212,6 +212,54 @@ function runImporter(sourceUrl: string, targetUrl: string, dataDir: string): Pro
   });
 }
 
+/**
+ * Each kind of the mix on the imported board: the engine's answers' totals against the SQL
+ * baseline's, then `o.runs` timed searches of the engine and `o.baselineRuns` of the baseline.
+ */
+async function measureSearches(
+  search: (m: MixQuery) => Promise<{ total: number }>,
+  base: Sql,
+  mix: Awaited<ReturnType<typeof buildMix>>,
+  hiddenTagIds: number[],
+  o: { runs: number; baselineRuns: number },
+): Promise<{ rows: string[][]; p50: number; p99: number; baselineP50: number; sameTotals: number }> {
+  const rows: string[][] = [];
+  const all: number[] = [];
+  const allBaseline: number[] = [];
+  let sameTotals = 0;
+  for (const kind of mix.kinds) {
+    const qs = mix.queries.filter((q) => q.kind === kind);
+    for (const q of qs) {
+      const mine = await search(q);
+      const [sqlRow] = await base.unsafe<Array<{ total: number }>>(baselineSql(q, hiddenTagIds));
+      if (sqlRow?.total === mine.total) sameTotals++;
+    }
+    const times: number[] = [];
+    for (let i = 0; i < o.runs; i++) {
+      const t = performance.now();
+      await search(qs[i % qs.length]!);
+      times.push(performance.now() - t);
+    }
+    const baseTimes: number[] = [];
+    for (let i = 0; i < o.baselineRuns; i++) {
+      const t = performance.now();
+      await base.unsafe(baselineSql(qs[i % qs.length]!, hiddenTagIds));
+      baseTimes.push(performance.now() - t);
+    }
+    ascending(times);
+    ascending(baseTimes);
+    all.push(...times);
+    allBaseline.push(...baseTimes);
+    rows.push([kind, ms(percentile(times, 0.5), 3), ms(percentile(times, 0.99), 3), ms(percentile(baseTimes, 0.5)), (percentile(baseTimes, 0.5) / percentile(times, 0.5)).toFixed(0)]);
+  }
+  ascending(all);
+  ascending(allBaseline);
+  const p50 = percentile(all, 0.5);
+  const p99 = percentile(all, 0.99);
+  const baselineP50 = percentile(allBaseline, 0.5);
+  return { rows, p50, p99, baselineP50, sameTotals };
+}
+
 async function main(): Promise<void> {
   const o = options();
   mkdirSync(o.dir, { recursive: true });
@@ -281,40 +329,7 @@ async function main(): Promise<void> {
       const compileOptions: CompileOptions = { fields: imageFields, role: 'anonymous', context: { userId: null, filters: () => undefined } };
       const search = (m: MixQuery) =>
         engine.search('images', buildImageSearch({ query: compileQuery(m.q, compileOptions), sort: parseImageSort(m.sf, undefined), filters: hidden, page: m.page, perPage: PER_PAGE }));
-      const rows: string[][] = [];
-      const all: number[] = [];
-      const allBaseline: number[] = [];
-      let sameTotals = 0;
-      for (const kind of mix.kinds) {
-        const qs = mix.queries.filter((q) => q.kind === kind);
-        for (const q of qs) {
-          const mine = await search(q);
-          const [sqlRow] = await base.unsafe<Array<{ total: number }>>(baselineSql(q, hiddenTagIds));
-          if (sqlRow?.total === mine.total) sameTotals++;
-        }
-        const times: number[] = [];
-        for (let i = 0; i < o.runs; i++) {
-          const t = performance.now();
-          await search(qs[i % qs.length]!);
-          times.push(performance.now() - t);
-        }
-        const baseTimes: number[] = [];
-        for (let i = 0; i < o.baselineRuns; i++) {
-          const t = performance.now();
-          await base.unsafe(baselineSql(qs[i % qs.length]!, hiddenTagIds));
-          baseTimes.push(performance.now() - t);
-        }
-        ascending(times);
-        ascending(baseTimes);
-        all.push(...times);
-        allBaseline.push(...baseTimes);
-        rows.push([kind, ms(percentile(times, 0.5), 3), ms(percentile(times, 0.99), 3), ms(percentile(baseTimes, 0.5)), (percentile(baseTimes, 0.5) / percentile(times, 0.5)).toFixed(0)]);
-      }
-      ascending(all);
-      ascending(allBaseline);
-      const p50 = percentile(all, 0.5);
-      const p99 = percentile(all, 0.99);
-      const baselineP50 = percentile(allBaseline, 0.5);
+      const { rows, p50, p99, baselineP50, sameTotals } = await measureSearches(search, base, mix, hiddenTagIds, o);
       await engine.close();
 
       // -------------------------------------------------------------------------- report
