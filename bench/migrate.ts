@@ -260,6 +260,15 @@ async function measureSearches(
   return { rows, p50, p99, baselineP50, sameTotals };
 }
 
+/** A directory under `scratch` that the PostgreSQL server (another user) may write COPY files to. */
+function copyDirIn(scratch: string): string {
+  const copyDir = join(scratch, 'copy');
+  mkdirSync(copyDir, { mode: 0o777 });
+  chmodSync(scratch, 0o755);
+  chmodSync(copyDir, 0o777);
+  return copyDir;
+}
+
 async function main(): Promise<void> {
   const o = options();
   mkdirSync(o.dir, { recursive: true });
@@ -277,11 +286,7 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------------------- baseline
     loads.baseline = loadAverage();
     log('baseline: raw COPY of every source table into an empty copy of its schema');
-    const copyDir = join(scratch, 'copy');
-    mkdirSync(copyDir, { mode: 0o777 });
-    chmodSync(scratch, 0o755);
-    chmodSync(copyDir, 0o777);
-    const baselineSeconds = await rawCopy(admin, server.url, source.url, copyDir);
+    const baselineSeconds = await rawCopy(admin, server.url, source.url, copyDirIn(scratch));
     log(`  baseline ${baselineSeconds.toFixed(1)} s`);
 
     // ---------------------------------------------------------------------------- importer
