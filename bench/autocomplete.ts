@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { autocompleteIndexOf } from '../src/search/autocomplete/live-index.js';
-import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import { startApp } from './harness/http.js';
 import { ascending, percentile } from './harness/stats.js';
 import { benchTags, openTagBoard } from './autocomplete/board.js';

@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import { type CompileOptions } from '../grammar/index.js';
 import { compileQuery } from '../grammar/compiler.js';
 import { mulberry32 } from '../src/lib/random.js';
-import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import type { IndexDocument, SearchRequest } from '../src/search/engine.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { answerKey } from '../src/search/embedded/result-cache.js';

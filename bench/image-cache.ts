@@ -52,8 +52,8 @@ async function main(): Promise<void> {
   const { db } = board.handle;
   try {
     const caches = createReadCaches(db, { images: { maxBytes: config.imageCacheBytes } });
-    for (let i = 0; i < 200 && !caches.feed.live; i++) await new Promise((r) => setTimeout(r, 25));
-    if (!caches.feed.live) throw new Error('the change feed did not start listening');
+    for (let i = 0; i < 200 && !caches.feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
+    if (!caches.feed.listening) throw new Error('the record-change feed did not start listening');
     // the loader never asks the engine: it only renders the ids it is given
     const engine = { kind: 'embedded' } as SearchEngine;
     const cold = { config, db, engine };

@@ -30,7 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { getOrCreateTags } from '../src/contexts/tags/get-or-create.js';
-import { openDatabase } from '../src/db/client.js';
+import { openDatabase, type Database } from '../src/db/client.js';
 import { postmasterPid } from '../src/db/embedded-postgres.js';
 import * as s from '../src/db/schema/index.js';
 import { mulberry32 } from '../src/lib/random.js';
@@ -74,6 +74,45 @@ const matches = (i: number, q: number, tags: Set<number>) => tags.has(i) || (i %
 function rssBytes(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
   return Number(line?.split(/\s+/)[1] ?? 0) * 1024;
+}
+
+/**
+ * The baseline: the same answers by polling every 5 s. Measured closed loop (what one search costs
+ * at the most the service answers), then priced at a poll per subscriber every period.
+ */
+async function measurePolling(origin: string, pid: number, pg: number) {
+  await sleep(2000);
+  const pollRate = o.subscribers / POLL_PERIOD_S;
+  const searchPaths = Array.from({ length: o.queries }, (_, i) => `${API}/search/images?q=${encodeURIComponent(queryText(i, o.queries))}&per_page=50`);
+  let p0 = { service: 0, pg: 0, at: 0 };
+  let p1 = { service: 0, pg: 0, at: 0 };
+  const clocks = () => ({ service: processCpuMs(pid)!, pg: serverCpuMs(pg)!, at: Date.now() });
+  log(`baseline: the cost of a poll, at the most the service answers, for ${o.pollSeconds} s (load ${loadAverage()})`);
+  const poll = await drive(
+    // Closed loop: what one request costs at the most the service can answer; N/5 a second costs that many times as much.
+    { origin, paths: searchPaths, connections: 16, seconds: o.pollSeconds, warmupSeconds: 2 },
+    (phase) => {
+      if (phase === 'measure') p0 = clocks();
+      else p1 = clocks();
+    },
+  );
+  const pollCores = (p1.service - p0.service + p1.pg - p0.pg) / (p1.at - p0.at);
+  const cpuPerRequestMs = poll.requests === 0 ? Number.NaN : (pollCores * (p1.at - p0.at)) / poll.requests;
+  const pollCoresNeeded = (cpuPerRequestMs * pollRate) / 1000;
+  log(`baseline: ${poll.rps.toFixed(0)} requests/s answered (polling needs ${pollRate}), p50 ${poll.p50} ms, p99 ${poll.p99} ms, ${poll.errors} errors; CPU ${pollCores.toFixed(2)} cores, ${cpuPerRequestMs.toFixed(2)} ms a request: ${pollCoresNeeded.toFixed(2)} cores for ${pollRate}/s`);
+  return { poll, pollRate, cpuPerRequestMs, pollCoresNeeded };
+}
+
+/** One image with `safe` and the chosen bench tags, in one transaction; its id. */
+function createTaggedImage(db: Database, n: number, tagIds: number[]): Promise<number> {
+  return db.transaction(async (tx) => {
+    const [image] = await tx
+      .insert(s.images)
+      .values({ imageName: `live-${n}.png`, imageWidth: 10, imageHeight: 10, imageFormat: 'png', imageMimeType: 'image/png', processed: true, thumbnailsGenerated: true })
+      .returning({ id: s.images.id });
+    await tx.insert(s.imageTaggings).values(tagIds.map((tagId, position) => ({ imageId: image!.id, tagId, position })));
+    return image!.id;
+  });
 }
 
 async function main(): Promise<void> {
@@ -132,15 +171,7 @@ async function main(): Promise<void> {
       const chosen = new Set<number>();
       while (chosen.size < 3) chosen.add(Math.floor(random() * o.queries));
       const began = Date.now();
-      const creating = db.transaction(async (tx) => {
-        const [image] = await tx
-          .insert(s.images)
-          .values({ imageName: `live-${n}.png`, imageWidth: 10, imageHeight: 10, imageFormat: 'png', imageMimeType: 'image/png', processed: true, thumbnailsGenerated: true })
-          .returning({ id: s.images.id });
-        const tagIds = [byName.get('safe')!, ...[...chosen].map((i) => byName.get(tagName(i))!)];
-        await tx.insert(s.imageTaggings).values(tagIds.map((tagId, position) => ({ imageId: image!.id, tagId, position })));
-        return image!.id;
-      });
+      const creating = createTaggedImage(db, n, [byName.get('safe')!, ...[...chosen].map((i) => byName.get(tagName(i))!)]);
       const done: Promise<void> = creating.then((id) => {
         // The commit is acknowledged: deliveries are timed from here.
         const committed = Date.now();
@@ -178,26 +209,7 @@ async function main(): Promise<void> {
     log(`creating transactions: p50 ${commitP(0.5)} ms, p99 ${commitP(0.99)} ms from begin to acknowledged commit; subscriber process CPU ${((client1 - client0) / windowMs).toFixed(2)} cores`);
     log(`server: ${((rssAfter - rssBefore) / o.subscribers / 1024).toFixed(1)} KiB per subscriber; CPU ${liveCores.toFixed(2)} cores (service + PostgreSQL)`);
 
-    // Baseline: the same answers by polling every 5 s.
-    await sleep(2000);
-    const pollRate = o.subscribers / POLL_PERIOD_S;
-    const searchPaths = Array.from({ length: o.queries }, (_, i) => `${API}/search/images?q=${encodeURIComponent(queryText(i, o.queries))}&per_page=50`);
-    let p0 = { service: 0, pg: 0, at: 0 };
-    let p1 = { service: 0, pg: 0, at: 0 };
-    const clocks = () => ({ service: processCpuMs(pid)!, pg: serverCpuMs(pg)!, at: Date.now() });
-    log(`baseline: the cost of a poll, at the most the service answers, for ${o.pollSeconds} s (load ${loadAverage()})`);
-    const poll = await drive(
-      // Closed loop: what one request costs at the most the service can answer; N/5 a second costs that many times as much.
-      { origin: service.origin, paths: searchPaths, connections: 16, seconds: o.pollSeconds, warmupSeconds: 2 },
-      (phase) => {
-        if (phase === 'measure') p0 = clocks();
-        else p1 = clocks();
-      },
-    );
-    const pollCores = (p1.service - p0.service + p1.pg - p0.pg) / (p1.at - p0.at);
-    const cpuPerRequestMs = poll.requests === 0 ? Number.NaN : (pollCores * (p1.at - p0.at)) / poll.requests;
-    const pollCoresNeeded = (cpuPerRequestMs * pollRate) / 1000;
-    log(`baseline: ${poll.rps.toFixed(0)} requests/s answered (polling needs ${pollRate}), p50 ${poll.p50} ms, p99 ${poll.p99} ms, ${poll.errors} errors; CPU ${pollCores.toFixed(2)} cores, ${cpuPerRequestMs.toFixed(2)} ms a request: ${pollCoresNeeded.toFixed(2)} cores for ${pollRate}/s`);
+    const { poll, pollRate, cpuPerRequestMs, pollCoresNeeded } = await measurePolling(service.origin, pid, pg);
     const figures = {
       subscribers: count,
       queries: o.queries,

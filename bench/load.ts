@@ -42,20 +42,18 @@
  * printed with every phase, and the CPU per request of the service and its PostgreSQL in the mix.
  * The last line is one JSON object of the headline figures.
  */
-import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { mulberry32 } from '../src/lib/random.js';
-import { table } from '../src/lib/table.js';
 import { featureImage } from '../src/contexts/images/features.js';
 import { openDatabase, type Database, type DatabaseHandle } from '../src/db/client.js';
-import type { DriverResult, Figures } from './harness/driver.js';
 import { drive, startHonoCeiling } from './harness/http.js';
 import { startService, type Target } from './harness/service.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
-import { loopStatsFrom, type LoopStats } from './load/loop-stats.js';
+import { GROUPS, SHARES, fmt, printLoadReport, type Group, type MixPass, type MixRun, type RouteFigures } from './load/report.js';
+import { loopStatsFrom } from './load/loop-stats.js';
 import { startWriter } from './load/writer.js';
 import { openBoard } from './search/board.js';
 
@@ -67,51 +65,9 @@ const API = '/api/v1/json';
 // ---------------------------------------------------------------------------------------------
 // Route groups and their shares of the mix
 
-const GROUPS = ['image show', 'image search', 'tag show', 'comment/post search', 'featured/forums/filters', 'oembed'] as const;
-type Group = (typeof GROUPS)[number];
-const SHARES: Record<Group, number> = {
-  'image show': 40,
-  'image search': 25,
-  'tag show': 10,
-  'comment/post search': 10,
-  'featured/forums/filters': 10,
-  oembed: 5,
-};
 /** The hot reads, each also measured alone at full load and at half of it. */
 const ROUTES = ['search/images', 'images/:id', 'search/tags', 'search/comments', 'featured', 'oembed'] as const;
 
-/** One pass of the mix, with the service's and its PostgreSQL's CPU over its measured window. */
-interface MixPass {
-  result: DriverResult;
-  svcCpu: number | undefined;
-  pgCpu: number | undefined;
-}
-
-/** The passes of the mix read-only or with writes, and the writes made over them. */
-interface MixRun {
-  passes: MixPass[];
-  writes: number;
-}
-
-/** Requests answered over the passes of a run, of one group or of all. */
-const mixRequests = (run: MixRun, group?: number) => run.passes.reduce((n, p) => n + (group === undefined ? p.result.requests : p.result.byGroup[group]!.requests), 0);
-
-/** Requests a second over the passes of a run, of one group or of all. */
-const mixRps = (run: MixRun, group?: number) => mixRequests(run, group) / run.passes.reduce((t, p) => t + p.result.seconds, 0);
-
-/** The worse p99 of the passes of a run, of one group or of all. */
-const mixP99 = (run: MixRun, group?: number) => Math.max(...run.passes.map((p) => (group === undefined ? p.result.p99 : p.result.byGroup[group]!.p99)));
-
-/** CPU over the passes of a run (undefined when a clock could not be read). */
-function cpuOf(run: MixRun, key: 'svcCpu' | 'pgCpu'): number | undefined {
-  let sum = 0;
-  for (const p of run.passes) {
-    const v = p[key];
-    if (v === undefined) return undefined;
-    sum += v;
-  }
-  return sum;
-}
 type Route = (typeof ROUTES)[number];
 /** Paths in the mix; connections walk it from different offsets. */
 const MIX_SIZE = 8192;
@@ -124,8 +80,6 @@ function pick<T>(random: () => number, xs: readonly T[]): T {
   return xs[Math.floor(random() * xs.length)]!;
 }
 
-const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(digits) : '-');
-const round = (x: number, digits: number): number => (Number.isFinite(x) ? Number(x.toFixed(digits)) : 0);
 function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
@@ -402,24 +356,6 @@ function routeNamed(name: string): Route | 'mix' {
   return route;
 }
 
-function describeCounts(counts: Record<string, number>): string {
-  const entries = Object.entries(counts).sort((a, b) => b[1] - a[1]);
-  return entries.length === 0 ? '-' : entries.map(([k, v]) => `${k}×${v}`).join(' ');
-}
-
-interface RouteFigures {
-  route: string;
-  full: DriverResult;
-  half: DriverResult;
-  /** The service's event-loop delay and GC over the half-load phase (not for the ceiling). */
-  halfLoop?: LoopStats;
-  /**
-   * The server's CPU (user + system) a request over the full-load window, in microseconds: unlike
-   * requests a second, other work on the machine hardly changes it.
-   */
-  fullCpuUs: number;
-}
-
 /**
  * One route (or the ceiling) at full load, closed loop over `connections`, then at half the
  * requests a second it reached, offered on a schedule over the same connections (open loop).
@@ -449,11 +385,6 @@ async function fullAndHalf(route: string, origin: string, paths: string[], o: Op
   return { route, full, half, fullCpuUs, ...(halfLoop ? { halfLoop } : {}) };
 }
 
-const errorsOf = (s: Figures) => s.errors + Object.values(s.socketErrors).reduce((a, b) => a + b, 0);
-const non2xx = (s: Figures) => Object.fromEntries(Object.entries(s.statuses).filter(([status]) => !status.startsWith('2')));
-const problemsOf = (s: Figures) =>
-  `${describeCounts(non2xx(s))}${Object.keys(s.socketErrors).length > 0 ? ` socket: ${describeCounts(s.socketErrors)}` : ''}`;
-
 type Options = ReturnType<typeof options>;
 
 /** The bulk board of `images` images (bench/search/board.ts), its PostgreSQL running in this process. */
@@ -461,6 +392,64 @@ async function bulkBoard(images: number): Promise<{ dataDir: string; db: Databas
   const board = await openBoard(join(HERE, '.cache'), images, false, log);
   log(`bulk board of ${images.toLocaleString('en')} images in ${board.dir} (${board.reused ? `built ${board.builtAt}` : `built now in ${fmt(board.buildSeconds)} s`})`);
   return { dataDir: board.dir, db: board.handle.db, close: () => board.handle.close() };
+}
+
+/**
+ * The mix, read-only and then with one write a second when `withWriter` is given, the CPU clocks
+ * of the service and its PostgreSQL read over each measured window (Linux /proc).
+ */
+async function measureMix(
+  target: Target,
+  mix: { paths: string[]; groupOf: number[] },
+  o: Options,
+  withWriter: Database | undefined,
+  imageIds: number[],
+): Promise<{ readOnly: MixRun; withWrites: MixRun | undefined }> {
+  const pg = target.dataDir ? postmasterPid(join(target.dataDir, 'postgres')) : undefined;
+  const svcPid = target.pid;
+  const clocks = () => ({ at: performance.now(), svc: svcPid ? processCpuMs(svcPid) : undefined, pg: pg ? serverCpuMs(pg) : undefined });
+  const pass = async (writes: number, warm: boolean, seconds: number): Promise<MixPass> => {
+    let start: ReturnType<typeof clocks> | undefined;
+    let end: ReturnType<typeof clocks> | undefined;
+    const result = await drive(
+      { origin: target.origin, ...mix, groups: [...GROUPS], connections: o.connections, seconds, warmupSeconds: warm ? Math.max(o.warmup, o.mixSeconds) : 0, maxRequests: o.maxRequests },
+      (phase) => {
+        if (phase === 'measure') start = clocks();
+        else end = clocks();
+      },
+    );
+    const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
+    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s (load ${loadAverage()})`);
+    return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
+  };
+  log(`the mix (load ${loadAverage()})`);
+  // read-only alone: one pass of the whole time
+  const half = withWriter ? o.mixSeconds / 2 : o.mixSeconds;
+  // the mix's heavy searches (match-all sorts, infix patterns, ranges over every image) are
+  // slow until the engine has kept their answers: the first pass ran at a quarter of the
+  // last one's rate after the usual warm-up, so the mix is warmed for as long as it is measured
+  const firstReadOnly = await pass(0, true, half);
+  let withWrites: MixRun | undefined;
+  if (withWriter) {
+    const writer = await startWriter(withWriter, imageIds, 1);
+    const passes = [await pass(1, false, half), await pass(1, false, half)];
+    await writer.stop();
+    withWrites = { passes, writes: writer.writes };
+  }
+  const readOnly: MixRun = { passes: withWrites ? [firstReadOnly, await pass(0, false, half)] : [firstReadOnly], writes: 0 };
+  return { readOnly, withWrites };
+}
+
+/** The bare Hono server (in this process) at full and half load: the ceiling the routes are set against. */
+async function measureCeiling(o: Options, load: string): Promise<RouteFigures> {
+  log(`the bare Hono ceiling (load ${load})`);
+  const ceilingServer = await startHonoCeiling();
+  // the ceiling's server runs in this process (the driver is a child of its own)
+  const ownCpuMs = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  return await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o, ownCpuMs, false).finally(() => ceilingServer.close());
 }
 
 async function main(): Promise<void> {
@@ -510,128 +499,17 @@ async function main(): Promise<void> {
     const serviceCpuMs = () => (target?.pid === undefined ? undefined : processCpuMs(target.pid));
     for (const route of o.only === 'mix' ? [] : o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o, serviceCpuMs));
 
-    // The mix, read-only and then with writes, CPU clocks of the service and its PostgreSQL read
-    // over each measured window (Linux /proc).
-    const pg = target.dataDir ? postmasterPid(join(target.dataDir, 'postgres')) : undefined;
-    const svcPid = target.pid;
-    const clocks = () => ({ at: performance.now(), svc: svcPid ? processCpuMs(svcPid) : undefined, pg: pg ? serverCpuMs(pg) : undefined });
-    const pass = async (writes: number, warm: boolean, seconds: number): Promise<MixPass> => {
-      let start: ReturnType<typeof clocks> | undefined;
-      let end: ReturnType<typeof clocks> | undefined;
-      const result = await drive(
-        { origin: target!.origin, ...mix, groups: [...GROUPS], connections: o.connections, seconds, warmupSeconds: warm ? Math.max(o.warmup, o.mixSeconds) : 0, maxRequests: o.maxRequests },
-        (phase) => {
-          if (phase === 'measure') start = clocks();
-          else end = clocks();
-        },
-      );
-      const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
-      log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s (load ${loadAverage()})`);
-      return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
-    };
     loads.mix = loadAverage();
-    log(`the mix (load ${loads.mix})`);
-    const withWriter = o.only === undefined || o.only === 'mix' ? db : undefined;
-    // read-only alone: one pass of the whole time
-    const half = withWriter ? o.mixSeconds / 2 : o.mixSeconds;
-    // the mix's heavy searches (match-all sorts, infix patterns, ranges over every image) are
-    // slow until the engine has kept their answers: the first pass ran at a quarter of the
-    // last one's rate after the usual warm-up, so the mix is warmed for as long as it is measured
-    const firstReadOnly = await pass(0, true, half);
-    let withWrites: MixRun | undefined;
-    if (withWriter) {
-      const writer = await startWriter(withWriter, board.imageIds, 1);
-      const passes = [await pass(1, false, half), await pass(1, false, half)];
-      await writer.stop();
-      withWrites = { passes, writes: writer.writes };
-    }
-    const readOnly: MixRun = { passes: withWrites ? [firstReadOnly, await pass(0, false, half)] : [firstReadOnly], writes: 0 };
+    const { readOnly, withWrites } = await measureMix(target, mix, o, o.only === undefined || o.only === 'mix' ? db : undefined, board.imageIds);
     if (!db) log('  (no database at hand with --url: the run with writes is left out)');
     await target.stop();
     target = undefined;
 
     loads.ceiling = loadAverage();
-    log(`the bare Hono ceiling (load ${loads.ceiling})`);
-    const ceilingServer = await startHonoCeiling();
-    // the ceiling's server runs in this process (the driver is a child of its own)
-    const ownCpuMs = () => {
-      const { user, system } = process.cpuUsage();
-      return (user + system) / 1000;
-    };
-    const ceiling = await fullAndHalf('bare Hono', ceilingServer.origin, ['/'], o, ownCpuMs, false).finally(() => ceilingServer.close());
+    const ceiling = await measureCeiling(o, loads.ceiling);
     loads.end = loadAverage();
 
-    const pct = (x: number) => `${fmt(x * 100, 1)}%`;
-    const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop, fullCpuUs }) => [
-      route,
-      fmt(full.rps),
-      route === 'bare Hono' ? '-' : pct(full.rps / ceiling.full.rps),
-      fmt(fullCpuUs),
-      fmt(full.p50, 2),
-      fmt(full.p99, 2),
-      fmt(full.p999, 2),
-      fmt(half.rps),
-      fmt(half.p50, 2),
-      fmt(half.p99, 2),
-      fmt(half.p999, 2),
-      route === 'bare Hono' || !halfLoop ? '-' : `${fmt(halfLoop.loopP99Ms, 1)}/${fmt(halfLoop.loopMaxMs, 1)}`,
-      route === 'bare Hono' || !halfLoop ? '-' : fmt(Object.values(halfLoop.gcMs).reduce((a, b) => a + b, 0), 0),
-      String(errorsOf(full) + errorsOf(half)),
-      problemsOf(full) === '-' ? problemsOf(half) : problemsOf(full),
-    ]);
-    log('');
-    log(
-      table(
-        ['route', 'full req/s', 'of Hono', 'CPU µs/req', 'p50 ms', 'p99 ms', 'p99.9 ms', 'half req/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'loop p99/max', 'GC ms', 'errors', 'non-2xx / socket'],
-        routeRows,
-        [0, 14],
-      ),
-    );
-    log('');
-    const cells = (run: MixRun | undefined, group?: number) => (run ? [fmt(mixRps(run, group)), fmt(mixP99(run, group), 2)] : ['-', '-']);
-    log(
-      table(
-        ['mix group', 'share', 'req/s read-only', 'p99 ms', 'req/s, 1 write/s', 'p99 ms'],
-        GROUPS.map((g, i) => [g, `${SHARES[g]}%`, ...cells(readOnly, i), ...cells(withWrites, i)]).concat([['all', '100%', ...cells(readOnly), ...cells(withWrites)]]),
-        [0, 1],
-      ),
-    );
-    const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
-    for (const [name, m] of [['read-only', readOnly], ['1 write/s', withWrites]] as const) {
-      if (!m) continue;
-      log(`CPU per request, mix ${name}: service ${perRequest(cpuOf(m, 'svcCpu'), mixRequests(m))} + PostgreSQL ${perRequest(cpuOf(m, 'pgCpu'), mixRequests(m))}${m.writes ? ` (${m.writes} writes)` : ''}`);
-    }
-    const writeRatio = withWrites ? mixRps(withWrites) / mixRps(readOnly) : Number.NaN;
-    log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);
-    log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
-    log(`load average (1/5/15 min): ${Object.entries(loads).map(([k, v]) => `${k} ${v}`).join('; ')}`);
-    const byRoute = Object.fromEntries(
-      routes.map(({ route, full, half, fullCpuUs }) => [
-        route,
-        {
-          rps: round(full.rps, 1),
-          of_hono: round(full.rps / ceiling.full.rps, 3),
-          cpu_us: round(fullCpuUs, 1),
-          p99_ms: round(full.p99, 2),
-          half_p99_ms: round(half.p99, 2),
-          half_p999_ms: round(half.p999, 2),
-          errors: errorsOf(full) + errorsOf(half),
-        },
-      ]),
-    );
-    console.log(
-      JSON.stringify({
-        images: o.bulk ?? o.images,
-        hono_ceiling_rps: round(ceiling.full.rps, 1),
-        hono_cpu_us: round(ceiling.fullCpuUs, 1),
-        hono_half_p99_ms: round(ceiling.half.p99, 2),
-        routes: byRoute,
-        mix_rps: round(mixRps(readOnly), 1),
-        mix_1wps_rps: round(withWrites ? mixRps(withWrites) : Number.NaN, 1),
-        write_ratio: round(writeRatio, 3),
-        load_end: loads.end,
-      }),
-    );
+    printLoadReport({ images: o.bulk ?? o.images, routes, ceiling, readOnly, withWrites, loads }, log);
   } finally {
     await cleanup();
   }

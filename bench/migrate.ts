@@ -33,7 +33,7 @@ import { openDatabase } from '../src/db/client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/contexts/search/filter.js';
 import { findDefaultFilter } from '../src/contexts/filters/load.js';
-import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
 import { createPhilomenaSchema } from '../test/support/philomena/schema.js';
@@ -213,6 +213,63 @@ function runImporter(sourceUrl: string, targetUrl: string, dataDir: string): Pro
   });
 }
 
+/**
+ * Each kind of the mix on the imported board: the engine's answers' totals against the SQL
+ * baseline's, then `o.runs` timed searches of the engine and `o.baselineRuns` of the baseline.
+ */
+async function measureSearches(
+  search: (m: MixQuery) => Promise<{ total: number }>,
+  base: Sql,
+  mix: Awaited<ReturnType<typeof buildMix>>,
+  hiddenTagIds: number[],
+  o: { runs: number; baselineRuns: number },
+): Promise<{ rows: string[][]; p50: number; p99: number; baselineP50: number; sameTotals: number }> {
+  const rows: string[][] = [];
+  const all: number[] = [];
+  const allBaseline: number[] = [];
+  let sameTotals = 0;
+  for (const kind of mix.kinds) {
+    const qs = mix.queries.filter((q) => q.kind === kind);
+    for (const q of qs) {
+      const mine = await search(q);
+      const [sqlRow] = await base.unsafe<Array<{ total: number }>>(baselineSql(q, hiddenTagIds));
+      if (sqlRow?.total === mine.total) sameTotals++;
+    }
+    const times: number[] = [];
+    for (let i = 0; i < o.runs; i++) {
+      const t = performance.now();
+      await search(qs[i % qs.length]!);
+      times.push(performance.now() - t);
+    }
+    const baseTimes: number[] = [];
+    for (let i = 0; i < o.baselineRuns; i++) {
+      const t = performance.now();
+      await base.unsafe(baselineSql(qs[i % qs.length]!, hiddenTagIds));
+      baseTimes.push(performance.now() - t);
+    }
+    ascending(times);
+    ascending(baseTimes);
+    all.push(...times);
+    allBaseline.push(...baseTimes);
+    rows.push([kind, ms(percentile(times, 0.5), 3), ms(percentile(times, 0.99), 3), ms(percentile(baseTimes, 0.5)), (percentile(baseTimes, 0.5) / percentile(times, 0.5)).toFixed(0)]);
+  }
+  ascending(all);
+  ascending(allBaseline);
+  const p50 = percentile(all, 0.5);
+  const p99 = percentile(all, 0.99);
+  const baselineP50 = percentile(allBaseline, 0.5);
+  return { rows, p50, p99, baselineP50, sameTotals };
+}
+
+/** A directory under `scratch` that the PostgreSQL server (another user) may write COPY files to. */
+function copyDirIn(scratch: string): string {
+  const copyDir = join(scratch, 'copy');
+  mkdirSync(copyDir, { mode: 0o777 });
+  chmodSync(scratch, 0o755);
+  chmodSync(copyDir, 0o777);
+  return copyDir;
+}
+
 async function main(): Promise<void> {
   const o = options();
   mkdirSync(o.dir, { recursive: true });
@@ -230,11 +287,7 @@ async function main(): Promise<void> {
     // ---------------------------------------------------------------------------- baseline
     loads.baseline = loadAverage();
     log('baseline: raw COPY of every source table into an empty copy of its schema');
-    const copyDir = join(scratch, 'copy');
-    mkdirSync(copyDir, { mode: 0o777 });
-    chmodSync(scratch, 0o755);
-    chmodSync(copyDir, 0o777);
-    const baselineSeconds = await rawCopy(admin, server.url, source.url, copyDir);
+    const baselineSeconds = await rawCopy(admin, server.url, source.url, copyDirIn(scratch));
     log(`  baseline ${baselineSeconds.toFixed(1)} s`);
 
     // ---------------------------------------------------------------------------- importer
@@ -282,40 +335,7 @@ async function main(): Promise<void> {
       const compileOptions: CompileOptions = { fields: imageFields, role: 'anonymous', context: { userId: null, filters: () => undefined } };
       const search = (m: MixQuery) =>
         engine.search('images', buildImageSearch({ query: compileQuery(m.q, compileOptions), sort: parseImageSort(m.sf, undefined), filters: hidden, page: m.page, perPage: PER_PAGE }));
-      const rows: string[][] = [];
-      const all: number[] = [];
-      const allBaseline: number[] = [];
-      let sameTotals = 0;
-      for (const kind of mix.kinds) {
-        const qs = mix.queries.filter((q) => q.kind === kind);
-        for (const q of qs) {
-          const mine = await search(q);
-          const [sqlRow] = await base.unsafe<Array<{ total: number }>>(baselineSql(q, hiddenTagIds));
-          if (sqlRow?.total === mine.total) sameTotals++;
-        }
-        const times: number[] = [];
-        for (let i = 0; i < o.runs; i++) {
-          const t = performance.now();
-          await search(qs[i % qs.length]!);
-          times.push(performance.now() - t);
-        }
-        const baseTimes: number[] = [];
-        for (let i = 0; i < o.baselineRuns; i++) {
-          const t = performance.now();
-          await base.unsafe(baselineSql(qs[i % qs.length]!, hiddenTagIds));
-          baseTimes.push(performance.now() - t);
-        }
-        ascending(times);
-        ascending(baseTimes);
-        all.push(...times);
-        allBaseline.push(...baseTimes);
-        rows.push([kind, ms(percentile(times, 0.5), 3), ms(percentile(times, 0.99), 3), ms(percentile(baseTimes, 0.5)), (percentile(baseTimes, 0.5) / percentile(times, 0.5)).toFixed(0)]);
-      }
-      ascending(all);
-      ascending(allBaseline);
-      const p50 = percentile(all, 0.5);
-      const p99 = percentile(all, 0.99);
-      const baselineP50 = percentile(allBaseline, 0.5);
+      const { rows, p50, p99, baselineP50, sameTotals } = await measureSearches(search, base, mix, hiddenTagIds, o);
       await engine.close();
 
       // -------------------------------------------------------------------------- report

@@ -40,7 +40,7 @@ import { Indexer } from '../indexer/index.js';
 import { postmasterPid } from '../src/db/embedded-postgres.js';
 import { compileComplexFilter } from '../src/contexts/search/filter.js';
 import { findDefaultFilter } from '../src/contexts/filters/load.js';
-import { EmbeddedEngine } from '../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import type { SearchEngine, SearchResult } from '../src/search/engine.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { buildImageSearch, parseImageSort, type HiddenByFilter } from '../src/search/requests/index.js';
@@ -53,7 +53,8 @@ import { baselineSql, buildMix, PER_PAGE, type MixQuery } from './search/mix.js'
 import { benchOpenSearch, type OpenSearchSide } from './search/opensearch.js';
 import { searchBenchOptions } from './search/options.js';
 import { runQueryMix } from './search/queries.js';
-import { printReport } from './search/report.js';
+import { printReport, type SearchBenchReport } from './search/report.js';
+import type { Database } from '../src/db/client.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CACHE = join(here, '.cache');
@@ -66,6 +67,87 @@ function fullGc(): void {
   for (let i = 0; i < 3; i++) gc?.();
 }
 
+
+/** A reindex of the board's images into a fresh in-memory embedded engine, with its time, CPU and memory. */
+async function measureReindex(db: Database, pgCpu: () => number | undefined): Promise<{ engine: EmbeddedEngine; reindex: SearchBenchReport['reindex'] }> {
+  fullGc();
+  const memBefore = process.memoryUsage();
+  const engine = new EmbeddedEngine();
+  let writeMs = 0;
+  let writeCpuMs = 0;
+  const write = engine.write.bind(engine);
+  engine.write = async (index, docs) => {
+    const t0 = performance.now();
+    const c0 = cpuMs();
+    try {
+      await write(index, docs);
+    } finally {
+      writeMs += performance.now() - t0;
+      writeCpuMs += cpuMs() - c0;
+    }
+  };
+  const indexer = new Indexer({ db, engine });
+  await indexer.ensureIndexes();
+  let lastTenth = -1;
+  const cpu0 = cpuMs();
+  const pg0 = pgCpu();
+  const t0 = performance.now();
+  const [result] = await indexer.reindex(['images'], {
+    onProgress: (p) => {
+      const tenth = Math.floor((p.done / Math.max(1, p.total)) * 10);
+      if (p.phase === 'loading' && tenth !== lastTenth) {
+        lastTenth = tenth;
+        log(`  reindex ${tenth * 10}% (${p.done}/${p.total}) ${(p.elapsedMs / 1000).toFixed(1)} s, ${p.docsPerSecond}/s`);
+      }
+    },
+  });
+  const reindexS = (performance.now() - t0) / 1000;
+  const reindexCpuS = (cpuMs() - cpu0) / 1000;
+  const pg1 = pgCpu();
+  const reindexPgCpuS = pg0 === undefined || pg1 === undefined ? undefined : (pg1 - pg0) / 1000;
+  engine.write = write;
+  fullGc();
+  const memAfter = process.memoryUsage();
+  const indexRssMb = (memAfter.rss - memBefore.rss) / MB;
+  const heapMb = (memAfter.heapUsed - memBefore.heapUsed) / MB;
+  // `external` includes the array buffers (typed arrays of the engine's columns and postings)
+  const offHeapMb = (memAfter.external - memBefore.external) / MB;
+  const structuresMb = engine.byteSize('images') / MB;
+  const structures = engine.byteSizes('images');
+  // one more full collection, timed: the pause a search can land in once the index is built
+  // (it grows with the heap objects the index holds)
+  const gc0 = performance.now();
+  gc?.();
+  const fullGcMs = performance.now() - gc0;
+  const docs = result?.docs ?? 0;
+  return {
+    engine,
+    reindex: {
+      docs,
+      reindexS,
+      reindexCpuS,
+      reindexPgCpuS,
+      writeMs,
+      writeCpuMs,
+      indexRssMb,
+      heapMb,
+      offHeapMb,
+      structuresMb,
+      structures,
+      fullGcMs,
+      rssAfterMb: memAfter.rss / MB,
+    },
+  };
+}
+
+/** The Default filter, applied as /search/images applies it for an anonymous caller. */
+async function defaultFilterHiding(db: Database): Promise<{ hidden: HiddenByFilter[]; hiddenTagIds: number[] }> {
+  const filter = await findDefaultFilter(db);
+  if (!filter) throw new Error('the board has no Default filter');
+  const complex = compileComplexFilter(filter.hiddenComplexStr, null);
+  if (complex !== null) throw new Error('the Default filter has a hidden complex expression: the SQL baseline does not express it');
+  return { hidden: [{ tagIds: filter.hiddenTagIds, complex: { match_none: {} } }], hiddenTagIds: [...filter.hiddenTagIds] };
+}
 
 async function main(): Promise<void> {
   const o = searchBenchOptions();
@@ -90,67 +172,13 @@ async function main(): Promise<void> {
     await base.unsafe('set jit = off');
     await base.unsafe("set statement_timeout = '300s'");
 
-    // The Default filter, applied as /search/images applies it for an anonymous caller.
-    const filter = await findDefaultFilter(db);
-    if (!filter) throw new Error('the board has no Default filter');
-    const complex = compileComplexFilter(filter.hiddenComplexStr, null);
-    if (complex !== null) throw new Error('the Default filter has a hidden complex expression: the SQL baseline does not express it');
-    const hidden: HiddenByFilter[] = [{ tagIds: filter.hiddenTagIds, complex: { match_none: {} } }];
-    const hiddenTagIds = [...filter.hiddenTagIds];
+    const { hidden, hiddenTagIds } = await defaultFilterHiding(db);
 
     // ----------------------------------------------------------------------------- reindex
     loads.reindex = loadAverage();
-    fullGc();
-    const memBefore = process.memoryUsage();
+    const measured = await measureReindex(db, pgCpu);
     // dropped before the HTTP part, which runs on the engine as `npm start` makes it
-    let engine: EmbeddedEngine | null = new EmbeddedEngine();
-    let writeMs = 0;
-    let writeCpuMs = 0;
-    let write: EmbeddedEngine['write'] | null = engine.write.bind(engine);
-    engine.write = async (index, docs) => {
-      const t0 = performance.now();
-      const c0 = cpuMs();
-      try {
-        await write!(index, docs);
-      } finally {
-        writeMs += performance.now() - t0;
-        writeCpuMs += cpuMs() - c0;
-      }
-    };
-    let indexer: Indexer | null = new Indexer({ db, engine });
-    await indexer.ensureIndexes();
-    let lastTenth = -1;
-    const cpu0 = cpuMs();
-    const pg0 = pgCpu();
-    const t0 = performance.now();
-    const [result] = await indexer.reindex(['images'], {
-      onProgress: (p) => {
-        const tenth = Math.floor((p.done / Math.max(1, p.total)) * 10);
-        if (p.phase === 'loading' && tenth !== lastTenth) {
-          lastTenth = tenth;
-          log(`  reindex ${tenth * 10}% (${p.done}/${p.total}) ${(p.elapsedMs / 1000).toFixed(1)} s, ${p.docsPerSecond}/s`);
-        }
-      },
-    });
-    const reindexS = (performance.now() - t0) / 1000;
-    const reindexCpuS = (cpuMs() - cpu0) / 1000;
-    const pg1 = pgCpu();
-    const reindexPgCpuS = pg0 === undefined || pg1 === undefined ? undefined : (pg1 - pg0) / 1000;
-    engine.write = write;
-    fullGc();
-    const memAfter = process.memoryUsage();
-    const indexRssMb = (memAfter.rss - memBefore.rss) / MB;
-    const heapMb = (memAfter.heapUsed - memBefore.heapUsed) / MB;
-    // `external` includes the array buffers (typed arrays of the engine's columns and postings)
-    const offHeapMb = (memAfter.external - memBefore.external) / MB;
-    const structuresMb = engine.byteSize('images') / MB;
-    const structures = engine.byteSizes('images');
-    // one more full collection, timed: the pause a search can land in once the index is built
-    // (it grows with the heap objects the index holds)
-    const gc0 = performance.now();
-    gc?.();
-    const fullGcMs = performance.now() - gc0;
-    const docs = result?.docs ?? 0;
+    let engine: EmbeddedEngine | null = measured.engine;
 
     // ------------------------------------------------------------------------------ queries
     const mix = await buildMix(base, { images: o.images, hiddenTagIds, variants: o.variants });
@@ -208,8 +236,6 @@ async function main(): Promise<void> {
 
     let http: HttpFigures | undefined;
     engine = null;
-    indexer = null;
-    write = null;
     fullGc();
     if (o.http) {
       http = await runHttpPhase({
@@ -231,21 +257,7 @@ async function main(): Promise<void> {
       counts: counts!,
       board,
       baselineBuild,
-      reindex: {
-        docs,
-        reindexS,
-        reindexCpuS,
-        reindexPgCpuS,
-        writeMs,
-        writeCpuMs,
-        indexRssMb,
-        heapMb,
-        offHeapMb,
-        structuresMb,
-        structures,
-        fullGcMs,
-        rssAfterMb: memAfter.rss / MB,
-      },
+      reindex: measured.reindex,
       loads,
       hiddenTagIds,
       mix,

@@ -21,7 +21,7 @@ import { waitForCatchUp } from '../indexer/catch-up.js';
 import { Indexer } from '../indexer/index.js';
 import { OutboxLeadership } from '../indexer/leader.js';
 import { claimEngineOwnership, EngineOwnedElsewhere, type EngineOwnership } from '../indexer/engine-owner.js';
-import { loadConfigOrExit } from './config.js';
+import { loadConfigOrExit, type Config } from './config.js';
 import { createDatabase, openDatabase, type Database, type DatabaseHandle } from './db/client.js';
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
 import { startDumpSchedule } from './dumps/schedule.js';
@@ -94,35 +94,73 @@ async function main(): Promise<void> {
       'serving http URLs on localhost for development; set https BASE_URL and CDN_URL in production',
     );
   }
+  const restarts = { count: () => {} };
+  const database = await openSupervisedDatabase(restarts);
+  const { db } = database;
+  checkpoint();
+  // Requests use a pool of their own with short connect and statement timeouts: while the
+  // database is unreachable they are answered 503 at once instead of hanging; a database that
+  // stops answering (frozen) is found out within two seconds (`src/db/stall-guard.ts`).
+  const requestDb = (running.requestDb = createDatabase(database.url, { ...config.requestPool, stallGuard: REQUEST_STALL_GUARD }));
+  const { engine, indexer } = await openSearch(database.url, db);
+  checkpoint();
+
+  // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
+  // Media (images, assets, dumps) in STORAGE_URL: every process of the board shares it.
+  const storage = openStorage(config.storage);
+  log.info({ storage: storage.location }, 'media storage');
+  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
+  restarts.count = () => metrics.databaseRestarts.inc();
+  // Images a Philomena import brought in without files are served (and dumped) from its origin.
+  const serving = await withImportedOrigin(db, config);
+  const caches = createReadCaches(requestDb, { images: { maxBytes: serving.imageCacheBytes } });
+  const services: Services = { serving, db, requestDb, engine, indexer, metrics, caches, storage };
+  await startServer(services);
+  await prepareBoard(services, database.url);
+  await startWorkers(services);
+}
+
+/** What the server and the background work share once start-up has opened them. */
+interface Services {
+  /** The configuration, with what the board itself sets (an import's origin). */
+  serving: Config;
+  db: Database;
+  requestDb: Database;
+  engine: SearchEngine;
+  indexer: Indexer;
+  metrics: ReturnType<typeof createAppMetrics>;
+  caches: ReturnType<typeof createReadCaches>;
+  storage: ReturnType<typeof openStorage>;
+}
+
+/** The database, supervised from here on when it is embedded; `restarts.count` counts each restart. */
+async function openSupervisedDatabase(restarts: { count: () => void }): Promise<DatabaseHandle> {
   const database = (running.database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     log: (msg) => log.info(msg),
     role: 'service',
   }));
-  const { db } = database;
   log.info({ embedded: database.embedded }, 'database ready');
   // Supervised from here on, start-up included: an embedded PostgreSQL that stops (killed, or
   // stopped by the CLI that had started it before it was ours) is started again.
-  let countRestart = () => {};
   const { server: embeddedServer } = database;
   if (embeddedServer) {
     running.supervisor = superviseEmbeddedPostgres(embeddedServer, {
       onRestart: () => {
-        countRestart();
+        restarts.count();
         log.warn('embedded PostgreSQL had stopped; restarted it');
       },
       onError: (err) => log.error({ err }, 'embedded PostgreSQL is down and could not be restarted yet'),
     });
   }
-  checkpoint();
-  // Requests use a pool of their own with short connect and statement timeouts: while the
-  // database is unreachable they are answered 503 at once instead of hanging; a database that
-  // stops answering (frozen) is found out within two seconds (`src/db/stall-guard.ts`).
-  const requestDb = (running.requestDb = createDatabase(database.url, { ...config.requestPool, stallGuard: REQUEST_STALL_GUARD }));
+  return database;
+}
 
+/** The search engine (the embedded one only once this process owns it) and its indexer, indexes made. */
+async function openSearch(url: string, db: Database): Promise<{ engine: SearchEngine; indexer: Indexer }> {
   if (config.opensearchNodes.length === 0) {
-    running.ownership = await claimEngineOwnership(database.url, {
+    running.ownership = await claimEngineOwnership(url, {
       onLost: (err) => {
         log.fatal({ err }, 'lost the embedded search engine to another process');
         failed = true;
@@ -133,18 +171,12 @@ async function main(): Promise<void> {
   const engine = (running.engine = createSearchEngine(config));
   const indexer = (running.indexer = new Indexer({ db, engine, log: (msg: string) => log.info(msg) }));
   await indexer.ensureIndexes();
-  checkpoint();
+  return { engine, indexer };
+}
 
-  // Serve from here on: /healthz answers and /readyz says "starting" while the index is built.
-  // Media (images, assets, dumps) in STORAGE_URL: every process of the board shares it.
-  const storage = openStorage(config.storage);
-  log.info({ storage: storage.location }, 'media storage');
-  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
-  countRestart = () => metrics.databaseRestarts.inc();
-  // Images a Philomena import brought in without files are served (and dumped) from its origin.
-  const serving = await withImportedOrigin(db, config);
+/** The app, its live side and the HTTP server, listening once this resolves. */
+async function startServer({ serving, db, requestDb, engine, indexer, metrics, caches, storage }: Services): Promise<void> {
   const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));
-  const caches = createReadCaches(requestDb, { images: { maxBytes: serving.imageCacheBytes } });
   const app = createApp({
     live,
     config: serving,
@@ -173,7 +205,13 @@ async function main(): Promise<void> {
     failed = true;
     void shutdown('server error');
   });
+}
 
+/**
+ * The board made ready to search: the demo board made if asked for, then the embedded index
+ * brought up to date and followed, or the shared one followed by whichever process leads.
+ */
+async function prepareBoard({ db, engine, indexer, storage }: Services, url: string): Promise<void> {
   // The demo board is made while the server already answers /healthz (readiness says starting);
   // its rows land in one transaction, so the counts appear all at once. Of processes started
   // together on an empty database one seeds and the others wait for it. Its image files are made
@@ -199,14 +237,17 @@ async function main(): Promise<void> {
   }
 
   // Beside a shared engine (OpenSearch) every API process is a candidate; one follows at a time.
-  if (engine.kind !== 'embedded') followSharedIndex(database.url, db, indexer, engine);
+  if (engine.kind !== 'embedded') followSharedIndex(url, db, indexer, engine);
 
   // The autocomplete index is loaded now rather than on the first keystroke (a second or two on
   // 200,000 tags); a failure only means the first request loads it.
   void autocompleteIndexOf(db)
     .index()
     .catch((err: unknown) => log.warn({ err }, 'autocomplete index not loaded at start'));
+}
 
+/** Background work: image processing, the image cache's warm start and the nightly dumps. */
+async function startWorkers({ serving, db, engine, metrics, caches, storage }: Services): Promise<void> {
   // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
   const jobWorker = new JobWorker({
     db,

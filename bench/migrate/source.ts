@@ -65,6 +65,66 @@ function coprimeStep(n: number): number {
 /** A random draw from an exponential distribution of mean m, as SQL (whole number ≥ 0). */
 const exponential = (mean: number) => `floor(-ln(1 - random()) * ${mean})::int`;
 
+/** Comments, galleries, forums with topics and posts, filters, the featured image, then the counters and sequences. */
+async function fillCommunity(sql: Sql, shape: SourceShape, step: (what: string, statement: string, params?: unknown[]) => Promise<void>): Promise<void> {
+  const N = shape.images;
+  const U = shape.users;
+  await step('comments', `
+    insert into comments (body, ip, fingerprint, anonymous, hidden_from_users, user_id, image_id, created_at, updated_at, deletion_reason, approved)
+    select 'Comment ' || j || ' on >>' || i.id || ': lovely colours.', '10.64.0.0'::inet + (i.id % 1000000), 'c' || md5(j || '/' || i.id),
+      (i.id + j) % 20 = 0, (i.id + j) % 100 = 0, case when (i.id + j) % 10 = 0 then null else 1 + ((i.id::int8 * 31 + j * 7) % ${U}) end,
+      i.id, i.created_at + j * interval '1 day', i.created_at + j * interval '1 day', case when (i.id + j) % 100 = 0 then 'Spam' else '' end, true
+    from images i, generate_series(1, i.comments_count) j`);
+
+  const galleryStep = coprimeStep(N);
+  await step('galleries', `
+    insert into galleries (id, title, description, spoiler_warning, thumbnail_id, user_id, image_count, created_at, updated_at)
+    select g, 'Gallery ' || g, 'A collection.', '', 1 + ((g::int8 * 7919) % ${N}), 1 + (g % ${U}), 1 + least(${N - 1}, ${exponential(shape.galleryImages)}),
+      timestamp '2013-01-01' + g * interval '1 hour', timestamp '2025-01-01'
+    from generate_series(1, ${shape.galleries}) g`);
+  await step('gallery_interactions', `
+    insert into gallery_interactions (gallery_id, image_id, position)
+    select g.id, 1 + ((g.id::int8 * 7919 + j::int8 * ${galleryStep}) % ${N}), j - 1
+    from galleries g, generate_series(1, g.image_count) j`);
+
+  await step('forums, topics, posts', `
+    insert into forums (id, name, short_name, description, access_level, created_at, updated_at)
+    values (1, 'General Discussion', 'dis', 'Talk about anything.', 'normal', '2012-01-01', '2025-01-01'),
+      (2, 'Art Chat', 'art', 'Drawing and tips.', 'normal', '2012-01-01', '2025-01-01'),
+      (3, 'Site and Policy', 'meta', 'The site itself.', 'normal', '2012-01-01', '2025-01-01'),
+      (4, 'Roleplay', 'rp', 'Stories together.', 'normal', '2012-01-01', '2025-01-01'),
+      (5, 'Staff', 'staff', 'Staff only.', 'staff', '2012-01-01', '2025-01-01');
+    insert into topics (id, title, slug, forum_id, user_id, post_count, view_count, last_replied_to_at, created_at, updated_at)
+    select t, 'Topic number ' || t, 'topic-number-' || t, 1 + t % 5, 1 + (t % ${U}), ${shape.postsPerTopic}, t % 1000,
+      timestamp '2013-01-01' + t * interval '2 hours' + interval '1 day', timestamp '2013-01-01' + t * interval '2 hours', timestamp '2025-01-01'
+    from generate_series(1, ${shape.topics}) t;
+    insert into posts (body, ip, fingerprint, topic_position, user_id, topic_id, created_at, updated_at, approved)
+    select 'Post ' || p || ' in topic ' || t.id || '.', '10.128.0.1', 'c-post', p, 1 + ((t.id * 13 + p) % ${U}), t.id,
+      t.created_at + p * interval '1 minute', t.created_at + p * interval '1 minute', true
+    from topics t, generate_series(0, ${shape.postsPerTopic - 1}) p;
+    update forums f set topic_count = c.topics, post_count = c.posts
+    from (select forum_id, count(*) as topics, sum(post_count) as posts from topics group by forum_id) c where c.forum_id = f.id`);
+
+  await step('filters, featured image', `
+    insert into filters (id, name, description, system, public, hidden_tag_ids, spoilered_tag_ids, created_at, updated_at)
+    values (1, 'Default', 'The default filter.', true, true,
+        (select array_agg(id order by id) from tags where name in ('explicit', 'grimdark', 'grotesque')),
+        (select array_agg(id order by id) from tags where name in ('questionable', 'semi-grimdark')), '2012-01-01', '2025-01-01'),
+      (2, 'Everything', 'Hides nothing.', true, true, '{}', '{}', '2012-01-01', '2025-01-01');
+    insert into filters (id, name, description, system, public, user_id, hidden_complex_str, created_at, updated_at)
+    select 3 + (u - 1) / 50, 'Filter of ' || u, '', false, u % 2 = 0, u, 'score.lt:-10', '2020-01-01', '2025-01-01' from generate_series(1, ${U}, 50) u;
+    insert into image_features (image_id, user_id, created_at, updated_at) values (${N - N % 10 - 5 > 0 ? N - N % 10 - 5 : 1}, 1, '2025-01-01', '2025-01-01')`);
+
+  await step('counters (tags, users, galleries)', `
+    update tags t set images_count = c.n from (select tag_id, count(*)::int as n from image_taggings group by tag_id) c where c.tag_id = t.id;
+    update users u set images_count = c.n from (select user_id, count(*)::int as n from images where user_id is not null group by user_id) c where c.user_id = u.id;
+    update users u set comments_count = c.n from (select user_id, count(*)::int as n from comments where user_id is not null group by user_id) c where c.user_id = u.id`);
+  // Rows were given their ids: the sequences move past them, as in a live database.
+  for (const t of ['users', 'tags', 'images', 'galleries', 'forums', 'topics', 'filters']) {
+    await sql.unsafe(`select setval(pg_get_serial_sequence('${t}', 'id'), (select max(id) from ${t}))`);
+  }
+}
+
 /** Create the schema in an empty database and fill it; returns the rows of every table. */
 export async function buildPhilomenaSource(sql: Sql, shape: SourceShape, log: (m: string) => void): Promise<Record<string, number>> {
   const N = shape.images;
@@ -159,60 +219,8 @@ export async function buildPhilomenaSource(sql: Sql, shape: SourceShape, log: (m
     insert into image_votes (image_id, user_id, created_at, up)
     select i.id, 1 + ((i.id::int8 * 104723 + j::int8 * ${imageStep}) % ${U}), i.created_at + j * interval '1 hour', j <= i.upvotes_count
     from images i, generate_series(1, i.upvotes_count + i.downvotes_count) j`);
-  await step('comments', `
-    insert into comments (body, ip, fingerprint, anonymous, hidden_from_users, user_id, image_id, created_at, updated_at, deletion_reason, approved)
-    select 'Comment ' || j || ' on >>' || i.id || ': lovely colours.', '10.64.0.0'::inet + (i.id % 1000000), 'c' || md5(j || '/' || i.id),
-      (i.id + j) % 20 = 0, (i.id + j) % 100 = 0, case when (i.id + j) % 10 = 0 then null else 1 + ((i.id::int8 * 31 + j * 7) % ${U}) end,
-      i.id, i.created_at + j * interval '1 day', i.created_at + j * interval '1 day', case when (i.id + j) % 100 = 0 then 'Spam' else '' end, true
-    from images i, generate_series(1, i.comments_count) j`);
+  await fillCommunity(sql, shape, step);
 
-  const galleryStep = coprimeStep(N);
-  await step('galleries', `
-    insert into galleries (id, title, description, spoiler_warning, thumbnail_id, user_id, image_count, created_at, updated_at)
-    select g, 'Gallery ' || g, 'A collection.', '', 1 + ((g::int8 * 7919) % ${N}), 1 + (g % ${U}), 1 + least(${N - 1}, ${exponential(shape.galleryImages)}),
-      timestamp '2013-01-01' + g * interval '1 hour', timestamp '2025-01-01'
-    from generate_series(1, ${shape.galleries}) g`);
-  await step('gallery_interactions', `
-    insert into gallery_interactions (gallery_id, image_id, position)
-    select g.id, 1 + ((g.id::int8 * 7919 + j::int8 * ${galleryStep}) % ${N}), j - 1
-    from galleries g, generate_series(1, g.image_count) j`);
-
-  await step('forums, topics, posts', `
-    insert into forums (id, name, short_name, description, access_level, created_at, updated_at)
-    values (1, 'General Discussion', 'dis', 'Talk about anything.', 'normal', '2012-01-01', '2025-01-01'),
-      (2, 'Art Chat', 'art', 'Drawing and tips.', 'normal', '2012-01-01', '2025-01-01'),
-      (3, 'Site and Policy', 'meta', 'The site itself.', 'normal', '2012-01-01', '2025-01-01'),
-      (4, 'Roleplay', 'rp', 'Stories together.', 'normal', '2012-01-01', '2025-01-01'),
-      (5, 'Staff', 'staff', 'Staff only.', 'staff', '2012-01-01', '2025-01-01');
-    insert into topics (id, title, slug, forum_id, user_id, post_count, view_count, last_replied_to_at, created_at, updated_at)
-    select t, 'Topic number ' || t, 'topic-number-' || t, 1 + t % 5, 1 + (t % ${U}), ${shape.postsPerTopic}, t % 1000,
-      timestamp '2013-01-01' + t * interval '2 hours' + interval '1 day', timestamp '2013-01-01' + t * interval '2 hours', timestamp '2025-01-01'
-    from generate_series(1, ${shape.topics}) t;
-    insert into posts (body, ip, fingerprint, topic_position, user_id, topic_id, created_at, updated_at, approved)
-    select 'Post ' || p || ' in topic ' || t.id || '.', '10.128.0.1', 'c-post', p, 1 + ((t.id * 13 + p) % ${U}), t.id,
-      t.created_at + p * interval '1 minute', t.created_at + p * interval '1 minute', true
-    from topics t, generate_series(0, ${shape.postsPerTopic - 1}) p;
-    update forums f set topic_count = c.topics, post_count = c.posts
-    from (select forum_id, count(*) as topics, sum(post_count) as posts from topics group by forum_id) c where c.forum_id = f.id`);
-
-  await step('filters, featured image', `
-    insert into filters (id, name, description, system, public, hidden_tag_ids, spoilered_tag_ids, created_at, updated_at)
-    values (1, 'Default', 'The default filter.', true, true,
-        (select array_agg(id order by id) from tags where name in ('explicit', 'grimdark', 'grotesque')),
-        (select array_agg(id order by id) from tags where name in ('questionable', 'semi-grimdark')), '2012-01-01', '2025-01-01'),
-      (2, 'Everything', 'Hides nothing.', true, true, '{}', '{}', '2012-01-01', '2025-01-01');
-    insert into filters (id, name, description, system, public, user_id, hidden_complex_str, created_at, updated_at)
-    select 3 + (u - 1) / 50, 'Filter of ' || u, '', false, u % 2 = 0, u, 'score.lt:-10', '2020-01-01', '2025-01-01' from generate_series(1, ${U}, 50) u;
-    insert into image_features (image_id, user_id, created_at, updated_at) values (${N - N % 10 - 5 > 0 ? N - N % 10 - 5 : 1}, 1, '2025-01-01', '2025-01-01')`);
-
-  await step('counters (tags, users, galleries)', `
-    update tags t set images_count = c.n from (select tag_id, count(*)::int as n from image_taggings group by tag_id) c where c.tag_id = t.id;
-    update users u set images_count = c.n from (select user_id, count(*)::int as n from images where user_id is not null group by user_id) c where c.user_id = u.id;
-    update users u set comments_count = c.n from (select user_id, count(*)::int as n from comments where user_id is not null group by user_id) c where c.user_id = u.id`);
-  // Rows were given their ids: the sequences move past them, as in a live database.
-  for (const t of ['users', 'tags', 'images', 'galleries', 'forums', 'topics', 'filters']) {
-    await sql.unsafe(`select setval(pg_get_serial_sequence('${t}', 'id'), (select max(id) from ${t}))`);
-  }
   await sql.unsafe('set session_replication_role = origin');
   await step('analyze', 'analyze');
 

@@ -13,7 +13,7 @@ import * as s from '../../src/db/schema/index.js';
 import { fingerprintRow } from '../../src/contexts/images/fingerprints.js';
 import { sha512Hex } from '../../src/media/analyze.js';
 import { computeSearchKeys } from '../../src/media/fingerprint.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { drawPicture, type Picture } from './pictures.js';
 
 export interface PictureBoard {

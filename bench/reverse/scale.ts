@@ -7,7 +7,7 @@
  */
 import { mulberry32 } from '../../src/lib/random.js';
 import { popcount32 } from '../../src/lib/popcount.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { chunkTerms } from '../../src/search/hash-chunks.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { visibleImages } from '../../src/search/requests/index.js';

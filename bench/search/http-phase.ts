@@ -6,7 +6,7 @@
  */
 import { Indexer } from '../../indexer/index.js';
 import type { Database } from '../../src/db/client.js';
-import { EngineThread } from '../../src/search/embedded/index.js';
+import { EngineThread } from '../../src/search/embedded/public.js';
 import type { SearchResult } from '../../src/search/engine.js';
 import type { DriverResult } from '../harness/driver.js';
 import { drive, startApp, startHonoCeiling, type Server } from '../harness/http.js';

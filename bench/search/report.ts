@@ -78,9 +78,20 @@ function largest(sizes: Map<string, number>, n: number): string {
 }
 
 export function printReport(report: SearchBenchReport): void {
-  const { o, counts, board, baselineBuild, loads, hiddenTagIds, mix, kinds, allEngineCpu, p50, p99, bp50, bp99, pgCpuPerQuery, opensearch, osAll, http } = report;
+  printBoardAndReindex(report);
+  printQueryMix(report);
+  printOpenSearchSide(report);
+  printHttp(report);
+  printJsonLine(report);
+}
+
+/** A target's verdict. */
+const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
+
+/** The board, and the reindex into a fresh embedded engine with its time and memory. */
+function printBoardAndReindex(report: SearchBenchReport): void {
+  const { counts, board, baselineBuild, loads } = report;
   const { docs, reindexS, reindexCpuS, reindexPgCpuS, writeMs, writeCpuMs, indexRssMb, heapMb, offHeapMb, structuresMb, rssAfterMb } = report.reindex;
-  const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
   console.log(`\n== board`);
   console.log(
     `images ${counts.images.toLocaleString('en')}, tags ${counts.tags.toLocaleString('en')}, taggings ${counts.taggings.toLocaleString('en')} ` +
@@ -114,7 +125,11 @@ export function printReport(report: SearchBenchReport): void {
   );
   console.log(`largest structures, MB: ${largest(report.reindex.structures, 12)}`);
   console.log(`load average at reindex start: ${loads.reindex}`);
+}
 
+/** The query mix: each kind against the SQL baseline, with the targets. */
+function printQueryMix(report: SearchBenchReport): void {
+  const { o, loads, hiddenTagIds, mix, kinds, allEngineCpu, p50, p99, bp50, bp99, pgCpuPerQuery } = report;
   console.log(`\n== query mix (Default filter hides tag ids ${hiddenTagIds.join(', ')}; first page of ${PER_PAGE} unless noted)`);
   console.log(
     `popular tags: ${mix.popular.slice(0, 4).map((t) => `${t.name} (${t.count})`).join(', ')}, …; mid-frequency: ` +
@@ -177,7 +192,12 @@ export function printReport(report: SearchBenchReport): void {
       `CPU per query: engine mean ${ms(mean(allEngineCpu))} ms, PostgreSQL mean ${ms(pgCpuPerQuery, 1)} ms`,
   );
   console.log(`load average: queries start ${loads.queries}, end ${loads.queriesEnd}`);
+}
 
+/** OpenSearch beside the embedded engine, when it was measured. */
+function printOpenSearchSide(report: SearchBenchReport): void {
+  const { o, loads, kinds, p50, p99, opensearch, osAll } = report;
+  const { docs, reindexS } = report.reindex;
   if (opensearch) {
     console.log(
       `\n== OpenSearch at ${o.opensearchUrl} beside the embedded engine (same images, same indexer, same mix; ` +
@@ -206,7 +226,11 @@ export function printReport(report: SearchBenchReport): void {
         `(sequential, one query at a time, HTTP round trip on loopback included); load average: start ${loads.opensearch}, end ${loads.opensearchEnd}`,
     );
   }
+}
 
+/** The search endpoint over HTTP against the bare Hono ceiling, when it was measured. */
+function printHttp(report: SearchBenchReport): void {
+  const { o, loads, http } = report;
   const headline = http?.runs[0];
   if (http && headline) {
     console.log(
@@ -234,7 +258,13 @@ export function printReport(report: SearchBenchReport): void {
         `answers equal to the engine's: ${http.agreed}/${http.checked} kinds; load average: start ${loads.http}, end ${loads.httpEnd}`,
     );
   }
+}
 
+/** The headline figures as one JSON line. */
+function printJsonLine(report: SearchBenchReport): void {
+  const { counts, p50, p99, bp50, bp99, opensearch, osAll, http } = report;
+  const { docs, reindexS, indexRssMb, structuresMb } = report.reindex;
+  const headline = http?.runs[0];
   const round = (x: number | undefined, d = 2) => (x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(d)));
   console.log(
     JSON.stringify({

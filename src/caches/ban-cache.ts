@@ -1,17 +1,17 @@
 /**
  * The ban in force for each identity (user id and address), kept in memory.
  *
- * Freshness: given the change feed (`src/db/change-feed.ts`), an answer is kept until a ban is
+ * Freshness: given the record-change feed (`src/db/record-change-feed.ts`), an answer is kept until a ban is
  * made or lifted anywhere (`bans:id`, announced in the ban's transaction by
  * `src/contexts/users/bans.ts` and `active-bans.ts`; a ban on an address range can concern any
  * identity, so every answer goes) or the feed reconnects (`*`), and a ban's answer ends with the
- * ban. While the feed is not live, and without one, answers are kept for `ttlMs` (a ban takes
+ * ban. While the feed is not listening, and without one, answers are kept for `ttlMs` (a ban takes
  * effect in every process within that). When PostgreSQL cannot be reached, the last answer known
  * for an identity is served, however old: a ban cannot be made or lifted meanwhile, and searches
  * keep working from memory.
  */
 import { findActiveBan, type ActiveBan } from '../contexts/users/active-bans.js';
-import type { ChangeFeed, RecordChange } from '../db/change-feed.js';
+import type { RecordChangeFeed, RecordChange } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import { BoundedMap } from '../lib/bounded-map.js';
 import { CacheRegistry, type CacheCounts } from './registry.js';
@@ -34,7 +34,7 @@ export class BanCache {
   constructor(
     private readonly db: Database,
     private readonly ttlMs = 5_000,
-    private readonly feed?: ChangeFeed,
+    private readonly feed?: RecordChangeFeed,
     registry = new CacheRegistry(),
   ) {
     feed?.subscribe((change) => this.onChange(change));
@@ -61,7 +61,7 @@ export class BanCache {
   }
 
   private fresh(hit: Entry, nowMs: number): boolean {
-    return this.feed?.live === true || hit.readAt + this.ttlMs > nowMs;
+    return this.feed?.listening === true || hit.readAt + this.ttlMs > nowMs;
   }
 
   async lookup(who: { userId?: number; ip?: string }, nowMs = Date.now()): Promise<ActiveBan | undefined> {

@@ -7,7 +7,7 @@
  * more) and those featured after it (hidden now; shown again, one of them would be featured). An
  * image deleted outright is announced as a change too. A load that overlapped a change is not kept.
  */
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import { CacheRegistry, type CacheCounts } from './registry.js';
 
 interface Featured {

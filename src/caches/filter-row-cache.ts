@@ -2,7 +2,7 @@
  * Filter rows kept between requests. Every request of the API is seen through a filter (the key
  * user's, or the system filter `Default` for anonymous callers), and reading that row was a query
  * on every search. Filters change rarely; any announced change to one (`filters:id`, see
- * `src/db/change-feed.ts`) empties this cache, so an edited filter applies from the next request.
+ * `src/db/record-change-feed.ts`) empties this cache, so an edited filter applies from the next request.
  * It also starts again every minute, which bounds a change missed while the listening connection
  * reconnected.
  *
@@ -10,7 +10,7 @@
  * row (anonymous searches' engine requests, spoiler checks, whole answers of images) stays valid, where
  * a new object every minute, or whenever any filter changed, made every page be built again.
  */
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import { BoundedMap } from '../lib/bounded-map.js';
 import { CacheRegistry, type CacheCounts } from './registry.js';

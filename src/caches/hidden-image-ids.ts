@@ -12,7 +12,7 @@
  * the key and ban caches do), so that files stay served through an outage.
  */
 import { allHiddenImageIds, isImageHidden } from '../contexts/images/hidden.js';
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { CacheRegistry, type CacheCounts } from './registry.js';

@@ -25,7 +25,7 @@
  * (`src/lib/bounded-map.ts`). One whose key is never asked for again (an expired request) leaves
  * in its turn.
  */
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import { BoundedMap } from '../lib/bounded-map.js';
 import type { ImageJsonCache } from './image-json-cache.js';

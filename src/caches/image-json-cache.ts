@@ -7,7 +7,7 @@
  * as its JSON text, split around the one field that depends on the caller's filter: `spoilered`.
  *
  * Freshness: an entry is dropped when PostgreSQL announces a change to anything it was built
- * from (see `src/db/change-feed.ts`): the image row and its taggings, sources, counts and
+ * from (see `src/db/record-change-feed.ts`): the image row and its taggings, sources, counts and
  * intensities (`images:id`), what an image shows of a tag it carries (`tag_display:id`, migration
  * 0010: name, category and slug decide the tag list and its order; a change of the tag's image
  * count does not drop it), its uploader's name (`user:id`). Announcements arrive a moment after
@@ -21,7 +21,7 @@
  * it succeeds; a connection that dies silently is found by TCP keep-alive, which postgres.js turns
  * on (60 s); PostgreSQL never drops a notification to a connected listener (when its queue is
  * full the notifying commit fails instead); and a barrier not heard within 2 s empties the caches
- * too (`ChangeFeed.sync`). An age bound would only reload a warm cache, entry by entry, from
+ * too (`RecordChangeFeed.sync`). An age bound would only reload a warm cache, entry by entry, from
  * PostgreSQL: at 1M images, hundreds of loads a second for nothing.
  *
  * Memory: the entries live outside the JavaScript heap. Each image is one record in a large
@@ -33,7 +33,7 @@
  * found, which die young.
  */
 import { createHash } from 'node:crypto';
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import { nextToEvictBy } from '../lib/second-chance.js';
 import type { TagCheckMemo } from '../contexts/search/tag-check-memo.js';
 import { LENGTH, SLOT, SlabAllocator, Slots, type Slab } from './image-slabs.js';

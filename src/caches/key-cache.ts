@@ -6,11 +6,11 @@
  * Freshness: an answer is dropped when its user changes (`user:id`: a key issued or revoked, a
  * new role, a renamed user, a watch list rewritten by a tag alias; announced in the write's
  * transaction), and an unknown key's answer when any user gets a key (`user:id` again: the key
- * may be the new one); everything goes when the change feed reconnects (`*`). Answers are kept
- * only while changes are heard (`ReadCaches.feed.live`); when PostgreSQL cannot be reached, the
+ * may be the new one); everything goes when the record-change feed reconnects (`*`). Answers are kept
+ * only while changes are heard (`ReadCaches.feed.listening`); when PostgreSQL cannot be reached, the
  * last answer known for a key is served, however old, so searches keep working from memory.
  */
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import type { UserRow } from '../contexts/users/types.js';
 import { BoundedMap } from '../lib/bounded-map.js';
 import { CacheRegistry, type CacheCounts } from './registry.js';

@@ -1,11 +1,11 @@
 /**
  * The app's caches of rendered and looked-up records, emptied by the changes PostgreSQL announces
- * (`src/db/change-feed.ts`). While the feed is not live (before the first LISTEN, or when it
+ * (`src/db/record-change-feed.ts`). While the feed is not listening (before the first LISTEN, or when it
  * failed), the caches are bypassed: a missed change could otherwise be served for long. Each
  * registers with the app's `registry` (budget, invalidating changes, hits and misses on
  * `/metrics`).
  */
-import { changeFeedOf, type ChangeFeed } from '../db/change-feed.js';
+import { recordChangeFeedOf, type RecordChangeFeed } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import { BanCache } from './ban-cache.js';
 import { KeyCache } from './key-cache.js';
@@ -22,7 +22,7 @@ import { TagSlugIds } from './tag-slug-ids.js';
 const RECORD_CACHE_BYTES = 32 * 1024 * 1024;
 
 export interface ReadCaches {
-  feed: ChangeFeed;
+  feed: RecordChangeFeed;
   /** Where these caches registered. */
   registry: CacheRegistry;
   images: ImageJsonCache;
@@ -44,7 +44,7 @@ export interface ReadCaches {
 }
 
 export function createReadCaches(db: Database, options: { images?: ImageJsonCacheOptions } = {}): ReadCaches {
-  const feed = changeFeedOf(db);
+  const feed = recordChangeFeedOf(db);
   const registry = new CacheRegistry();
   const images = new ImageJsonCache(options.images, registry);
   const caches: ReadCaches = {
@@ -78,5 +78,5 @@ export function createReadCaches(db: Database, options: { images?: ImageJsonCach
 
 /** The caches to use for this request, or null while changes cannot be heard. */
 export function liveCaches(caches: ReadCaches | undefined): ReadCaches | null {
-  return caches !== undefined && caches.feed.live ? caches : null;
+  return caches !== undefined && caches.feed.listening ? caches : null;
 }

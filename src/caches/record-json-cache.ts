@@ -1,7 +1,7 @@
 /**
  * Rendered JSON of records other than images (tags for search/tags, comments for
  * search/comments) kept between requests, each entry dropped exactly by the announced changes
- * (`src/db/change-feed.ts`) of what it was built from.
+ * (`src/db/record-change-feed.ts`) of what it was built from.
  *
  * Each entry names what it watches as `kind:id` keys (a tag: itself, its alias target, aliases,
  * implications and DNP entries; a comment: itself, its image, its author), and a change drops the
@@ -10,7 +10,7 @@
  * `*` empties the cache. Bounded by bytes, the oldest not read lately dropped first
  * (`src/lib/bounded-map.ts`).
  */
-import type { RecordChange } from '../db/change-feed.js';
+import type { RecordChange } from '../db/record-change-feed.js';
 import { BoundedMap } from '../lib/bounded-map.js';
 import { CacheRegistry, type CacheCounts } from './registry.js';
 

@@ -168,214 +168,266 @@ function formatReport(r: DuplicateReportListing): string {
  * Run one admin command. Throws UsageError for a malformed command line and AdminError when the
  * command is refused; `withDb` opens the database only once the command line is known to be good.
  */
-export async function runCommand(argv: string[], io: CommandIo, withDb: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Promise<void> {
+export async function runCommand(argv: string[], io: CommandIo, withDb: WithDb): Promise<void> {
   const { values, positionals } = parseAdminCommandLine(argv);
   if (values.help) {
     io.out(USAGE);
     return;
   }
   const [group, action, ...rest] = positionals;
-  const cmd = [group, action].filter(Boolean).join(' ');
-  switch (group) {
-    case 'user':
-      if (action === 'create') {
-        allow(values, cmd, ['role', 'email']);
-        arity(rest, 1, 'user create NAME [--role ROLE] [--email EMAIL]');
-        const role = values.role === undefined ? undefined : parseRole(values.role);
-        const user = await withDb((db) => createUser(db, { name: rest[0]!, role, email: values.email }));
-        io.out(`created user ${user.name} (id ${user.id}, role ${user.role})`);
-        return;
-      }
-      if (action === 'verify') {
-        allow(values, cmd, []);
-        arity(rest, 1, 'user verify NAME');
-        const user = await withDb((db) => verifyUser(db, rest[0]!));
-        io.out(`user ${user.name} is now verified: their uploads are approved at once`);
-        return;
-      }
-      if (action === 'role') {
-        allow(values, cmd, []);
-        arity(rest, 2, 'user role NAME ROLE');
-        const role = parseRole(rest[1]!);
-        const user = await withDb((db) => setRole(db, rest[0]!, role));
-        io.out(`user ${user.name} is now ${user.role}`);
-        return;
-      }
-      break;
-    case 'key':
-      if (action === 'issue') {
-        allow(values, cmd, []);
-        arity(rest, 1, 'key issue NAME');
-        const issued = await withDb((db) => issueKey(db, rest[0]!));
-        io.out(issued.key);
-        return;
-      }
-      if (action === 'revoke') {
-        allow(values, cmd, ['all']);
-        if (values.all) {
-          arity(rest, 1, 'key revoke --all NAME');
-          const n = await withDb((db) => revokeAllKeys(db, rest[0]!));
-          io.out(`revoked ${n} key${n === 1 ? '' : 's'} of ${rest[0]}`);
-        } else {
-          arity(rest, 1, 'key revoke KEY_PREFIX');
-          const revoked = await withDb((db) => revokeKey(db, rest[0]!));
-          io.out(`revoked key ${revoked.prefix}… (id ${revoked.id})`);
-        }
-        return;
-      }
-      break;
-    case 'filter':
-      if (action === 'system') {
-        const [sub, ...args] = rest;
-        if (sub === 'create') {
-          allow(values, 'filter system create', FILTER_OPTIONS);
-          arity(args, 1, 'filter system create NAME [options]');
-          const f = await withDb((db) => createSystemFilter(db, { ...filterInput(values), name: args[0]! }));
-          io.out(`created system filter ${f.name} (id ${f.id})`);
-          return;
-        }
-        if (sub === 'edit') {
-          allow(values, 'filter system edit', [...FILTER_OPTIONS, 'name']);
-          arity(args, 1, 'filter system edit ID [options]');
-          const id = parseId(args[0], 'ID');
-          const f = await withDb((db) => editSystemFilter(db, id, filterInput(values)));
-          io.out(`updated system filter ${f.name} (id ${f.id})`);
-          return;
-        }
-        throw new UsageError('expected: filter system create|edit …');
-      }
-      if (action === 'list') {
-        allow(values, cmd, ['system']);
-        arity(rest, 0, 'filter list [--system]');
-        const list = await withDb((db) => listFilters(db, { system: values.system }));
-        io.out(list.length === 0 ? 'no filters' : list.map(formatFilter).join('\n'));
-        return;
-      }
-      break;
-    case 'feature': {
-      allow(values, 'feature', []);
-      const args = positionals.slice(1);
-      arity(args, 1, 'feature IMAGE_ID');
-      const id = parseId(args[0], 'IMAGE_ID');
-      await withDb((db) => featureImage(db, id));
-      io.out(`image ${id} is now featured`);
-      return;
-    }
-    case 'tags': {
-      allow(values, 'tags', ['add', 'remove']);
-      const args = positionals.slice(1);
-      arity(args, 1, 'tags IMAGE_IDS [--add TAGS] [--remove TAGS]');
-      if (values.add === undefined && values.remove === undefined) throw new UsageError('tags needs --add or --remove');
-      const ids = args[0]!.split(',').map((id) => parseId(id, 'IMAGE_IDS'));
-      const done = await withDb((db) => retagImages(db, ids, { add: values.add, remove: values.remove }));
-      io.out(`added ${done.added} and removed ${done.removed} tagging${done.added + done.removed === 1 ? '' : 's'} on ${ids.length} image${ids.length === 1 ? '' : 's'}`);
-      return;
-    }
+  if (group === undefined) throw new UsageError('no command given');
+  const command: Command = { values, cmd: [group, action].filter(Boolean).join(' '), action, rest, io, withDb };
+  if (group === 'approve') return approveCommand(values, positionals.slice(1), io, withDb);
+  const run = GROUPS.get(group);
+  // `feature`, `tags` and `unban` take their arguments right after the group: `action` is the first.
+  const handled = run !== undefined && (await run(SINGLE_WORD.has(group) ? { ...command, rest: positionals.slice(1) } : command));
+  if (!handled) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+}
 
-    case 'fingerprints':
-      if (action === 'backfill') {
-        allow(values, cmd, ['batch']);
-        arity(rest, 0, 'fingerprints backfill [--batch N]');
-        const batchSize = values.batch === undefined ? undefined : parseId(values.batch, '--batch');
-        const fileStore = io.fileStore?.();
-        if (fileStore === undefined) throw new AdminError('no image store configured');
-        const result = await withDb((db) =>
-          backfillFingerprints(
-            { db, fileStore },
-            { ...(batchSize === undefined ? {} : { batchSize }), onProgress: (p) => io.progress?.('fingerprints', p.done, p.total), onFailure: (id, reason) => io.out(`image ${id}: ${reason}`) },
-          ),
-        );
-        io.out(`fingerprinted ${result.done - result.failed} image${result.done - result.failed === 1 ? '' : 's'}, ${result.failed} failed`);
-        return;
-      }
-      break;
-    case 'duplicates':
-      if (action === 'list') {
-        allow(values, cmd, []);
-        arity(rest, 0, 'duplicates list');
-        const list = await withDb((db) => listOpenDuplicateReports(db));
-        io.out(list.length === 0 ? 'no open duplicate reports' : list.map(formatReport).join('\n'));
-        return;
-      }
-      if (action === 'merge') {
-        allow(values, cmd, []);
-        arity(rest, 2, 'duplicates merge SOURCE TARGET');
-        const source = parseId(rest[0], 'SOURCE');
-        const target = parseId(rest[1], 'TARGET');
-        await withDb((db) => mergeDuplicate(db, source, target));
-        io.out(`image ${source} is now hidden as a duplicate of ${target}`);
-        return;
-      }
-      break;
-    case 'ban':
-      if (action === 'user' || action === 'ip') {
-        allow(values, cmd, ['reason', 'note', 'until', 'for']);
-        arity(rest, 1, `ban ${action} ${action === 'user' ? 'NAME' : 'ADDR[/BITS]'} --reason TEXT [--until DATE | --for DURATION]`);
-        if (values.reason === undefined) throw new UsageError(`${cmd} needs --reason`);
-        const until = banEnd({ until: values.until, for: values.for });
-        const input = { reason: values.reason, note: values.note, until };
-        const ban = await withDb((db) => (action === 'user' ? banUser(db, rest[0]!, input) : banIp(db, rest[0]!, input)));
-        io.out(`created ban ${ban.id} (${action === 'user' ? `user ${rest[0]}` : `ip ${ban.ip}`}, ${until ? `until ${until.toISOString()}` : 'permanent'})`);
-        return;
-      }
-      if (action === 'list') {
-        allow(values, cmd, ['all']);
-        arity(rest, 0, 'ban list [--all]');
-        const list = await withDb((db) => listBans(db, { all: values.all }));
-        io.out(list.length === 0 ? 'no bans' : list.map(formatBan).join('\n'));
-        return;
-      }
-      break;
-    case 'jobs':
-      if (action === 'list') {
-        allow(values, cmd, []);
-        arity(rest, 0, 'jobs list');
-        const list = await withDb((db) => parkedJobs(db, 1000));
-        io.out(list.length === 0 ? 'no parked jobs' : list.map(formatParkedJob).join('\n'));
-        return;
-      }
-      if (action === 'retry') {
-        allow(values, cmd, ['all']);
-        if (values.all) {
-          arity(rest, 0, 'jobs retry --all');
-          const n = await withDb((db) => retryParkedJobs(db));
-          io.out(`queued ${n} parked job${n === 1 ? '' : 's'} again`);
-          return;
-        }
-        arity(rest, 1, 'jobs retry ID | --all');
-        const id = parseId(rest[0], 'ID');
-        if ((await withDb((db) => retryParkedJobs(db, id))) === 0) throw new AdminError(`no parked job ${id}`);
-        io.out(`queued job ${id} again`);
-        return;
-      }
-      if (action === 'remove') {
-        allow(values, cmd, []);
-        arity(rest, 1, 'jobs remove ID');
-        const id = parseId(rest[0], 'ID');
-        if (!(await withDb((db) => removeParkedJob(db, id)))) throw new AdminError(`no parked job ${id}`);
-        io.out(`removed job ${id}`);
-        return;
-      }
-      break;
-    case 'approve':
-      return approveCommand(values, positionals.slice(1), io, withDb);
-    case 'unban': {
-      allow(values, 'unban', []);
-      const args = positionals.slice(1);
-      arity(args, 1, 'unban ID');
-      const id = parseId(args[0], 'ID');
-      await withDb((db) => unban(db, id));
-      io.out(`lifted ban ${id}`);
-      return;
-    }
-    case undefined:
-      throw new UsageError('no command given');
+type WithDb = <T>(fn: (db: Database) => Promise<T>) => Promise<T>;
+
+/** One command line, split for the group that runs it. */
+interface Command {
+  values: Values;
+  /** The group and action, as usage errors name the command. */
+  cmd: string;
+  action: string | undefined;
+  /** The words after the action (after the group, for the groups of one word). */
+  rest: string[];
+  io: CommandIo;
+  withDb: WithDb;
+}
+
+/** Each group's runner: false for an action it does not know. */
+const GROUPS = new Map<string, (command: Command) => Promise<boolean>>([
+  ['user', userCommand],
+  ['key', keyCommand],
+  ['filter', filterCommand],
+  ['feature', featureCommand],
+  ['tags', tagsCommand],
+  ['fingerprints', fingerprintsCommand],
+  ['duplicates', duplicatesCommand],
+  ['ban', banCommand],
+  ['jobs', jobsCommand],
+  ['unban', unbanCommand],
+]);
+
+const SINGLE_WORD = new Set(['feature', 'tags', 'unban']);
+
+/** `user create|verify|role`: accounts and their roles. */
+async function userCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'create') {
+    allow(values, cmd, ['role', 'email']);
+    arity(rest, 1, 'user create NAME [--role ROLE] [--email EMAIL]');
+    const role = values.role === undefined ? undefined : parseRole(values.role);
+    const user = await withDb((db) => createUser(db, { name: rest[0]!, role, email: values.email }));
+    io.out(`created user ${user.name} (id ${user.id}, role ${user.role})`);
+    return true;
   }
-  throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  if (action === 'verify') {
+    allow(values, cmd, []);
+    arity(rest, 1, 'user verify NAME');
+    const user = await withDb((db) => verifyUser(db, rest[0]!));
+    io.out(`user ${user.name} is now verified: their uploads are approved at once`);
+    return true;
+  }
+  if (action === 'role') {
+    allow(values, cmd, []);
+    arity(rest, 2, 'user role NAME ROLE');
+    const role = parseRole(rest[1]!);
+    const user = await withDb((db) => setRole(db, rest[0]!, role));
+    io.out(`user ${user.name} is now ${user.role}`);
+    return true;
+  }
+  return false;
+}
+
+/** `key issue|revoke`: API keys. */
+async function keyCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'issue') {
+    allow(values, cmd, []);
+    arity(rest, 1, 'key issue NAME');
+    const issued = await withDb((db) => issueKey(db, rest[0]!));
+    io.out(issued.key);
+    return true;
+  }
+  if (action === 'revoke') {
+    allow(values, cmd, ['all']);
+    if (values.all) {
+      arity(rest, 1, 'key revoke --all NAME');
+      const n = await withDb((db) => revokeAllKeys(db, rest[0]!));
+      io.out(`revoked ${n} key${n === 1 ? '' : 's'} of ${rest[0]}`);
+    } else {
+      arity(rest, 1, 'key revoke KEY_PREFIX');
+      const revoked = await withDb((db) => revokeKey(db, rest[0]!));
+      io.out(`revoked key ${revoked.prefix}… (id ${revoked.id})`);
+    }
+    return true;
+  }
+  return false;
+}
+
+/** `filter system create|edit`, `filter list`: filters. */
+async function filterCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'system') {
+    const [sub, ...args] = rest;
+    if (sub === 'create') {
+      allow(values, 'filter system create', FILTER_OPTIONS);
+      arity(args, 1, 'filter system create NAME [options]');
+      const f = await withDb((db) => createSystemFilter(db, { ...filterInput(values), name: args[0]! }));
+      io.out(`created system filter ${f.name} (id ${f.id})`);
+      return true;
+    }
+    if (sub === 'edit') {
+      allow(values, 'filter system edit', [...FILTER_OPTIONS, 'name']);
+      arity(args, 1, 'filter system edit ID [options]');
+      const id = parseId(args[0], 'ID');
+      const f = await withDb((db) => editSystemFilter(db, id, filterInput(values)));
+      io.out(`updated system filter ${f.name} (id ${f.id})`);
+      return true;
+    }
+    throw new UsageError('expected: filter system create|edit …');
+  }
+  if (action === 'list') {
+    allow(values, cmd, ['system']);
+    arity(rest, 0, 'filter list [--system]');
+    const list = await withDb((db) => listFilters(db, { system: values.system }));
+    io.out(list.length === 0 ? 'no filters' : list.map(formatFilter).join('\n'));
+    return true;
+  }
+  return false;
+}
+
+/** `fingerprints backfill`: fingerprints of images stored before they were taken. */
+async function fingerprintsCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'backfill') {
+    allow(values, cmd, ['batch']);
+    arity(rest, 0, 'fingerprints backfill [--batch N]');
+    const batchSize = values.batch === undefined ? undefined : parseId(values.batch, '--batch');
+    const fileStore = io.fileStore?.();
+    if (fileStore === undefined) throw new AdminError('no image store configured');
+    const result = await withDb((db) =>
+      backfillFingerprints(
+        { db, fileStore },
+        { ...(batchSize === undefined ? {} : { batchSize }), onProgress: (p) => io.progress?.('fingerprints', p.done, p.total), onFailure: (id, reason) => io.out(`image ${id}: ${reason}`) },
+      ),
+    );
+    io.out(`fingerprinted ${result.done - result.failed} image${result.done - result.failed === 1 ? '' : 's'}, ${result.failed} failed`);
+    return true;
+  }
+  return false;
+}
+
+/** `duplicates list|merge`: duplicate reports. */
+async function duplicatesCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'list') {
+    allow(values, cmd, []);
+    arity(rest, 0, 'duplicates list');
+    const list = await withDb((db) => listOpenDuplicateReports(db));
+    io.out(list.length === 0 ? 'no open duplicate reports' : list.map(formatReport).join('\n'));
+    return true;
+  }
+  if (action === 'merge') {
+    allow(values, cmd, []);
+    arity(rest, 2, 'duplicates merge SOURCE TARGET');
+    const source = parseId(rest[0], 'SOURCE');
+    const target = parseId(rest[1], 'TARGET');
+    await withDb((db) => mergeDuplicate(db, source, target));
+    io.out(`image ${source} is now hidden as a duplicate of ${target}`);
+    return true;
+  }
+  return false;
+}
+
+/** `ban user|ip`, `ban list`: bans. */
+async function banCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'user' || action === 'ip') {
+    allow(values, cmd, ['reason', 'note', 'until', 'for']);
+    arity(rest, 1, `ban ${action} ${action === 'user' ? 'NAME' : 'ADDR[/BITS]'} --reason TEXT [--until DATE | --for DURATION]`);
+    if (values.reason === undefined) throw new UsageError(`${cmd} needs --reason`);
+    const until = banEnd({ until: values.until, for: values.for });
+    const input = { reason: values.reason, note: values.note, until };
+    const ban = await withDb((db) => (action === 'user' ? banUser(db, rest[0]!, input) : banIp(db, rest[0]!, input)));
+    io.out(`created ban ${ban.id} (${action === 'user' ? `user ${rest[0]}` : `ip ${ban.ip}`}, ${until ? `until ${until.toISOString()}` : 'permanent'})`);
+    return true;
+  }
+  if (action === 'list') {
+    allow(values, cmd, ['all']);
+    arity(rest, 0, 'ban list [--all]');
+    const list = await withDb((db) => listBans(db, { all: values.all }));
+    io.out(list.length === 0 ? 'no bans' : list.map(formatBan).join('\n'));
+    return true;
+  }
+  return false;
+}
+
+/** `jobs list|retry|remove`: parked jobs. */
+async function jobsCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'list') {
+    allow(values, cmd, []);
+    arity(rest, 0, 'jobs list');
+    const list = await withDb((db) => parkedJobs(db, 1000));
+    io.out(list.length === 0 ? 'no parked jobs' : list.map(formatParkedJob).join('\n'));
+    return true;
+  }
+  if (action === 'retry') {
+    allow(values, cmd, ['all']);
+    if (values.all) {
+      arity(rest, 0, 'jobs retry --all');
+      const n = await withDb((db) => retryParkedJobs(db));
+      io.out(`queued ${n} parked job${n === 1 ? '' : 's'} again`);
+      return true;
+    }
+    arity(rest, 1, 'jobs retry ID | --all');
+    const id = parseId(rest[0], 'ID');
+    if ((await withDb((db) => retryParkedJobs(db, id))) === 0) throw new AdminError(`no parked job ${id}`);
+    io.out(`queued job ${id} again`);
+    return true;
+  }
+  if (action === 'remove') {
+    allow(values, cmd, []);
+    arity(rest, 1, 'jobs remove ID');
+    const id = parseId(rest[0], 'ID');
+    if (!(await withDb((db) => removeParkedJob(db, id)))) throw new AdminError(`no parked job ${id}`);
+    io.out(`removed job ${id}`);
+    return true;
+  }
+  return false;
+}
+
+/** `feature IMAGE_ID`: the featured image. */
+async function featureCommand({ values, rest, io, withDb }: Command): Promise<boolean> {
+  allow(values, 'feature', []);
+  arity(rest, 1, 'feature IMAGE_ID');
+  const id = parseId(rest[0], 'IMAGE_ID');
+  await withDb((db) => featureImage(db, id));
+  io.out(`image ${id} is now featured`);
+  return true;
+}
+
+/** `tags IMAGE_IDS --add|--remove`: retagging images. */
+async function tagsCommand({ values, rest, io, withDb }: Command): Promise<boolean> {
+  allow(values, 'tags', ['add', 'remove']);
+  arity(rest, 1, 'tags IMAGE_IDS [--add TAGS] [--remove TAGS]');
+  if (values.add === undefined && values.remove === undefined) throw new UsageError('tags needs --add or --remove');
+  const ids = rest[0]!.split(',').map((id) => parseId(id, 'IMAGE_IDS'));
+  const done = await withDb((db) => retagImages(db, ids, { add: values.add, remove: values.remove }));
+  io.out(`added ${done.added} and removed ${done.removed} tagging${done.added + done.removed === 1 ? '' : 's'} on ${ids.length} image${ids.length === 1 ? '' : 's'}`);
+  return true;
+}
+
+/** `unban ID`: lifting a ban. */
+async function unbanCommand({ values, rest, io, withDb }: Command): Promise<boolean> {
+  allow(values, 'unban', []);
+  arity(rest, 1, 'unban ID');
+  const id = parseId(rest[0], 'ID');
+  await withDb((db) => unban(db, id));
+  io.out(`lifted ban ${id}`);
+  return true;
 }
 
 /** `approve IMAGE_IDS`: images waiting for approval (uploads of users neither verified nor staff). */
-async function approveCommand(values: Values, args: string[], io: CommandIo, withDb: <T>(fn: (db: Database) => Promise<T>) => Promise<T>): Promise<void> {
+async function approveCommand(values: Values, args: string[], io: CommandIo, withDb: WithDb): Promise<void> {
   allow(values, 'approve', []);
   arity(args, 1, 'approve IMAGE_IDS');
   const ids = args[0]!.split(',').map((id) => parseId(id, 'IMAGE_IDS'));

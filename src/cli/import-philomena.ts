@@ -1,19 +1,19 @@
 /**
  * `npm run import -- philomena postgres://…` and `npm run import -- philomena-dump FILE`: bring a
- * Philomena board in (see src/migrate/philomena/run.ts). Exit status: 0 imported, 1 failed,
+ * Philomena board in (see src/import/philomena/run.ts). Exit status: 0 imported, 1 failed,
  * 2 usage error.
  */
 import { parseArgs } from 'node:util';
 import { httpsProblem, loadConfigOrExit } from '../config.js';
 import { openDatabase } from '../db/client.js';
 import { imageStorage } from '../media/storage-open.js';
-import { openDumpSource } from '../migrate/philomena/dump-source.js';
-import { bringFiles } from '../migrate/philomena/files.js';
-import { openLiveSource } from '../migrate/philomena/live-source.js';
-import { rebuildIndices } from '../migrate/philomena/rebuild-indices.js';
-import { formatSummary, stderrReporter } from '../migrate/philomena/report.js';
-import { MigrateRefused, migratePhilomena } from '../migrate/philomena/run.js';
-import type { PhilomenaSource } from '../migrate/philomena/source.js';
+import { openDumpSource } from '../import/philomena/dump-source.js';
+import { bringFiles } from '../import/philomena/files.js';
+import { openLiveSource } from '../import/philomena/live-source.js';
+import { rebuildIndices } from '../import/philomena/rebuild-indices.js';
+import { formatSummary, stderrReporter } from '../import/philomena/report.js';
+import { MigrateRefused, migratePhilomena } from '../import/philomena/run.js';
+import type { PhilomenaSource } from '../import/philomena/source.js';
 
 export const PHILOMENA_USAGE = `Usage: npm run import -- philomena postgres://USER@HOST/DB [--origin-cdn URL] [--files DIR] [--force]
        npm run import -- philomena-dump FILE.pgdump [--origin-cdn URL] [--files DIR] [--force]

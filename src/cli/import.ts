@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
 import { loadConfigOrExit } from '../config.js';
 import { readDump } from '../dumps/read.js';
-import { ImportError, importBoard, type ImportSummary } from '../import/index.js';
+import { ImportError, importBoard, type ImportSummary } from '../import/api-json/index.js';
 import { onBoardDatabase, runAsProgram } from './board.js';
 import { PHILOMENA_USAGE, importPhilomena } from './import-philomena.js';
 import { imageStorage } from '../media/storage-open.js';

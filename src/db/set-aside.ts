@@ -6,7 +6,7 @@
  * validating a foreign key with one join are far cheaper than doing either per row.
  *
  * Used by the benchmark seeder (src/seed/bulk.ts) and the first Philomena import
- * (src/migrate/philomena/apply.ts).
+ * (src/import/philomena/apply.ts).
  */
 import type { Sql } from 'postgres';
 

@@ -3,7 +3,7 @@
  * the whole site are directed to nightly database dumps instead of the API").
  *
  * Each resource is one gzip-compressed JSON-lines file whose records are in the import format
- * (src/import/schema.ts): the API's own JSON, made by the API's own views, plus the few
+ * (src/import/api-json/schema.ts): the API's own JSON, made by the API's own views, plus the few
  * import-only fields a board needs to be rebuilt (a topic's forum, a post's topic and position, a
  * gallery's images and dates). So `npm run import -- DIR` turns a dump back into a board whose API
  * answers match. Rows are read in keyset batches inside one read-only REPEATABLE READ transaction:

@@ -6,7 +6,7 @@
  * against `SearchEngine` and never learn which one they got.
  */
 import type { Config } from '../config.js';
-import { EngineThread } from './embedded/index.js';
+import { EngineThread } from './embedded/public.js';
 import type { SearchEngine } from './engine.js';
 import { OpenSearchEngine } from './opensearch/index.js';
 

@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { RECORD_CHANGES_CHANNEL } from '../db/change-feed.js';
+import { RECORD_CHANGES_CHANNEL } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import type { MediaStorage } from '../media/storage.js';
 import type { Executor } from '../db/executor.js';
@@ -86,7 +86,7 @@ export async function insertChunked<T extends PgTable>(
 /**
  * Turn off the outbox triggers for the rest of the transaction (the caller reindexes everything),
  * and announce at its commit that anything may have changed: caches of rendered records start
- * again (see `src/db/change-feed.ts`).
+ * again (see `src/db/record-change-feed.ts`).
  */
 export async function skipOutbox(tx: Executor): Promise<void> {
   await tx.execute(sql`select set_config('tagwise.skip_outbox', 'on', true), pg_notify(${RECORD_CHANGES_CHANNEL}, '*')`);

@@ -19,7 +19,7 @@ import { DUMP_RESOURCES, resourceFile, type Manifest } from '../../src/dumps/lay
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { writeDump, type DumpResult } from '../../src/dumps/write.js';
 import { createApp } from '../../src/http/app.js';
-import { importBoard } from '../../src/import/index.js';
+import { importBoard } from '../../src/import/api-json/index.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { generateApiKey } from '../../src/contexts/users/api-keys.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';

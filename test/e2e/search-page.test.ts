@@ -18,7 +18,7 @@ import { Indexer } from '../../indexer/index.js';
 import { loadConfig } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { freePort } from '../../src/lib/free-port.js';
-import { EngineThread } from '../../src/search/embedded/index.js';
+import { EngineThread } from '../../src/search/embedded/public.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { insertFilter, insertKey, insertUser } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';

@@ -16,7 +16,7 @@ import { editSystemFilter } from '../../src/contexts/filters/system-filters.js';
 import { banUser, unban } from '../../src/contexts/users/bans.js';
 import { issueKey, revokeKey } from '../../src/contexts/users/keys.js';
 import { setRole } from '../../src/contexts/users/accounts.js';
-import { announceChanges, changeFeedOf, type RecordChange } from '../../src/db/change-feed.js';
+import { announceChanges, recordChangeFeedOf, type RecordChange } from '../../src/db/record-change-feed.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import type { SearchEngine } from '../../src/search/engine.js';
@@ -39,10 +39,10 @@ let safe: typeof s.tags.$inferSelect;
 let pony: typeof s.tags.$inferSelect;
 let defaultFilter: typeof s.filters.$inferSelect;
 
-/** Resolves once the app's change feed has heard `kind:id` (subscribe before the write). */
+/** Resolves once the app's record-change feed has heard `kind:id` (subscribe before the write). */
 function heard(db: Database, kind: string, id: number): Promise<void> {
   return new Promise((resolve) => {
-    const stop = changeFeedOf(db).subscribe((change: RecordChange) => {
+    const stop = recordChangeFeedOf(db).subscribe((change: RecordChange) => {
       if (change.kind === kind && 'id' in change && change.id === id) {
         stop();
         resolve();
@@ -91,9 +91,9 @@ beforeAll(async () => {
   defaultFilter = await insertFilter(h.db, { name: 'Default', system: true });
   // the feed listens from the first request on
   await h.api('/filters/system');
-  const feed = changeFeedOf(h.db);
-  for (let i = 0; i < 200 && !feed.live; i++) await new Promise((r) => setTimeout(r, 25));
-  if (!feed.live) throw new Error('the change feed did not start listening');
+  const feed = recordChangeFeedOf(h.db);
+  for (let i = 0; i < 200 && !feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
+  if (!feed.listening) throw new Error('the record-change feed did not start listening');
 });
 
 afterAll(async () => {
@@ -147,7 +147,7 @@ describe('rendered images (GET /images/:id, oEmbed, search pages)', () => {
   it('a reconnect of the listening connection empties the image cache (announcements made meanwhile were lost)', async () => {
     const { a, b } = await twoCachedImages();
     const everything = new Promise<void>((resolve) => {
-      const stop = changeFeedOf(h.db).subscribe((change: RecordChange) => {
+      const stop = recordChangeFeedOf(h.db).subscribe((change: RecordChange) => {
         if (change.kind === '*') {
           stop();
           resolve();
@@ -555,7 +555,7 @@ describe("the caller's key and bans", () => {
     await settled();
     expect((await h.api(`/filters/system?key=${key}`)).status).toBe(200);
     const banned = new Promise<number>((resolve) => {
-      const stop = changeFeedOf(h.db).subscribe((c) => {
+      const stop = recordChangeFeedOf(h.db).subscribe((c) => {
         if (c.kind === 'bans' && 'id' in c) {
           stop();
           resolve(c.id);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CacheRegistry } from '../../src/caches/registry.js';
-import { changeFeedOf } from '../../src/db/change-feed.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { insertTag, startHarness, type Harness } from './harness.js';
 
 /** The value of the sample `name{labels}` in a Prometheus text exposition; undefined when absent. */
@@ -28,9 +28,9 @@ describe('cache series on /metrics', () => {
     h = await startHarness();
     await h.request('/healthz');
     // the caches serve only while the change feed listens (from the first request on)
-    const feed = changeFeedOf(h.db);
-    for (let i = 0; i < 200 && !feed.live; i++) await new Promise((r) => setTimeout(r, 25));
-    if (!feed.live) throw new Error('the change feed did not start listening');
+    const feed = recordChangeFeedOf(h.db);
+    for (let i = 0; i < 200 && !feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
+    if (!feed.listening) throw new Error('the change feed did not start listening');
   });
   afterAll(async () => {
     await h?.close();

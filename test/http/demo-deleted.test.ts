@@ -13,7 +13,7 @@ import { createApp } from '../../src/http/app.js';
 import { Indexer } from '../../indexer/index.js';
 import { datePath } from '../../src/media/storage.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { readAnswer, type Answer } from '../support/answer.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { changeFeedOf } from '../../src/db/change-feed.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import * as s from '../../src/db/schema/index.js';
 import { resolveFilePath } from '../../src/http/routes/files.js';
 import { parseRange } from '../../src/http/render/file-response.js';
@@ -183,7 +183,7 @@ describe('files of merged and deleted images', () => {
     }
     // the state decides, not the files: shown again, the same paths answer
     await h.db.update(s.images).set({ hiddenFromUsers: false }).where(eq(s.images.id, deleted.stored.id));
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     for (const path of deleted.paths) {
       const res = await h.request(path);
       expect(res.status, path).toBe(200);
@@ -193,11 +193,11 @@ describe('files of merged and deleted images', () => {
 
   it('withholds the files of an image read before (kept in memory) as soon as it is deleted', async () => {
     const { stored, paths } = await withFiles({});
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     expect((await h.api(`/images/${stored.id}`)).body.image.hidden_from_users).toBe(false);
     for (const path of paths) expect((await h.request(path, { method: 'HEAD' })).status, path).toBe(200);
     await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #3' }).where(eq(s.images.id, stored.id));
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     for (const path of paths) expect((await h.request(path, { method: 'HEAD' })).status, path).toBe(404);
     // the stub read and kept: still withheld
     expect((await h.api(`/images/${stored.id}`)).body.image).not.toHaveProperty('representations');

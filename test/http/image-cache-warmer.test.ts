@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { announceChanges, changeFeedOf } from '../../src/db/change-feed.js';
+import { announceChanges, recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import type { Database } from '../../src/db/client.js';
 import { createReadCaches, type ReadCaches } from '../../src/caches/read-caches.js';
 import { warmImageCache } from '../../src/http/render/image-cache-warmer.js';
@@ -19,8 +19,8 @@ let hidden: number;
 
 async function liveCaches(maxBytes: number): Promise<ReadCaches> {
   const caches = createReadCaches(t.db, { images: { maxBytes } });
-  for (let i = 0; i < 200 && !caches.feed.live; i++) await new Promise((r) => setTimeout(r, 25));
-  expect(caches.feed.live).toBe(true);
+  for (let i = 0; i < 200 && !caches.feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
+  expect(caches.feed.listening).toBe(true);
   return caches;
 }
 
@@ -32,7 +32,7 @@ const held = (caches: ReadCaches, ids: readonly number[]) => [...caches.images.l
 /** Every announcement of the writes so far has been heard by the feed of `db` (listening already). */
 async function settled(db: Database): Promise<void> {
   const marker = new Promise<void>((resolve) => {
-    const stop = changeFeedOf(db).subscribe((c) => {
+    const stop = recordChangeFeedOf(db).subscribe((c) => {
       if (c.kind === 'warm_settled') {
         stop();
         resolve();

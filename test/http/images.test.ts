@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeFeedOf } from '../../src/db/change-feed.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import * as s from '../../src/db/schema/index.js';
 import { assertResource } from '../support/resources.js';
 import { HIDDEN_IMAGE, IMAGE, INTERACTION } from '../support/spec-shapes.js';
@@ -392,7 +392,7 @@ describe('GET /images/featured', () => {
       { imageId: hiddenOne.id, createdAt: new Date('2024-03-01T00:00:00Z') },
     ]);
     // the featured image is cached: wait until the new features are heard
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     const res = await h.api('/images/featured');
     expect(res.status).toBe(200);
     expect(res.body.image.id).toBe(newer.id);
@@ -401,11 +401,11 @@ describe('GET /images/featured', () => {
     const direct = await h.api(`/images/${newer.id}`);
     expect(res.body).toStrictEqual(direct.body);
     await h.db.delete(s.imageFeatures).where(eq(s.imageFeatures.imageId, newer.id));
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     expect((await h.api('/images/featured')).body.image.id).toBe(old.id);
     // the featured image deleted: no visible feature is left, and nothing of it is answered
     await h.db.update(s.images).set({ hiddenFromUsers: true, deletionReason: 'Rule #2' }).where(eq(s.images.id, old.id));
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     expect(await h.api('/images/featured')).toMatchObject({ status: 404, body: { error: 'Not found' } });
   });
 });

@@ -2,7 +2,7 @@ import { pbkdf2Sync } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
-import { changeFeedOf } from '../../src/db/change-feed.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
 import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
@@ -168,7 +168,7 @@ describe('cache headers', () => {
     // A change of content changes the tag.
     await h.db.update(s.tags).set({ description: 'v2' }).where(eq(s.tags.slug, 'safe'));
     // the tag page is answered from the cache of rendered tags: wait until its change is heard
-    await changeFeedOf(h.db).sync();
+    await recordChangeFeedOf(h.db).sync();
     const changed = await h.request('/api/v1/json/tags/safe', { headers: { 'If-None-Match': etag } });
     expect(changed.status).toBe(200);
     expect(changed.headers.get('etag')).not.toBe(etag);

@@ -3,7 +3,7 @@
  * drops, the guard against keeping a load that overlapped a change, and the size bound.
  */
 import { describe, expect, it } from 'vitest';
-import { parseChange } from '../../src/db/change-feed.js';
+import { parseChange } from '../../src/db/record-change-feed.js';
 
 import { FilterRowCache } from '../../src/caches/filter-row-cache.js';
 import { ImageAnswerCache, type KeptImageAnswer } from '../../src/caches/image-answer-cache.js';

@@ -49,7 +49,7 @@ describe('batch renderers', () => {
 
   it('lists a merged or deleted image as its stub beside spoilered images, with the caches on (cold and warm) and off', async () => {
     const caches = createReadCaches(h.db);
-    for (let i = 0; i < 200 && !caches.feed.live; i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && !caches.feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
     const cached = { ...deps, caches };
     const marked = await insertTag(h.db, 'marked');
     const filter = await insertFilter(h.db, { name: 'spoils marked', spoileredTagIds: [marked.id] });
@@ -140,8 +140,8 @@ describe('batch renderers', () => {
 
   it('answers tags and comments byte for byte alike with the caches on (cold and warm) and off', async () => {
     const caches = createReadCaches(h.db);
-    for (let i = 0; i < 200 && !caches.feed.live; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(caches.feed.live).toBe(true);
+    for (let i = 0; i < 200 && !caches.feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(caches.feed.listening).toBe(true);
     const cached = { ...deps, caches };
     const target = await insertTag(h.db, 'target');
     const aliased = await insertTag(h.db, 'aliased', { aliasedTagId: target.id });

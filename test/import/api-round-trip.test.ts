@@ -19,8 +19,8 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import { createApp } from '../../src/http/app.js';
-import { importBoard, type ImportSummary } from '../../src/import/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { importBoard, type ImportSummary } from '../../src/import/api-json/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 

@@ -7,7 +7,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { importBoard } from '../../src/import/index.js';
+import { importBoard } from '../../src/import/api-json/index.js';
 import { startUploadHarness, type UploadHarness } from '../upload/harness.js';
 
 let h: UploadHarness;

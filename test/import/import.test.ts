@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as schema from '../../src/db/schema/index.js';
-import { ImportError, importBoard, type ImportSummary } from '../../src/import/index.js';
+import { ImportError, importBoard, type ImportSummary } from '../../src/import/api-json/index.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { boardTables } from '../../src/seed/common.js';
 import { findUserByApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';

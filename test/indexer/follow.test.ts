@@ -8,7 +8,7 @@ import { Indexer } from '../../indexer/index.js';
 import {
   comments, forums, imageFaves, images, imageTaggings, posts, searchOutbox, tags, topics, users,
 } from '../../src/db/schema/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import type { IndexDocument } from '../../src/search/engine.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { eventually, expectDefined } from './helpers.js';

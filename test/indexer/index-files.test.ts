@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../indexer/index.js';
 import { images } from '../../src/db/schema/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bulkBoard } from './fixtures.js';
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../indexer/index.js';
 import type { Database } from '../../src/db/client.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bulkBoard } from './fixtures.js';
 import { restoreBackup, takeBackup, writeAfterBackup } from './restore-backup.js';

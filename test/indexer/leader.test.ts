@@ -10,7 +10,7 @@ import { waitForCatchUp } from '../../indexer/catch-up.js';
 import { Indexer } from '../../indexer/index.js';
 import { LEADER_LOCK, OutboxLeadership } from '../../indexer/leader.js';
 import { createDatabase } from '../../src/db/client.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { waitUntil } from '../support/wait.js';
 

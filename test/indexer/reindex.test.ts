@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer, type ReindexProgress } from '../../indexer/index.js';
 import { REINDEX_LOCK } from '../../indexer/locks.js';
 import { images, imageTaggings, searchOutbox, tags } from '../../src/db/schema/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bulkBoard } from './fixtures.js';
 import { eventually, reindexUnderSearch } from './helpers.js';

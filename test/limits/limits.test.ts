@@ -204,7 +204,7 @@ describe('request limiter', () => {
     const kinds: string[] = [];
     for (let i = 0; i < 6; i++) kinds.push((await limiters[i % 3]!.check(who, 'read')).kind);
     // one passes, three are refused, the fifth request's violation is the fourth: banned (the
-    // sixth limiter's ban cache, with no change feed here, keeps its answer up to its ttl)
+    // sixth limiter's ban cache, with no record-change feed here, keeps its answer up to its ttl)
     expect(kinds).toEqual(['ok', 'limited', 'limited', 'limited', 'banned', 'limited']);
     expect((await new RequestLimiter(t.db, strict).check(who, 'read')).kind).toBe('banned');
     const rows = await t.db.execute<{ n: number }>(sql`select count(*)::int as n from bans where ip = '198.51.100.90/32'`);

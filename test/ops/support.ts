@@ -14,7 +14,7 @@ import type { Database } from '../../src/db/client.js';
 import type { Hono } from 'hono';
 import { createApp, type AppDeps, type AppEnv } from '../../src/http/app.js';
 import { createLogger } from '../../src/log.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { createSocketServer } from '../../src/http/routes/socket.js';
 import { startHttpServer } from '../../src/http/server.js';

@@ -24,8 +24,8 @@ beforeAll(async () => {
   await h.reindex();
   h.indexer.start();
   const started = Date.now();
-  while (!h.caches.feed.live) {
-    if (Date.now() - started > 5000) throw new Error('the change feed never started listening');
+  while (!h.caches.feed.listening) {
+    if (Date.now() - started > 5000) throw new Error('the record-change feed never started listening');
     await new Promise((r) => setTimeout(r, 10));
   }
 });

@@ -12,7 +12,7 @@ import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
 import { createReadCaches, type ReadCaches } from '../../src/caches/read-caches.js';
-import { EngineThread } from '../../src/search/embedded/index.js';
+import { EngineThread } from '../../src/search/embedded/public.js';
 import { serveApp, testConfig } from '../http/harness.js';
 import { createTestDatabase } from '../support/db.js';
 import { readAnswer, type Answer } from '../support/answer.js';

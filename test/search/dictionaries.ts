@@ -1,4 +1,4 @@
-import { TermDictionary } from '../../src/search/embedded/terms/keyword-index.js';
+import { TermDictionary } from '../../src/search/embedded/terms/term-dictionary.js';
 
 /** A dictionary of `terms`, one document each, sorted once and then grown by `late` (left pending, unsorted). */
 export function dictionaryOf(terms: string[], late: string[] = []): TermDictionary {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Query, SortClause } from '../../grammar/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import type { IndexDocument, SearchRequest } from '../../src/search/engine.js';
 import { bruteForce, conformanceMapping, makeCorpus, queryCatalogue } from './conformance.js';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Query } from '../../grammar/index.js';
-import { EmbeddedEngine, EngineThread } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine, EngineThread } from '../../src/search/embedded/public.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { conformanceMapping, runEngineConformance } from './conformance.js';
 

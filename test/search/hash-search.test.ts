@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IndexDocument } from '../../src/search/engine.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 
 const hex = (x: bigint) => x.toString(16).padStart(16, '0');

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareStrings, compileWildcard, withinEditDistance } from '../../grammar/index.js';
 import { HexTerms, storeOf } from '../../src/search/embedded/terms/hex-terms.js';
-import { TermDictionary } from '../../src/search/embedded/terms/keyword-index.js';
+import { TermDictionary } from '../../src/search/embedded/terms/term-dictionary.js';
 import { StringTerms, type TermStore } from '../../src/search/embedded/terms/term-store.js';
 import { dictionaryOf, termsOf } from './dictionaries.js';
 

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isQueryError, type Query, type QueryContext, type SortClause } from '../../grammar/index.js';
 import { compileQuery } from '../../grammar/compiler.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import type { SearchEngine, SearchRequest } from '../../src/search/engine.js';
 import { queryFields } from '../../src/search/indexes/index.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexDocument } from '../../src/search/engine.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { chunkTerms } from '../../src/search/hash-chunks.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { OpenSearchEngine } from '../../src/search/opensearch/index.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Query, SortClause } from '../../grammar/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { idRangeBits, IdPermutation } from '../../src/search/embedded/query/score.js';
 import type { IndexDocument } from '../../src/search/engine.js';
 import { conformanceMapping } from './conformance.js';

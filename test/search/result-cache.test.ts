@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Query, SortClause } from '../../grammar/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { PhysicalIndex } from '../../src/search/embedded/index/physical-index.js';
 import { answerKey } from '../../src/search/embedded/result-cache.js';
 import { searchIndex } from '../../src/search/embedded/search.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Query } from '../../grammar/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { outsideSearchMemory, u16, u32, withSearchMemory } from '../../src/search/embedded/search-memory.js';
 import type { IndexDocument } from '../../src/search/engine.js';
 import { conformanceMapping } from './conformance.js';

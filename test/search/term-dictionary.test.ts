@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../src/lib/random.js';
 import { compileWildcard } from '../../grammar/index.js';
-import { TermDictionary } from '../../src/search/embedded/terms/keyword-index.js';
+import { TermDictionary } from '../../src/search/embedded/terms/term-dictionary.js';
 import { SortedTermText } from '../../src/search/embedded/terms/term-text.js';
 import { dictionaryOf, termsOf } from './dictionaries.js';
 

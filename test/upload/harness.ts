@@ -16,7 +16,7 @@ import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { Indexer } from '../../indexer/index.js';
-import { EmbeddedEngine } from '../../src/search/embedded/index.js';
+import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { readAnswer, type Answer } from '../support/answer.js';
 import { startHttpsServer, type TestHttpsServer } from '../support/https-server.js';

@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { changeFeedOf } from '../../src/db/change-feed.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { insertTag } from '../http/harness.js';
 import { startUploadHarness, type UploadHarness } from './harness.js';
 
@@ -19,11 +19,11 @@ beforeAll(async () => {
   await insertTag(h.db, 'counted');
   key = h.uploader.key;
   await h.sync();
-  // the caches keep answers only while the change feed listens (from the first request on)
+  // the caches keep answers only while the record-change feed listens (from the first request on)
   await h.api('/search/tags?q=counted');
-  const feed = changeFeedOf(h.db);
-  for (let i = 0; i < 200 && !feed.live; i++) await new Promise((r) => setTimeout(r, 25));
-  if (!feed.live) throw new Error('the change feed did not start listening');
+  const feed = recordChangeFeedOf(h.db);
+  for (let i = 0; i < 200 && !feed.listening; i++) await new Promise((r) => setTimeout(r, 25));
+  if (!feed.listening) throw new Error('the record-change feed did not start listening');
 });
 
 afterAll(async () => {

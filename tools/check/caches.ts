@@ -26,7 +26,7 @@ export const UNREGISTERED: Readonly<Record<string, string>> = {
   'src/search/embedded/result-cache.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
   'src/search/embedded/query/filter-set-cache.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
   'src/search/embedded/thread/parsed-requests.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
-  'src/search/embedded/terms/keyword-index.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
+  'src/search/embedded/terms/term-dictionary.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
   'src/limits/token-buckets.ts': 'limiter state, not a cache: a caller forgotten gets a full budget',
   'src/limits/shared-buckets.ts': 'limiter state, not a cache: a caller forgotten gets a full budget',
   'src/limits/refusal-memory.ts': 'limiter state, not a cache: a client forgotten counts as refused first',

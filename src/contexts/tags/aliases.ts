@@ -6,7 +6,7 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { filters, imageTaggings, images, tagImplications, tags, users } from '../../db/schema/index.js';
-import { announceChanges } from '../../db/change-feed.js';
+import { announceChanges } from '../../db/record-change-feed.js';
 import type { Executor } from '../../db/executor.js';
 import { TagRuleError } from '../errors.js';
 

@@ -1,7 +1,7 @@
 /** User accounts: finding a user by name, creating one, changing a role. */
 import { eq, sql } from 'drizzle-orm';
 import { slugify } from '../../../grammar/index.js';
-import { announceChanges } from '../../db/change-feed.js';
+import { announceChanges } from '../../db/record-change-feed.js';
 import type { Database } from '../../db/client.js';
 import { roles, users, type Role } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';

@@ -4,7 +4,7 @@
  * same ones.
  */
 import { sql } from 'drizzle-orm';
-import { announceChanges } from '../../db/change-feed.js';
+import { announceChanges } from '../../db/record-change-feed.js';
 import type { Database } from '../../db/client.js';
 
 export interface ActiveBan {

@@ -1,7 +1,7 @@
 /** Bans of users and IP networks: issuing, listing and lifting them, and the parsing of their terms. */
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import ipaddr from 'ipaddr.js';
-import { announceChanges } from '../../db/change-feed.js';
+import { announceChanges } from '../../db/record-change-feed.js';
 import type { Database } from '../../db/client.js';
 import { bans, users } from '../../db/schema/index.js';
 import { AdminError } from '../errors.js';

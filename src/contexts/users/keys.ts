@@ -1,6 +1,6 @@
 /** Issuing and revoking users' API keys. */
 import { and, eq, isNull, like } from 'drizzle-orm';
-import { announceChanges } from '../../db/change-feed.js';
+import { announceChanges } from '../../db/record-change-feed.js';
 import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { generateApiKey, hashApiKey } from './api-keys.js';

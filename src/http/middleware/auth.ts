@@ -21,7 +21,7 @@ async function readKeyState(db: Database, key: string): Promise<KeyState> {
 
 async function authenticateKey(c: AppContext, key: string): Promise<Response | undefined> {
   const { db, caches } = c.get('deps');
-  const state = caches ? await caches.keys.resolve(key, caches.feed.live, () => readKeyState(db, key)) : await readKeyState(db, key);
+  const state = caches ? await caches.keys.resolve(key, caches.feed.listening, () => readKeyState(db, key)) : await readKeyState(db, key);
   if (state.kind === 'refused') return forbidden(c);
   if (state.kind === 'user') c.set('user', state.user);
   return undefined;

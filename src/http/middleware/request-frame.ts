@@ -10,7 +10,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { Metrics } from '../../observability/metrics.js';
-import type { ChangeFeed } from '../../db/change-feed.js';
+import type { RecordChangeFeed } from '../../db/record-change-feed.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { routeOf } from '../route-name.js';
 import { finishCacheHeaders, preflightAnswer } from './cache.js';
@@ -22,7 +22,7 @@ import { RequestLog } from './request-log.js';
 export interface RequestFrameOptions {
   deps: AppDeps;
   metrics: Metrics;
-  feed: ChangeFeed;
+  feed: RecordChangeFeed;
   /** The limits of the stored files; undefined when nothing is checked. */
   fileLimits: LimitCheck | undefined;
 }

@@ -23,7 +23,7 @@ import { cachedImages } from './images.js';
  */
 const BATCH = 50;
 
-/** While the change feed is not live the loader keeps nothing: look again after this long. */
+/** While the record-change feed is not listening the loader keeps nothing: look again after this long. */
 const FEED_WAIT_MS = 200;
 
 export interface WarmResult {

@@ -1,13 +1,13 @@
 /**
  * The autocomplete index of one database, kept in memory and up to date from the outbox's
- * announcements (`record_changes`, src/db/change-feed.ts): every `tags:<id>` names a tag whose
+ * announcements (`record_changes`, src/db/record-change-feed.ts): every `tags:<id>` names a tag whose
  * row changed in a committed transaction. Changed tags are reloaded together a moment later; a
  * new image count moves the tag in place, anything else (a new, renamed, aliased or deleted tag,
  * or `*` from a bulk load or a reconnect) rebuilds the index from the tags table. Queries are
  * answered from the index they find, never waiting for a rebuild after the first load.
  */
 import { loadCompletableTags, loadCompletableTagsById } from '../../contexts/tags/completable.js';
-import { changeFeedOf, type RecordChange } from '../../db/change-feed.js';
+import { recordChangeFeedOf, type RecordChange } from '../../db/record-change-feed.js';
 import type { Database } from '../../db/client.js';
 import { TagIndex } from './tag-index.js';
 
@@ -24,7 +24,7 @@ export class LiveTagIndex {
   private applying: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Database) {
-    const feed = changeFeedOf(db);
+    const feed = recordChangeFeedOf(db);
     feed.subscribe((change) => this.heard(change));
     feed.start();
   }

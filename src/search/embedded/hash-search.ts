@@ -2,7 +2,7 @@ import type { HashSearchRequest, HashSearchResult } from '../engine.js';
 import type { PhysicalIndex } from './index/physical-index.js';
 import { Executor, type Scope } from './query/execute.js';
 import { outsideSearchMemory, withSearchMemory } from './search-memory.js';
-import type { TermDictionary } from './terms/keyword-index.js';
+import type { TermDictionary } from './terms/term-dictionary.js';
 import { HammingTable, parseHash64 } from './terms/hamming-table.js';
 
 /** One table per dictionary, built on the first search of its field and kept up to date by it. */

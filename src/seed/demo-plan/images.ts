@@ -9,7 +9,7 @@ import type { MediaFormat, MediaMimeType } from '../../media/formats.js';
 import { RATING_TAGS } from '../../contexts/tags/categories.js';
 import { destructiveSlug } from '../common.js';
 import { DEFAULT_MAX_SIDE } from '../files.js';
-import { Zipf, mixSeed } from '../random.js';
+import { Zipf, mixSeed, type Random } from '../random.js';
 import { BODY_TYPES, CHARACTERS, DESCRIPTIONS, FANMADE_CONTENT, GENERAL, OFFICIAL_CONTENT, SPECIES, SPOILERS } from '../vocabulary.js';
 import { type Board, DAY, type DemoPlan, type DemoRow, add, fakeIp, fingerprint, minDate } from './board.js';
 import type { TagNames } from './tags.js';
@@ -44,15 +44,9 @@ export type ImagePlan = ReturnType<typeof planImages>;
 /** Images with kinds, uploaders, 3–25 tags each (one valid rating, implications applied), sources and metadata. */
 export function planImages(b: Board, t: TagNames) {
   const { seed, n, start, end, R, usersBefore } = b;
-  const { artistNames, extraOrigin, ocNames, closure, tagId } = t;
+  const { tagId } = t;
   const ir = R('images');
-  const artistZipf = new Zipf(artistNames.length, 1.05, 1.5);
-  const characterZipf = new Zipf(CHARACTERS.length, 1.0, 2);
-  const generalZipf = new Zipf(GENERAL.length, 0.85, 3);
-  const ocZipf = new Zipf(ocNames.length, 1.0, 1);
-  const speciesZipf = new Zipf(SPECIES.length, 1.1, 1);
-  const generalNames = GENERAL.map((g) => cleanTagName(g));
-  const comboWeights = RATING_COMBOS.map(([, w]) => w);
+  const draws = tagDraws(t);
 
   const imageRows: DemoRow<'images'>[] = [];
   const taggingRows: DemoRow<'imageTaggings'>[] = [];
@@ -77,44 +71,7 @@ export function planImages(b: Board, t: TagNames) {
     const uploader = noUser ? null : ir.weighted(eligible, eligible.map((u) => u.weight));
     const anonymous = uploader !== null && (ir.chance(0.1) || id === 2);
 
-    const names: string[] = [];
-    const addName = (name: string) => {
-      if (!names.includes(name)) names.push(name);
-    };
-    for (const r of ir.weighted(RATING_COMBOS, comboWeights)[0]) addName(r);
-    const artistDraw = ir.float();
-    if (artistDraw < 0.9) {
-      const own = uploader?.artistTag && ir.chance(0.75) ? uploader.artistTag : undefined;
-      addName(own ?? artistNames[artistZipf.draw(ir)]!);
-      if (ir.chance(0.06)) addName(artistNames[artistZipf.draw(ir)]!);
-      if (ir.chance(0.04)) addName(ir.pick(extraOrigin));
-    } else {
-      addName('artist needed');
-    }
-    const characterCount = ir.weighted([0, 1, 2, 3], [25, 45, 20, 10]);
-    for (let c = 0; c < characterCount; c++) addName(cleanTagName(CHARACTERS[characterZipf.draw(ir)]!));
-    if (ir.chance(0.12)) {
-      addName(ocNames[ocZipf.draw(ir)]!);
-      addName('oc');
-      if (characterCount === 0 && ir.chance(0.5)) addName('oc only');
-    }
-    if (ir.chance(0.12)) addName(cleanTagName(SPECIES[speciesZipf.draw(ir)]!));
-    if (ir.chance(0.1)) addName(ir.pick(BODY_TYPES));
-    if (ir.chance(0.03)) addName(ir.pick(OFFICIAL_CONTENT));
-    if (ir.chance(0.04)) addName(cleanTagName(ir.pick(FANMADE_CONTENT)));
-    if (ir.chance(0.03)) addName(ir.pick(SPOILERS));
-    if (kind === 'gif') addName('animated');
-    if (kind === 'svg') addName('vector');
-    const sourceCount = ir.weighted([0, 1, 2], [35, 55, 10]);
-    if (sourceCount === 0 && ir.chance(0.1)) addName('source needed');
-
-    const tagList = closure(names);
-    const target = Math.min(25, Math.max(3, 3 + Math.floor(22 * Math.pow(ir.float(), 2.2))));
-    for (let attempt = 0; tagList.length < target && attempt < 60; attempt++) {
-      const extra = closure([generalNames[generalZipf.draw(ir)]!]).filter((t) => !tagList.includes(t));
-      if (extra.length > 0 && tagList.length + extra.length <= 25) tagList.push(...extra);
-    }
-    tagList.splice(25);
+    const { tagList, sourceCount } = drawTags(ir, draws, uploader, kind);
     imageTags.set(id, tagList);
     tagList.forEach((name, position) => taggingRows.push({ imageId: id, tagId: tagId.get(name)!, position }));
 
@@ -172,6 +129,77 @@ export function planImages(b: Board, t: TagNames) {
   }
 
   return { imageRows, taggingRows, sourceRows, subscriptionRows, files, imageTags, popularity };
+}
+
+/** How an image's tags are drawn: each kind of tag by its own law over the board's names. */
+function tagDraws(t: TagNames) {
+  const { artistNames, extraOrigin, ocNames, closure } = t;
+  return {
+    artistNames,
+    extraOrigin,
+    ocNames,
+    closure,
+    artistZipf: new Zipf(artistNames.length, 1.05, 1.5),
+    characterZipf: new Zipf(CHARACTERS.length, 1.0, 2),
+    generalZipf: new Zipf(GENERAL.length, 0.85, 3),
+    ocZipf: new Zipf(ocNames.length, 1.0, 1),
+    speciesZipf: new Zipf(SPECIES.length, 1.1, 1),
+    generalNames: GENERAL.map((g) => cleanTagName(g)),
+    comboWeights: RATING_COMBOS.map(([, w]) => w),
+  };
+}
+
+/**
+ * One image's tags (3–25: one valid rating, an artist, characters and the rest, implications
+ * applied, then general tags up to a drawn count) and how many sources it gets, drawn in that
+ * order from `ir`.
+ */
+function drawTags(
+  ir: Random,
+  draws: ReturnType<typeof tagDraws>,
+  uploader: { artistTag?: string | null } | null,
+  kind: DemoKind,
+): { tagList: string[]; sourceCount: number } {
+  const { artistNames, extraOrigin, ocNames, closure, artistZipf, characterZipf, generalZipf, ocZipf, speciesZipf, generalNames, comboWeights } = draws;
+  const names: string[] = [];
+  const addName = (name: string) => {
+    if (!names.includes(name)) names.push(name);
+  };
+  for (const r of ir.weighted(RATING_COMBOS, comboWeights)[0]) addName(r);
+  const artistDraw = ir.float();
+  if (artistDraw < 0.9) {
+    const own = uploader?.artistTag && ir.chance(0.75) ? uploader.artistTag : undefined;
+    addName(own ?? artistNames[artistZipf.draw(ir)]!);
+    if (ir.chance(0.06)) addName(artistNames[artistZipf.draw(ir)]!);
+    if (ir.chance(0.04)) addName(ir.pick(extraOrigin));
+  } else {
+    addName('artist needed');
+  }
+  const characterCount = ir.weighted([0, 1, 2, 3], [25, 45, 20, 10]);
+  for (let c = 0; c < characterCount; c++) addName(cleanTagName(CHARACTERS[characterZipf.draw(ir)]!));
+  if (ir.chance(0.12)) {
+    addName(ocNames[ocZipf.draw(ir)]!);
+    addName('oc');
+    if (characterCount === 0 && ir.chance(0.5)) addName('oc only');
+  }
+  if (ir.chance(0.12)) addName(cleanTagName(SPECIES[speciesZipf.draw(ir)]!));
+  if (ir.chance(0.1)) addName(ir.pick(BODY_TYPES));
+  if (ir.chance(0.03)) addName(ir.pick(OFFICIAL_CONTENT));
+  if (ir.chance(0.04)) addName(cleanTagName(ir.pick(FANMADE_CONTENT)));
+  if (ir.chance(0.03)) addName(ir.pick(SPOILERS));
+  if (kind === 'gif') addName('animated');
+  if (kind === 'svg') addName('vector');
+  const sourceCount = ir.weighted([0, 1, 2], [35, 55, 10]);
+  if (sourceCount === 0 && ir.chance(0.1)) addName('source needed');
+
+  const tagList = closure(names);
+  const target = Math.min(25, Math.max(3, 3 + Math.floor(22 * Math.pow(ir.float(), 2.2))));
+  for (let attempt = 0; tagList.length < target && attempt < 60; attempt++) {
+    const extra = closure([generalNames[generalZipf.draw(ir)]!]).filter((t) => !tagList.includes(t));
+    if (extra.length > 0 && tagList.length + extra.length <= 25) tagList.push(...extra);
+  }
+  tagList.splice(25);
+  return { tagList, sourceCount };
 }
 
 /** A few merged duplicates and one image deleted for a rule violation; returns the visible images. */

@@ -114,6 +114,22 @@ export function planTags(b: Board) {
   };
   for (const name of fixedNames) newTag(name);
   for (const [alias, target] of aliasNames) newTag(alias, tagId.get(target) ?? null);
+  describeTags(tagRows);
+  const tagImageFiles: DemoPlan['tagImageFiles'] = [];
+  for (const name of ['spoiler:s09e26', 'grimdark']) {
+    const row = tagRows.find((t) => t.name === name);
+    if (!row) continue;
+    row.image = `${row.slug.replace(/[^a-z0-9]+/g, '-')}.png`;
+    tagImageFiles.push({ key: row.image, seed: mixSeed(seed, row.id!) });
+  }
+
+  const { implicationRows, closure } = planImplications(tagId);
+
+  return { tagRows, tagId, artistNames, extraOrigin, ocNames, implicationRows, closure, tagImageFiles };
+}
+
+/** Short descriptions of the ratings, characters, artists and spoilers. */
+function describeTags(tagRows: DemoRow<'tags'>[]): void {
   for (const row of tagRows) {
     if (row.name in RATING_DESCRIPTIONS) {
       row.shortDescription = RATING_DESCRIPTIONS[row.name as keyof typeof RATING_DESCRIPTIONS];
@@ -126,14 +142,10 @@ export function planTags(b: Board) {
       row.shortDescription = 'Contains spoilers; filter it out if you have not caught up.';
     }
   }
-  const tagImageFiles: DemoPlan['tagImageFiles'] = [];
-  for (const name of ['spoiler:s09e26', 'grimdark']) {
-    const row = tagRows.find((t) => t.name === name);
-    if (!row) continue;
-    row.image = `${row.slug.replace(/[^a-z0-9]+/g, '-')}.png`;
-    tagImageFiles.push({ key: row.image, seed: mixSeed(seed, row.id!) });
-  }
+}
 
+/** The implications among the board's tags, and the closure of a tag list under them. */
+function planImplications(tagId: Map<string, number>) {
   const implicationRows: DemoRow<'tagImplications'>[] = [];
   const impliedBy = new Map<string, string[]>();
   for (const [name, implied] of IMPLICATIONS) {
@@ -162,6 +174,5 @@ export function planTags(b: Board) {
     }
     return out;
   };
-
-  return { tagRows, tagId, artistNames, extraOrigin, ocNames, implicationRows, closure, tagImageFiles };
+  return { implicationRows, closure };
 }

@@ -2,7 +2,7 @@ import type { FieldMapping } from '../../mapping.js';
 import { Bitmap } from '../postings/bitmap.js';
 import { NumericColumn } from '../columns/columns.js';
 import { ipKey, isPlainObject, toEpochMillis } from '../../../../grammar/index.js';
-import { TermDictionary } from '../terms/keyword-index.js';
+import { TermDictionary } from '../terms/term-dictionary.js';
 import { ByteReader, ByteWriter, RowStore } from '../store/row-store.js';
 import { TextField } from '../terms/text-index.js';
 import { parseFail, Shape, toNumber, toTerm, type NumericType, type TermKind } from './field-values.js';

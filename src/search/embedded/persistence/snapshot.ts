@@ -6,7 +6,7 @@ import type { IndexMapping } from '../../mapping.js';
 import { Bitmap } from '../postings/bitmap.js';
 import type { FieldSet } from '../index/field-set.js';
 import { HexTerms } from '../terms/hex-terms.js';
-import { TermDictionary } from '../terms/keyword-index.js';
+import { TermDictionary } from '../terms/term-dictionary.js';
 import { PhysicalIndex } from '../index/physical-index.js';
 import { RowStore } from '../store/row-store.js';
 import type { TermStore } from '../terms/term-store.js';

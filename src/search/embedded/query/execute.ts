@@ -127,45 +127,10 @@ export class Executor {
         const f = this.field(scope, name);
         return leafHits(score, f ? termBits(f, raw, opts.case_insensitive === true, env, cand) : new Bitmap(), boostOf(opts));
       }
-      case 'terms': {
-        const [name, values] = fieldEntry(body, kind, ['boost', '_name', 'value_type']);
-        const boost = boostOf(asObject(body, kind));
-        if (name === '_id' && scope.index && Array.isArray(values)) return leafHits(score, this.ids(values, scope), boost);
-        const f = this.field(scope, name);
-        if (!f) {
-          if (!Array.isArray(values)) throw queryError(kind, `[${name}] terms lookup is not supported; give an array of values`);
-          return leafHits(score, new Bitmap(), boost);
-        }
-        if (scope.index && Array.isArray(values) && values.length >= 2 && !(cand !== undefined && cand.size <= FEW_CANDIDATES)) {
-          // a filter's hidden tags: the same list on every search, worth remembering (one value
-          // is its posting list as it is); a few candidates look up each value instead
-          const key = `${name}\u0000${JSON.stringify(values)}`;
-          const hit = cachedFilter(scope.index, key);
-          if (hit) return leafHits(score, hit, boost);
-          if (cand !== undefined && cand.size * 64 < env.space) return leafHits(score, termsBits(f, values, env, cand), boost);
-          return leafHits(score, 
-            rememberFilter(scope.index, key, () => termsBits(f, values, env), (c) => termsBits(f, values, this.leafEnv(scope), c)),
-            boost,
-          );
-        }
-        return leafHits(score, termsBits(f, values, env, cand), boost);
-      }
-      case 'range': {
-        const [name, spec] = fieldEntry(body, kind);
-        const opts = asObject(spec, kind);
-        const f = this.field(scope, name);
-        if (!f) return leafHits(score, new Bitmap(), boostOf(opts));
-        if (scope.index && (cand === undefined || cand.size * 64 >= env.space) && hasFixedBounds(opts)) {
-          // a numeric range such as `score.gte:100`, asked again and again: remembered like a
-          // filter's tags until the index changes (the engine's answer to a query cache)
-          const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
-          return leafHits(score, 
-            filterFor(scope.index, key, () => rangeBits(f, opts, env), (c) => rangeBits(f, opts, this.leafEnv(scope), c)),
-            boostOf(opts),
-          );
-        }
-        return leafHits(score, rangeBits(f, opts, env, cand), boostOf(opts));
-      }
+      case 'terms':
+        return this.terms(body, scope, cand, score, env);
+      case 'range':
+        return this.range(body, scope, cand, score, env);
       case 'exists': {
         const obj = asObject(body, kind);
         if (typeof obj.field !== 'string') throw queryError(kind, 'requires a [field]');
@@ -208,43 +173,96 @@ export class Executor {
       }
       case 'function_score':
         return this.functionScore(asObject(body, kind), scope, cand, score);
-      case 'dis_max': {
-        const dm = asObject(body, kind);
-        const parts = asClauses(dm.queries, kind).map((c) => this.run(c, scope, cand, score));
-        const bits = union(parts.map((p) => p.bits));
-        if (!score) return { bits, score: null };
-        const tie = typeof dm.tie_breaker === 'number' ? dm.tie_breaker : 0;
-        const boost = boostOf(dm);
-        return {
-          bits,
-          score: (d) => {
-            let max = 0;
-            let sum = 0;
-            for (const p of parts) {
-              if (!p.bits.has(d)) continue;
-              const s = p.score!(d);
-              sum += s;
-              if (s > max) max = s;
-            }
-            return (max + tie * (sum - max)) * boost;
-          },
-        };
-      }
-      case 'boosting': {
-        const b = asObject(body, kind);
-        if (b.positive === undefined) throw queryError(kind, 'requires [positive]');
-        const pos = this.run(b.positive, scope, cand, score);
-        if (!score) return { bits: pos.bits, score: null };
-        const neg = b.negative === undefined ? new Bitmap() : this.run(b.negative, scope, pos.bits, false).bits;
-        const nb = typeof b.negative_boost === 'number' ? b.negative_boost : 1;
-        const boost = boostOf(b);
-        return { bits: pos.bits, score: (d) => pos.score!(d) * (neg.has(d) ? nb : 1) * boost };
-      }
+      case 'dis_max':
+        return this.disMax(asObject(body, kind), scope, cand, score);
+      case 'boosting':
+        return this.boosting(asObject(body, kind), scope, cand, score);
       case 'nested':
         return this.nested(asObject(body, kind), scope, score);
       default:
         throw new Error(`Unsupported query kind: ${kind}`);
     }
+  }
+
+  /** `terms`: documents holding any of the values; a filter's long lists are remembered per index. */
+  private terms(body: unknown, scope: Scope, cand: Bitmap | undefined, score: boolean, env: LeafEnv): Hits {
+    const kind = 'terms';
+    const [name, values] = fieldEntry(body, kind, ['boost', '_name', 'value_type']);
+    const boost = boostOf(asObject(body, kind));
+    if (name === '_id' && scope.index && Array.isArray(values)) return leafHits(score, this.ids(values, scope), boost);
+    const f = this.field(scope, name);
+    if (!f) {
+      if (!Array.isArray(values)) throw queryError(kind, `[${name}] terms lookup is not supported; give an array of values`);
+      return leafHits(score, new Bitmap(), boost);
+    }
+    if (scope.index && Array.isArray(values) && values.length >= 2 && !(cand !== undefined && cand.size <= FEW_CANDIDATES)) {
+      // a filter's hidden tags: the same list on every search, worth remembering (one value
+      // is its posting list as it is); a few candidates look up each value instead
+      const key = `${name}\u0000${JSON.stringify(values)}`;
+      const hit = cachedFilter(scope.index, key);
+      if (hit) return leafHits(score, hit, boost);
+      if (cand !== undefined && cand.size * 64 < env.space) return leafHits(score, termsBits(f, values, env, cand), boost);
+      return leafHits(score, 
+        rememberFilter(scope.index, key, () => termsBits(f, values, env), (c) => termsBits(f, values, this.leafEnv(scope), c)),
+        boost,
+      );
+    }
+    return leafHits(score, termsBits(f, values, env, cand), boost);
+  }
+
+  /** `range`: documents with a value in the bounds; fixed bounds are remembered per index. */
+  private range(body: unknown, scope: Scope, cand: Bitmap | undefined, score: boolean, env: LeafEnv): Hits {
+    const kind = 'range';
+    const [name, spec] = fieldEntry(body, kind);
+    const opts = asObject(spec, kind);
+    const f = this.field(scope, name);
+    if (!f) return leafHits(score, new Bitmap(), boostOf(opts));
+    if (scope.index && (cand === undefined || cand.size * 64 >= env.space) && hasFixedBounds(opts)) {
+      // a numeric range such as `score.gte:100`, asked again and again: remembered like a
+      // filter's tags until the index changes (the engine's answer to a query cache)
+      const key = `range\u0000${name}\u0000${JSON.stringify(opts)}`;
+      return leafHits(score, 
+        filterFor(scope.index, key, () => rangeBits(f, opts, env), (c) => rangeBits(f, opts, this.leafEnv(scope), c)),
+        boostOf(opts),
+      );
+    }
+    return leafHits(score, rangeBits(f, opts, env, cand), boostOf(opts));
+  }
+
+  /** `dis_max`: the union of the queries, scored by the best one plus `tie_breaker` times the others. */
+  private disMax(dm: Record<string, unknown>, scope: Scope, cand: Bitmap | undefined, score: boolean): Hits {
+    const kind = 'dis_max';
+    const parts = asClauses(dm.queries, kind).map((c) => this.run(c, scope, cand, score));
+    const bits = union(parts.map((p) => p.bits));
+    if (!score) return { bits, score: null };
+    const tie = typeof dm.tie_breaker === 'number' ? dm.tie_breaker : 0;
+    const boost = boostOf(dm);
+    return {
+      bits,
+      score: (d) => {
+        let max = 0;
+        let sum = 0;
+        for (const p of parts) {
+          if (!p.bits.has(d)) continue;
+          const s = p.score!(d);
+          sum += s;
+          if (s > max) max = s;
+        }
+        return (max + tie * (sum - max)) * boost;
+      },
+    };
+  }
+
+  /** `boosting`: the positive query's documents, scored down where the negative one matches. */
+  private boosting(b: Record<string, unknown>, scope: Scope, cand: Bitmap | undefined, score: boolean): Hits {
+    const kind = 'boosting';
+    if (b.positive === undefined) throw queryError(kind, 'requires [positive]');
+    const pos = this.run(b.positive, scope, cand, score);
+    if (!score) return { bits: pos.bits, score: null };
+    const neg = b.negative === undefined ? new Bitmap() : this.run(b.negative, scope, pos.bits, false).bits;
+    const nb = typeof b.negative_boost === 'number' ? b.negative_boost : 1;
+    const boost = boostOf(b);
+    return { bits: pos.bits, score: (d) => pos.score!(d) * (neg.has(d) ? nb : 1) * boost };
   }
 
   /** What leaf queries read of the scope, as it is now (a remembered set's clause runs again after writes). */

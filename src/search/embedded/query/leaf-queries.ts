@@ -23,7 +23,7 @@ import {
 import { Bitmap } from '../postings/bitmap.js';
 import type { NumericRange } from '../columns/columns.js';
 import type { Field, FieldSet, LeafField, NumericField, TermField } from '../index/field-set.js';
-import type { TermDictionary } from '../terms/keyword-index.js';
+import type { TermDictionary } from '../terms/term-dictionary.js';
 import { atLeast } from '../terms/text-index.js';
 
 /*

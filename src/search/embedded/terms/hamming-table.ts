@@ -16,7 +16,7 @@
  * an eighth of what they hold. Terms that are not 16 hex digits are ignored.
  */
 import { popcount32 } from '../../../lib/popcount.js';
-import type { TermDictionary } from './keyword-index.js';
+import type { TermDictionary } from './term-dictionary.js';
 
 const CHUNKS = 4;
 const CHUNK_VALUES = 1 << 16;

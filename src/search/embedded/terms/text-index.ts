@@ -1,6 +1,6 @@
 import { analyzerFor, sloppyPhraseMatches, type AnalyzedText } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
-import { TermDictionary } from './keyword-index.js';
+import { TermDictionary } from './term-dictionary.js';
 import { u32 } from '../search-memory.js';
 
 /** Position gap between the values of a multi-valued text field (Lucene's default). */

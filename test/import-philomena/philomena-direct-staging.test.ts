@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
-import { openLiveSource } from '../../src/migrate/philomena/live-source.js';
-import { emptyTally, type Reporter } from '../../src/migrate/philomena/report.js';
-import { columnsToRead, sourceTablesOf, stageTable, stagingTable } from '../../src/migrate/philomena/stage.js';
-import { TABLES, type TableSpec } from '../../src/migrate/philomena/tables.js';
+import { openLiveSource } from '../../src/import/philomena/live-source.js';
+import { emptyTally, type Reporter } from '../../src/import/philomena/report.js';
+import { columnsToRead, sourceTablesOf, stageTable, stagingTable } from '../../src/import/philomena/stage.js';
+import { TABLES, type TableSpec } from '../../src/import/philomena/tables.js';
 import { startHarness, type Harness } from '../http/harness.js';
 import { createPhilomenaDatabase, type PhilomenaDatabase } from '../support/philomena/database.js';
 import { fixtureRows } from '../support/philomena/rows.js';

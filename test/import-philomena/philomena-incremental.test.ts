@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
-import { openLiveSource } from '../../src/migrate/philomena/live-source.js';
-import type { Reporter } from '../../src/migrate/philomena/report.js';
-import { migratePhilomena, type MigrateOptions, type MigrateResult } from '../../src/migrate/philomena/run.js';
+import { openLiveSource } from '../../src/import/philomena/live-source.js';
+import type { Reporter } from '../../src/import/philomena/report.js';
+import { migratePhilomena, type MigrateOptions, type MigrateResult } from '../../src/import/philomena/run.js';
 import { startHarness, type Harness } from '../http/harness.js';
 import { createPhilomenaDatabase, type PhilomenaDatabase } from '../support/philomena/database.js';
 import { fixtureRows } from '../support/philomena/rows.js';

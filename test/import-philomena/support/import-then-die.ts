@@ -3,8 +3,8 @@
  * itself (SIGKILL) once every row is in and before any key or index is rebuilt.
  */
 import { createDatabase } from '../../../src/db/client.js';
-import { openLiveSource } from '../../../src/migrate/philomena/live-source.js';
-import { migratePhilomena } from '../../../src/migrate/philomena/run.js';
+import { openLiveSource } from '../../../src/import/philomena/live-source.js';
+import { migratePhilomena } from '../../../src/import/philomena/run.js';
 
 const [targetUrl, sourceUrl] = process.argv.slice(2);
 const db = createDatabase(targetUrl!, { max: 2 });

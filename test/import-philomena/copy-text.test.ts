@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { decodeCopyField, decodeCopyLine, parseCopyHeader, streamLines } from '../../src/migrate/philomena/copy-text.js';
+import { decodeCopyField, decodeCopyLine, parseCopyHeader, streamLines } from '../../src/import/philomena/copy-text.js';
 
 describe('COPY text format', () => {
   test('fields decode nulls and every backslash escape', () => {

@@ -10,8 +10,8 @@
  * created (to the second, as the API shows it), and a tag's name.
  */
 import { inArray } from 'drizzle-orm';
-import type { Executor } from '../db/executor.js';
-import { images, tags, users } from '../db/schema/index.js';
+import type { Executor } from '../../db/executor.js';
+import { images, tags, users } from '../../db/schema/index.js';
 import type { ParsedBoard } from './schema.js';
 
 const second = (d: Date) => Math.floor(d.getTime() / 1000);

@@ -12,9 +12,9 @@
  * import-only fields. The API schemas are strict objects, and so are these.
  */
 import { z } from 'zod';
-import { INT32_MAX } from '../db/int32.js';
-import { Award, Comment, DnpEntry, Filter, Forum, Gallery, Image, Link, Post, Profile, Tag, Topic } from '../http/schemas/resources.js';
-import { count, id as apiId } from '../http/schemas/common.js';
+import { INT32_MAX } from '../../db/int32.js';
+import { Award, Comment, DnpEntry, Filter, Forum, Gallery, Image, Link, Post, Profile, Tag, Topic } from '../../http/schemas/resources.js';
+import { count, id as apiId } from '../../http/schemas/common.js';
 
 /** RFC 3339 datetime (`Z` or an offset, any precision) as a Date. */
 const datetime = z.iso.datetime({ offset: true }).transform((s) => new Date(s));

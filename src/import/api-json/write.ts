@@ -1,10 +1,10 @@
 /**
- * Writing a checked import in one transaction: rows are upserted by id and only when they differ,
- * child rows (tags of an image, images of a gallery, ...) are made exactly what the file says.
+ * Writing a checked import in one transaction, kind by kind (`upsert.ts`: rows upserted by id and
+ * only when they differ, child rows made exactly what the file says; `write-forums.ts`: forums,
+ * topics and posts).
  */
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { slugify, splitNamespace } from '../../grammar/index.js';
+import { desc, eq, inArray } from 'drizzle-orm';
+import { slugify, splitNamespace } from '../../../grammar/index.js';
 import {
   apiKeys,
   badgeAwards,
@@ -12,7 +12,6 @@ import {
   comments,
   dnpEntries,
   filters,
-  forums,
   galleries,
   galleryInteractions,
   imageFeatures,
@@ -21,141 +20,46 @@ import {
   imageSources,
   imageTaggings,
   images,
-  posts,
   tagImplications,
   tags,
-  topics,
   userLinks,
   users,
-} from '../db/schema/index.js';
-import { reserveIds, resetSequences } from '../seed/common.js';
-import { categoryFor } from '../contexts/tags/categories.js';
-import type { Transaction } from '../db/executor.js';
-import { fingerprintRow } from '../contexts/images/fingerprints.js';
-import { getOrCreateTags } from '../contexts/tags/get-or-create.js';
-import { hashApiKey } from '../contexts/users/api-keys.js';
+} from '../../db/schema/index.js';
+import { reserveIds, resetSequences } from '../../seed/common.js';
+import { categoryFor } from '../../contexts/tags/categories.js';
+import type { Transaction } from '../../db/executor.js';
+import { fingerprintRow } from '../../contexts/images/fingerprints.js';
+import { getOrCreateTags } from '../../contexts/tags/get-or-create.js';
+import { hashApiKey } from '../../contexts/users/api-keys.js';
 import { assetKey, type Resolved } from './check.js';
 import type { ParsedBoard } from './schema.js';
-
-function same(a: unknown, b: unknown): boolean {
-  if (a instanceof Date || b instanceof Date) {
-    return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
-  }
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => same(x, b[i]));
-  }
-  return a === b || (a == null && b == null);
-}
-
-function differs(existing: Record<string, unknown>, desired: Record<string, unknown>): boolean {
-  return Object.keys(desired).some((k) => !same(existing[k], desired[k]));
-}
-
-export class Tally {
-  inserted: Record<string, number> = {};
-  updated: Record<string, number> = {};
-  unchanged: Record<string, number> = {};
-  add(kind: 'inserted' | 'updated' | 'unchanged', table: string, n = 1) {
-    if (n === 0) return;
-    const value = (this[kind][table] ?? 0) + n;
-    if (value === 0) delete this[kind][table];
-    else this[kind][table] = value;
-  }
-}
-
-/**
- * Insert the rows whose key is new, update the ones that differ (only the given columns), leave
- * identical ones alone.
- */
-async function upsertById<T extends PgTable>(
-  tx: Transaction,
-  table: T,
-  idColumn: PgColumn,
-  idKey: string,
-  rows: Array<T['$inferInsert']>,
-  tally: Tally,
-  label: string,
-): Promise<Set<unknown>> {
-  const unchanged = new Set<unknown>();
-  if (rows.length === 0) return unchanged;
-  const ids = rows.map((r) => (r as Record<string, unknown>)[idKey]);
-  const existing = new Map<unknown, Record<string, unknown>>();
-  for (let i = 0; i < ids.length; i += 1000) {
-    const chunk = ids.slice(i, i + 1000);
-    const found = (await tx.select().from(table as PgTable).where(inArray(idColumn, chunk))) as Array<Record<string, unknown>>;
-    for (const row of found) existing.set(row[idKey], row);
-  }
-  const fresh: Array<T['$inferInsert']> = [];
-  for (const row of rows) {
-    const key = (row as Record<string, unknown>)[idKey];
-    const old = existing.get(key);
-    if (!old) fresh.push(row);
-    else if (differs(old, row as Record<string, unknown>)) {
-      await tx.update(table).set(row as never).where(eq(idColumn, key));
-      tally.add('updated', label);
-    } else {
-      tally.add('unchanged', label);
-      unchanged.add(key);
-    }
-  }
-  for (let i = 0; i < fresh.length; i += 500) await tx.insert(table).values(fresh.slice(i, i + 500) as never);
-  tally.add('inserted', label, fresh.length);
-  return unchanged;
-}
-
-/**
- * Make the child rows of some parents exactly `desired`: delete the others, insert the missing,
- * update the ones whose other columns differ. `key` identifies a child within its parent.
- */
-async function syncChildren<R extends Record<string, unknown>>(
-  tx: Transaction,
-  spec: {
-    table: PgTable;
-    label: string;
-    /** The one property (and its column) naming the parent row, e.g. `{ imageId: imageTaggings.imageId }`. */
-    parent: Record<string, PgColumn>;
-    /** The properties (and columns) that tell a parent's children apart. */
-    identity: Record<string, PgColumn>;
-  },
-  parentIds: readonly number[],
-  desired: R[],
-  tally: Tally,
-): Promise<void> {
-  if (parentIds.length === 0) return;
-  const [parentColumn] = Object.values(spec.parent) as [PgColumn];
-  const columns = Object.entries({ ...spec.parent, ...spec.identity });
-  // Dates compare by instant; a null key (an unset optional reference) matches only null.
-  const key = (row: R) => columns.map(([k]) => (row[k] instanceof Date ? (row[k] as Date).getTime() : String(row[k]))).join('|');
-  const where = (row: R) => and(...columns.map(([k, column]) => (row[k] === null ? isNull(column) : eq(column, row[k]))));
-  const existing = new Map<string, Record<string, unknown>>();
-  for (let i = 0; i < parentIds.length; i += 1000) {
-    const found = (await tx.select().from(spec.table).where(inArray(parentColumn, parentIds.slice(i, i + 1000)))) as R[];
-    for (const row of found) existing.set(key(row), row);
-  }
-  const wanted = new Set<string>();
-  const fresh: R[] = [];
-  for (const row of desired) {
-    const k = key(row);
-    wanted.add(k);
-    const old = existing.get(k);
-    if (!old) fresh.push(row);
-    else if (differs(old, row)) {
-      await tx.update(spec.table).set(row as never).where(where(row));
-      tally.add('updated', spec.label);
-    } else tally.add('unchanged', spec.label);
-  }
-  for (const [k, old] of existing) {
-    if (!wanted.has(k)) {
-      await tx.delete(spec.table).where(where(old as R));
-      tally.add('updated', spec.label);
-    }
-  }
-  for (let i = 0; i < fresh.length; i += 500) await tx.insert(spec.table).values(fresh.slice(i, i + 500) as never);
-  tally.add('inserted', spec.label, fresh.length);
-}
+import { syncChildren, upsertById, type Tally } from './upsert.js';
+import { writeForumsTopicsAndPosts } from './write-forums.js';
 
 
+/** Write the whole board: each kind after the kinds its rows point at. */
 export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: Resolved, tally: Tally): Promise<void> {
+  await reserveBoardIds(tx, board);
+  await writeUsers(tx, board, tally);
+  await writeBadges(tx, board, tally);
+  await writeApiKeys(tx, board, tally);
+  await writeTags(tx, board, resolved, tally);
+  await writeTagImplications(tx, board, resolved, tally);
+  await writeDnpEntries(tx, board, tally);
+  // user links after tags: they point at artist tags
+  await writeUserLinks(tx, board, tally);
+  await writeImages(tx, board, resolved, tally);
+  await writeImageChildren(tx, board, resolved, tally);
+  await writeComments(tx, board, tally);
+  await writeForumsTopicsAndPosts(tx, board, resolved, tally);
+  await writeGalleries(tx, board, tally);
+  await writeFilters(tx, board, tally);
+  await writeFeaturedImage(tx, board, tally);
+  await resetSequences(tx);
+}
+
+/** Move the id sequences past the largest id of each kind the file holds. */
+async function reserveBoardIds(tx: Transaction, board: ParsedBoard): Promise<void> {
   const largest = (rows: readonly { id: number }[]) => rows.reduce((max, r) => Math.max(max, r.id), 0);
   await reserveIds(tx, {
     users: largest(board.users),
@@ -166,7 +70,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     galleries: largest(board.galleries),
     filters: largest(board.filters),
   });
-  // users
+}
+
+/** Users by id. */
+async function writeUsers(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   await upsertById(tx, users, users.id, 'id', board.users.map((u) => ({
     id: u.id,
     name: u.name,
@@ -184,8 +91,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     createdAt: u.created_at,
     updatedAt: u.created_at,
   })), tally, 'users');
+}
 
-  // badges and awards
+/** Badges by id, and each user's awards exactly as the file lists them. */
+async function writeBadges(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   const badgeRows = new Map<number, typeof badges.$inferInsert>();
   for (const u of board.users) {
     for (const a of u.awards) {
@@ -198,8 +107,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     parent: { userId: badgeAwards.userId },
     identity: { badgeId: badgeAwards.badgeId, label: badgeAwards.label, awardedOn: badgeAwards.awardedOn },
   }, board.users.map((u) => u.id), board.users.flatMap((u) => u.awards.map((a) => ({ userId: u.id, badgeId: a.id, label: a.label ?? '', awardedOn: a.awarded_on }))), tally);
+}
 
-  // API keys: added, never removed (a file cannot know the keys issued since).
+/** API keys: added, never removed (a file cannot know the keys issued since). */
+async function writeApiKeys(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   for (const u of board.users) {
     const list = u.api_key === undefined ? [] : Array.isArray(u.api_key) ? u.api_key : [u.api_key];
     for (const key of list) {
@@ -212,8 +123,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
       }
     }
   }
+}
 
-  // tags: rows first without aliases (targets may come later in the file), then aliases.
+/** Tags by id: rows first without aliases (targets may come later in the file), then aliases. */
+async function writeTags(tx: Transaction, board: ParsedBoard, resolved: Resolved, tally: Tally): Promise<void> {
   const tagRows = board.tags.map((t) => {
     const { namespace, nameInNamespace } = splitNamespace(t.name);
     return {
@@ -244,6 +157,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
       tally.add('updated', 'tags');
     }
   }
+}
+
+/** The implications of the file's tags, and those its tags are implied by. */
+async function writeTagImplications(tx: Transaction, board: ParsedBoard, resolved: Resolved, tally: Tally): Promise<void> {
   const implicationPairs = new Map<string, { tagId: number; impliedTagId: number }>();
   for (const t of board.tags) {
     for (const s of t.implied_tags) implicationPairs.set(`${t.id}|${resolved.tagIdBySlug.get(s)}`, { tagId: t.id, impliedTagId: resolved.tagIdBySlug.get(s)! });
@@ -257,6 +174,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
   const fileTagIds = new Set(board.tags.map((t) => t.id));
   const extra = board.tags.flatMap((t) => t.implied_by_tags.map((s) => ({ tagId: resolved.tagIdBySlug.get(s)!, impliedTagId: t.id }))).filter((p) => !fileTagIds.has(p.tagId));
   if (extra.length) await tx.insert(tagImplications).values(extra).onConflictDoNothing();
+}
+
+/** Do-not-post entries by id. */
+async function writeDnpEntries(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   await upsertById(tx, dnpEntries, dnpEntries.id, 'id', board.tags.flatMap((t) => t.dnp_entries.map((d) => ({
     id: d.id,
     tagId: t.id,
@@ -268,8 +189,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     createdAt: d.created_at,
     updatedAt: d.created_at,
   }))), tally, 'dnp_entries');
+}
 
-  // user links (after tags: they point at artist tags)
+/** Users' links exactly as the file lists them. */
+async function writeUserLinks(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   await syncChildren(tx, {
     table: userLinks, label: 'user_links',
     parent: { userId: userLinks.userId },
@@ -282,8 +205,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     public: l.public ?? true,
     createdAt: l.created_at,
   }))), tally);
+}
 
-  // images, then their tags, sources and intensities
+/** Image rows by id (file facts from a stored file win over the file's own). */
+async function writeImages(tx: Transaction, board: ParsedBoard, resolved: Resolved, tally: Tally): Promise<void> {
   const imageRows: Array<typeof images.$inferInsert> = [];
   for (const img of board.images) {
     const f = resolved.files.get(img.id);
@@ -325,6 +250,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
   }
   await upsertById(tx, images, images.id, 'id', imageRows, tally, 'images');
 
+}
+
+/** Images' tags, sources, intensities and fingerprints. */
+async function writeImageChildren(tx: Transaction, board: ParsedBoard, resolved: Resolved, tally: Tally): Promise<void> {
   const taggings: Array<{ imageId: number; tagId: number; position: number }> = [];
   for (const img of board.images) {
     let ids = img.tag_ids;
@@ -359,8 +288,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     return f ? [fingerprintRow(img.id, f)] : [];
   });
   await upsertById(tx, imageFingerprints, imageFingerprints.imageId, 'imageId', fingerprintRows, tally, 'image_fingerprints');
+}
 
-  // comments
+/** Comments by id. */
+async function writeComments(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   await upsertById(tx, comments, comments.id, 'id', board.comments.map((c) => ({
     id: c.id,
     imageId: c.image_id,
@@ -374,102 +305,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     createdAt: c.created_at,
     updatedAt: c.updated_at ?? c.created_at,
   })), tally, 'comments');
+}
 
-  // forums (by short name), topics (by forum and slug), posts
-  const forumIds = new Map<string, number>();
-  for (const f of board.forums) {
-    const [existing] = await tx.select().from(forums).where(eq(forums.shortName, f.short_name));
-    const row = {
-      name: f.name,
-      shortName: f.short_name,
-      description: f.description,
-      accessLevel: f.access_level,
-      topicCount: f.topic_count,
-      postCount: f.post_count,
-    };
-    if (!existing) {
-      const [inserted] = await tx.insert(forums).values({ ...(f.id !== undefined ? { id: f.id } : {}), ...row }).returning({ id: forums.id });
-      forumIds.set(f.short_name, inserted!.id);
-      tally.add('inserted', 'forums');
-    } else {
-      forumIds.set(f.short_name, existing.id);
-      if (differs(existing, row)) {
-        await tx.update(forums).set(row).where(eq(forums.id, existing.id));
-        tally.add('updated', 'forums');
-      } else tally.add('unchanged', 'forums');
-    }
-  }
-  const forumId = async (shortName: string) => {
-    if (!forumIds.has(shortName)) {
-      const [row] = await tx.select({ id: forums.id }).from(forums).where(eq(forums.shortName, shortName));
-      forumIds.set(shortName, row!.id);
-    }
-    return forumIds.get(shortName)!;
-  };
-  const topicIds = new Map<string, number>();
-  for (const t of board.topics) {
-    const fid = await forumId(t.forum);
-    const [existing] = await tx.select().from(topics).where(and(eq(topics.forumId, fid), eq(topics.slug, t.slug)));
-    const row = {
-      forumId: fid,
-      userId: t.user_id,
-      anonymous: t.anonymous,
-      title: t.title,
-      slug: t.slug,
-      sticky: t.sticky,
-      lockedAt: t.locked ? (t.locked_at ?? t.last_replied_to_at) : null,
-      postCount: t.post_count,
-      viewCount: t.view_count,
-      lastRepliedToAt: t.last_replied_to_at,
-      createdAt: t.created_at ?? t.last_replied_to_at,
-    };
-    if (!existing) {
-      const [inserted] = await tx.insert(topics).values({ ...(t.id !== undefined ? { id: t.id } : {}), ...row, updatedAt: t.last_replied_to_at }).returning({ id: topics.id });
-      topicIds.set(`${t.forum}/${t.slug}`, inserted!.id);
-      tally.add('inserted', 'topics');
-    } else {
-      topicIds.set(`${t.forum}/${t.slug}`, existing.id);
-      if (differs(existing, row)) {
-        await tx.update(topics).set(row).where(eq(topics.id, existing.id));
-        tally.add('updated', 'topics');
-      } else tally.add('unchanged', 'topics');
-    }
-  }
-  const topicId = async (key: string) => {
-    if (!topicIds.has(key)) {
-      const { forum, slug } = resolved.topicKeys.get(key)!;
-      const [row] = await tx.select({ id: topics.id }).from(topics).where(and(eq(topics.forumId, await forumId(forum)), eq(topics.slug, slug)));
-      topicIds.set(key, row!.id);
-    }
-    return topicIds.get(key)!;
-  };
-  // Positions default to creation order within the file's posts of each topic.
-  const byTopic = new Map<string, typeof board.posts>();
-  for (const p of board.posts) {
-    const key = [...resolved.topicKeys.values()].filter((t) => t.slug === p.topic && (p.forum === undefined || t.forum === p.forum)).map((t) => `${t.forum}/${t.slug}`)[0]!;
-    byTopic.set(key, [...(byTopic.get(key) ?? []), p]);
-  }
-  const postRows: Array<typeof posts.$inferInsert> = [];
-  for (const [key, list] of byTopic) {
-    const tid = await topicId(key);
-    const ordered = [...list].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id - b.id);
-    ordered.forEach((p, index) => postRows.push({
-      id: p.id,
-      topicId: tid,
-      userId: p.user_id,
-      anonymous: p.anonymous,
-      body: p.body ?? '',
-      topicPosition: p.topic_position ?? index,
-      hiddenFromUsers: p.body === null,
-      editedAt: p.edited_at,
-      editReason: p.edit_reason,
-      createdAt: p.created_at,
-      updatedAt: p.updated_at ?? p.created_at,
-    }));
-  }
-  await upsertById(tx, posts, posts.id, 'id', postRows, tally, 'posts');
-
-  // galleries and their images in order
+/** Galleries by id, and their images in order. */
+async function writeGalleries(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   await upsertById(tx, galleries, galleries.id, 'id', board.galleries.map((g) => ({
     id: g.id,
     title: g.title,
@@ -486,8 +325,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     parent: { galleryId: galleryInteractions.galleryId },
     identity: { imageId: galleryInteractions.imageId },
   }, board.galleries.map((g) => g.id), board.galleries.flatMap((g) => g.image_ids.map((imageId, position) => ({ galleryId: g.id, imageId, position }))), tally);
+}
 
-  // filters
+/** Filters by id. */
+async function writeFilters(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   await upsertById(tx, filters, filters.id, 'id', board.filters.map((f) => ({
     id: f.id,
     name: f.name,
@@ -502,8 +343,10 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
     spoileredComplexStr: f.spoilered_complex ?? '',
     ...(f.created_at ? { createdAt: f.created_at, updatedAt: f.created_at } : {}),
   })), tally, 'filters');
+}
 
-  // featured image: a new feature only if it is not already the current one
+/** The featured image: a new feature only if it is not already the current one. */
+async function writeFeaturedImage(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
   if (board.featuredImageId != null) {
     const [current] = await tx.select({ imageId: imageFeatures.imageId }).from(imageFeatures).orderBy(desc(imageFeatures.createdAt), desc(imageFeatures.id)).limit(1);
     if (current?.imageId === board.featuredImageId) tally.add('unchanged', 'image_features');
@@ -512,6 +355,4 @@ export async function writeBoard(tx: Transaction, board: ParsedBoard, resolved: 
       tally.add('inserted', 'image_features');
     }
   }
-
-  await resetSequences(tx);
 }

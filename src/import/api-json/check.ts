@@ -8,9 +8,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { eq, inArray, or, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
-import { complexProblem } from '../contexts/search/filter-check.js';
-import type { Database } from '../db/client.js';
+import { cleanTagName, slugify, splitNamespace } from '../../../grammar/index.js';
+import { complexProblem } from '../../contexts/search/filter-check.js';
+import type { Database } from '../../db/client.js';
 import {
   apiKeys,
   forums,
@@ -19,13 +19,13 @@ import {
   topics,
   users,
   type Role,
-} from '../db/schema/index.js';
-import { isMediaError } from '../media/errors.js';
-import type { Fingerprint } from '../media/fingerprint.js';
-import { processImage } from '../media/process.js';
-import { pathFor, type MediaStorage } from '../media/storage.js';
-import { aliasSetProblems } from '../contexts/tags/aliases.js';
-import { hashApiKey } from '../contexts/users/api-keys.js';
+} from '../../db/schema/index.js';
+import { isMediaError } from '../../media/errors.js';
+import type { Fingerprint } from '../../media/fingerprint.js';
+import { processImage } from '../../media/process.js';
+import { pathFor, type MediaStorage } from '../../media/storage.js';
+import { aliasSetProblems } from '../../contexts/tags/aliases.js';
+import { hashApiKey } from '../../contexts/users/api-keys.js';
 import type { ImportOptions } from './options.js';
 import type { ImageRecord, ParsedBoard, ResourceName } from './schema.js';
 
@@ -186,6 +186,25 @@ function tagListsDisagree(tagIds: readonly number[], tagNames: readonly string[]
   return `tags and tag_ids disagree: ${parts.join('; ')}`;
 }
 
+/** What the checks of every kind share: the board, the database, the problems found so far. */
+interface ReferenceCheck {
+  db: Database;
+  board: ParsedBoard;
+  keys: Record<ResourceName, Set<string>>;
+  options: ImportOptions;
+  problems: string[];
+  say: (resource: string, key: string | number, problem: string) => void;
+  /** Records that failed their own checks still count as present: they are reported once. */
+  invalidUsers: Set<number>;
+  invalidTags: Set<number>;
+  invalidImages: Set<number>;
+  fileUserIds: Set<number>;
+  fileTagIds: Set<number>;
+}
+
+type UserExists = (id: number | null | undefined) => boolean;
+type Exists = (id: number) => boolean;
+
 /** Check every reference of a parsed board against itself and the database. */
 export async function checkReferences(
   db: Database,
@@ -199,20 +218,45 @@ export async function checkReferences(
     const valid = new Set(parsed.map((r) => String(r.id)));
     return new Set([...keys[resource]].filter((k) => !valid.has(k) && /^\d+$/.test(k)).map(Number));
   };
-  const invalidUsers = invalid('users', board.users);
-  const invalidTags = invalid('tags', board.tags);
-  const invalidImages = invalid('images', board.images);
-  const say = (resource: string, key: string | number, problem: string) => problems.push(`${resource} ${key}: ${problem}`);
+  const c: ReferenceCheck = {
+    db,
+    board,
+    keys,
+    options,
+    problems,
+    say: (resource, key, problem) => problems.push(`${resource} ${key}: ${problem}`),
+    invalidUsers: invalid('users', board.users),
+    invalidTags: invalid('tags', board.tags),
+    invalidImages: invalid('images', board.images),
+    fileUserIds: new Set(board.users.map((u) => u.id)),
+    fileTagIds: new Set(board.tags.map((t) => t.id)),
+  };
+  reportDuplicates(c);
+  const userExists = await checkUsers(c);
+  const tagIdBySlug = await checkTags(c);
+  const { imageExists, tagExists, files } = await checkImages(c, userExists);
+  checkComments(c, userExists, imageExists);
+  const topicKeys = await checkForumsTopicsAndPosts(c, userExists);
+  checkGalleries(c, userExists, imageExists);
+  await checkFilters(c, userExists, tagExists);
+  await checkLinksAndAwards(c);
+  return { problems, resolved: { tagIdBySlug, topicKeys, files } };
+}
 
+/** Records that appear twice in the file. */
+function reportDuplicates(c: ReferenceCheck): void {
+  const { board, say } = c;
   for (const [name, list] of [['user', board.users], ['tag', board.tags], ['image', board.images], ['comment', board.comments],
     ['post', board.posts], ['gallery', board.galleries], ['filter', board.filters]] as const) {
     for (const dup of duplicates(list as Array<{ id: number }>, (r) => r.id)) say(name, dup, 'appears more than once');
   }
   for (const dup of duplicates(board.forums, (f) => f.short_name)) say('forum', dup, 'appears more than once');
   for (const dup of duplicates(board.topics, (t) => `${t.forum}/${t.slug}`)) say('topic', dup, 'appears more than once');
+}
 
-  // --- users
-  const fileUserIds = new Set(board.users.map((u) => u.id));
+/** Users: names and slugs unique here and on the board, API keys used once. Returns whether a user id is known. */
+async function checkUsers(c: ReferenceCheck): Promise<UserExists> {
+  const { db, board, say, invalidUsers, fileUserIds } = c;
   const referencedUsers = [
     ...board.images.map((i) => i.uploader_id), ...board.comments.map((c) => c.user_id), ...board.topics.map((t) => t.user_id),
     ...board.posts.map((p) => p.user_id), ...board.galleries.map((g) => g.user_id ?? g.creator_id), ...board.filters.map((f) => f.user_id),
@@ -244,10 +288,13 @@ export async function checkReferences(
       }
     }
   }
+  return userExists;
+}
 
-  // --- tags
+/** Tags: clean names, unique slugs, references to known tags, consistent aliases and implications. Returns tag ids by slug. */
+async function checkTags(c: ReferenceCheck): Promise<Map<string, number>> {
+  const { db, board, say, fileTagIds } = c;
   const tagIdBySlug = new Map<string, number>();
-  const fileTagIds = new Set(board.tags.map((t) => t.id));
   for (const t of board.tags) {
     const clean = cleanTagName(t.name);
     if (clean !== t.name) say('tag', t.id, `name ${JSON.stringify(t.name)} is not clean (it would be ${JSON.stringify(clean)})`);
@@ -301,8 +348,12 @@ export async function checkReferences(
   for (const [tagId, problem] of aliasSetProblems([...aliasCandidates.filter((a) => a.aliasedTagId !== -1), ...outsideRows])) {
     if (fileTagIds.has(tagId)) say('tag', tagId, problem);
   }
+  return tagIdBySlug;
+}
 
-  // --- images
+/** Images: known uploaders, duplicates and tags, consistent tag lists, and their files analysed. */
+async function checkImages(c: ReferenceCheck, userExists: UserExists): Promise<{ imageExists: Exists; tagExists: Exists; files: Map<number, FileFacts> }> {
+  const { db, board, options, say, problems, invalidTags, invalidImages, fileTagIds } = c;
   const fileImageIds = new Set(board.images.map((i) => i.id));
   const imageRefs = [
     ...board.images.map((i) => i.duplicate_of), ...board.comments.map((c) => c.image_id),
@@ -344,14 +395,21 @@ export async function checkReferences(
     }
   }
   if (board.featuredImageId != null && !imageExists(board.featuredImageId)) problems.push(`board: featured_image_id ${board.featuredImageId} is not a known image`);
+  return { imageExists, tagExists, files };
+}
 
-  // --- comments
-  for (const c of board.comments) {
-    if (!imageExists(c.image_id)) say('comment', c.id, `image_id ${c.image_id} is not a known image`);
-    if (!userExists(c.user_id)) say('comment', c.id, `user_id ${c.user_id} is not a known user`);
+/** Comments: known images and users. */
+function checkComments(c: ReferenceCheck, userExists: UserExists, imageExists: Exists): void {
+  const { board, say } = c;
+  for (const comment of board.comments) {
+    if (!imageExists(comment.image_id)) say('comment', comment.id, `image_id ${comment.image_id} is not a known image`);
+    if (!userExists(comment.user_id)) say('comment', comment.id, `user_id ${comment.user_id} is not a known user`);
   }
+}
 
-  // --- forums, topics, posts
+/** Forums, topics and posts: known forums, topics and users, unique positions. Returns topics by key. */
+async function checkForumsTopicsAndPosts(c: ReferenceCheck, userExists: UserExists): Promise<Map<string, { forum: string; slug: string }>> {
+  const { db, board, keys, say } = c;
   const fileForums = new Set([...board.forums.map((f) => f.short_name), ...keys.forums]);
   const forumRefs = [...board.topics.map((t) => t.forum), ...board.posts.flatMap((p) => (p.forum ? [p.forum] : []))].filter((f) => !fileForums.has(f));
   const dbForums = new Set((forumRefs.length ? await db.select({ s: forums.shortName }).from(forums).where(inArray(forums.shortName, [...new Set(forumRefs)])) : []).map((r) => r.s));
@@ -391,16 +449,23 @@ export async function checkReferences(
     if (key && p.topic_position !== undefined) positions.set(key, [...(positions.get(key) ?? []), p.topic_position]);
   }
   for (const [key, list] of positions) if (new Set(list).size !== list.length) say('topic', key, 'two posts have the same topic_position');
+  return topicKeys;
+}
 
-  // --- galleries
+/** Galleries: known owners and images. */
+function checkGalleries(c: ReferenceCheck, userExists: UserExists, imageExists: Exists): void {
+  const { board, say } = c;
   for (const g of board.galleries) {
     const owner = g.user_id ?? g.creator_id;
     if (owner === undefined || !userExists(owner)) say('gallery', g.id, `user_id ${owner} is not a known user`);
     if (!imageExists(g.thumbnail_id)) say('gallery', g.id, `thumbnail_id ${g.thumbnail_id} is not a known image`);
     for (const i of g.image_ids) if (!imageExists(i)) say('gallery', g.id, `image_ids: ${i} is not a known image`);
   }
+}
 
-  // --- filters
+/** Filters: known owners and tags, and complex expressions their owner may use. */
+async function checkFilters(c: ReferenceCheck, userExists: UserExists, tagExists: Exists): Promise<void> {
+  const { db, board, say, fileUserIds } = c;
   const ownerIds = board.filters.flatMap((f) => (f.user_id !== null && !fileUserIds.has(f.user_id) ? [f.user_id] : []));
   const roleOf = new Map<number, Role>(board.users.map((u) => [u.id, u.role]));
   if (ownerIds.length) for (const r of await db.select({ id: users.id, role: users.role }).from(users).where(inArray(users.id, ownerIds))) roleOf.set(r.id, r.role);
@@ -415,8 +480,11 @@ export async function checkReferences(
       if (problem) say('filter', f.id, `${field} is invalid: ${problem}`);
     }
   }
+}
 
-  // --- links and awards
+/** Users' links (known tags) and awards (each badge described one way). */
+async function checkLinksAndAwards(c: ReferenceCheck): Promise<void> {
+  const { db, board, say, fileTagIds } = c;
   const linkTags = await existingIds(db, tags, tags.id, board.users.flatMap((u) => u.links.flatMap((l) => (l.tag_id === null ? [] : [l.tag_id]))));
   for (const u of board.users) {
     for (const l of u.links) {
@@ -433,6 +501,4 @@ export async function checkReferences(
       badgeDefs.set(a.id, def);
     }
   }
-
-  return { problems, resolved: { tagIdBySlug, topicKeys, files } };
 }

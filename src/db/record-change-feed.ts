@@ -5,7 +5,7 @@
  * and drop what changed, in whichever process they live.
  *
  * A notification sent while no connection listens is lost, so a cache may only keep entries
- * while the feed is `live`: from the first LISTEN on, and after every reconnect the feed tells its
+ * while the feed is `listening`: from the first LISTEN on, and after every reconnect the feed tells its
  * subscribers that everything may have changed.
  */
 import { sql } from 'drizzle-orm';
@@ -45,7 +45,7 @@ export function parseChange(payload: string): RecordChange {
 }
 
 /**
- * The kind of the feed's own barrier announcements (`sync:<token>`, see `ChangeFeed.sync`); never
+ * The kind of the feed's own barrier announcements (`sync:<token>`, see `RecordChangeFeed.sync`); never
  * passed to subscribers.
  */
 const SYNC_KIND = 'sync';
@@ -53,10 +53,10 @@ const SYNC_KIND = 'sync';
 /** A barrier whose announcement is not heard within this long empties every cache instead. */
 const SYNC_TIMEOUT_MS = 2_000;
 
-export class ChangeFeed {
+export class RecordChangeFeed {
   private readonly sql: Sql;
   private readonly listeners = new Set<ChangeListener>();
-  private listening = false;
+  private heard = false;
   private starting = false;
   private retryAt = 0;
   /** Barriers waiting for their own announcement, by token. */
@@ -72,14 +72,14 @@ export class ChangeFeed {
   }
 
   /** Whether changes are being received now (so entries kept from here on will be dropped in time). */
-  get live(): boolean {
-    if (!this.listening) this.start();
-    return this.listening;
+  get listening(): boolean {
+    if (!this.heard) this.start();
+    return this.heard;
   }
 
   /** Begin listening (idempotent; a failure is retried on a later call). */
   start(): void {
-    if (this.listening || this.starting || Date.now() < this.retryAt) return;
+    if (this.heard || this.starting || Date.now() < this.retryAt) return;
     this.starting = true;
     this.sql
       .listen(
@@ -88,14 +88,14 @@ export class ChangeFeed {
         // First LISTEN and every reconnect: what changed in between was not heard.
         () => {
           this.emit({ kind: '*' });
-          this.listening = true;
+          this.heard = true;
           // everything was dropped: barriers sent before this have nothing left to wait for
           for (const wake of this.barriers.values()) wake();
           this.barriers.clear();
         },
       )
       .catch(() => {
-        this.listening = false;
+        this.heard = false;
         this.retryAt = Date.now() + RETRY_MS;
       })
       .finally(() => {
@@ -109,12 +109,12 @@ export class ChangeFeed {
    *
    * How: a `sync:<token>` announcement is sent in a transaction of its own, after the caller's
    * writes committed; PostgreSQL delivers notifications in commit order, so when it comes back
-   * every earlier announcement has come before it. While the feed is not live the caches are
+   * every earlier announcement has come before it. While the feed is not listening the caches are
    * bypassed, so there is nothing to wait for. A barrier not heard in time (the listening
    * connection dropped) tells the subscribers that anything may have changed.
    */
   async sync(): Promise<void> {
-    if (!this.listening) return;
+    if (!this.heard) return;
     const token = ++this.nextToken;
     const heard = new Promise<void>((resolve) => this.barriers.set(token, resolve));
     let timer: NodeJS.Timeout | undefined;
@@ -158,11 +158,11 @@ export class ChangeFeed {
 }
 
 /** One feed per connection pool, shared by every app and cache over it. */
-const feeds = new WeakMap<Sql, ChangeFeed>();
+const feeds = new WeakMap<Sql, RecordChangeFeed>();
 
-export function changeFeedOf(db: Database): ChangeFeed {
+export function recordChangeFeedOf(db: Database): RecordChangeFeed {
   const sql = sqlClientOf(db);
   let feed = feeds.get(sql);
-  if (feed === undefined) feeds.set(sql, (feed = new ChangeFeed(sql)));
+  if (feed === undefined) feeds.set(sql, (feed = new RecordChangeFeed(sql)));
   return feed;
 }

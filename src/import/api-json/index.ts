@@ -12,12 +12,13 @@
  * Counters (scores, counts) are taken from the file as the API showed them. Image files named by
  * `file` are analysed and stored with every representation, like an upload.
  */
-import type { Database } from '../db/client.js';
+import type { Database } from '../../db/client.js';
 import { checkReferences } from './check.js';
 import { idConflicts } from './conflicts.js';
 import type { ImportOptions } from './options.js';
 import { parseBoard } from './schema.js';
-import { Tally, writeBoard } from './write.js';
+import { Tally } from './upsert.js';
+import { writeBoard } from './write.js';
 
 export type { ImportOptions } from './options.js';
 

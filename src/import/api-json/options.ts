@@ -1,5 +1,5 @@
 /** What an import needs beyond the board itself: where image files come from and go. */
-import type { MediaStorage } from '../media/storage.js';
+import type { MediaStorage } from '../../media/storage.js';
 
 export interface ImportOptions {
   /** Where image files go; needed when any image names a `file`. */

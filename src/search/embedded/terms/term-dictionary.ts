@@ -1,23 +1,12 @@
-import {
-  compareStrings,
-  compileWildcard,
-  fuzzyMatcher,
-  fuzzyPrefix,
-  wildcardLiteralPrefix,
-  wildcardLiterals,
-  type FuzzyOptions,
-} from '../../../../grammar/index.js';
+import { compileWildcard, fuzzyMatcher, fuzzyPrefix, type FuzzyOptions } from '../../../../grammar/index.js';
 import { BoundedMap } from '../../../lib/bounded-map.js';
 import { Bitmap } from '../postings/bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
 import { FlatPostings } from '../postings/flat-postings.js';
 import { FLAT_MAX, PostingList, unionPostings } from '../postings/postings.js';
 import { outsideSearchMemory } from '../search-memory.js';
-import { SortedTermText } from './term-text.js';
+import { TermOrder } from './term-order.js';
 import { StringTerms, type TermStore } from './term-store.js';
-
-/** New terms are kept unsorted until there are this many, then merged into the sorted array. */
-const PENDING_MAX = 2048;
 
 /**
  * Unions of expansions (wildcard, prefix, fuzzy) kept for reuse until the dictionary changes: `art*`
@@ -64,9 +53,8 @@ function sortedDistinct(xs: number[]): Uint32Array {
  * A term dictionary with one posting list per term: keyword fields, booleans (terms `true` and
  * `false`), ip fields (terms are the address strings as written) and the tokens of text fields.
  *
- * Terms get ordinals in order of first appearance. A sorted array of ordinals is maintained
- * lazily, so prefix and wildcard queries binary-search their literal prefix and fuzzy queries can
- * use a prefix length; terms added since the last sort wait in a short unsorted list.
+ * Terms get ordinals in order of first appearance; `TermOrder` (term-order.ts) keeps them in term
+ * order for the expansions that read a range of terms.
  */
 export class TermDictionary {
   /** The text of the terms by ordinal (packed for content hashes, see `hex-terms.ts`). */
@@ -85,9 +73,6 @@ export class TermDictionary {
    */
   private flat = new FlatPostings();
   private big = new Map<number, Bitmap>();
-  /** Ordinals added since the last sort, in `pending[0, pendingCount)`. */
-  private pending = new Uint32Array(64);
-  private pendingCount = 0;
   /**
    * Postings not yet in their lists: (ordinal, document) pairs in document order. Appending to
    * 200,000 lists one posting at a time is a cache miss per posting; a batch is distributed with
@@ -98,10 +83,8 @@ export class TermDictionary {
   private logLen = 0;
   /** Documents with at least one term. */
   docs = new Bitmap();
-  private sorted: Uint32Array = new Uint32Array(0);
-  private ranks: Int32Array | null = null;
-  /** The sorted terms as one string, built on the first substring search after a change. */
-  private text: SortedTermText | null = null;
+  /** The terms in term order, for prefix, wildcard, fuzzy and range expansions. */
+  private order = new TermOrder(this.store);
   /**
    * Bumped by every new term (and a load): cached unions of an older version are stale, since a
    * new term may match their pattern. A new posting of a term they hold is added to them in place
@@ -159,11 +142,7 @@ export class TermDictionary {
     this.flat.trim();
     this.logLen = 0;
     this.docs = docs;
-    this.sorted = sorted;
-    this.pendingCount = 0;
-    this.ranks = null;
-    this.keyed = null;
-    this.text = null;
+    this.order.restore(store, sorted);
     this.version++;
   }
 
@@ -327,13 +306,7 @@ export class TermDictionary {
         held.set(this.held);
         this.held = held;
       }
-      if (this.pendingCount === this.pending.length) {
-        const pending = new Uint32Array(this.pending.length * 2);
-        pending.set(this.pending);
-        this.pending = pending;
-      }
-      this.pending[this.pendingCount++] = ord;
-      this.ranks = null;
+      this.order.added(this.store, ord);
       this.version++;
     }
     return ord;
@@ -443,134 +416,33 @@ export class TermDictionary {
     return bits;
   }
 
-  /** Ordinals added since the last sort. */
-  private pendingOrds(): Uint32Array {
-    return this.pending.subarray(0, this.pendingCount);
-  }
-
   /** Ordinals sorted by term. */
   sortedOrds(): Uint32Array {
-    if (this.pendingCount > 0) {
-      const store = this.store;
-      const add = this.pending.slice(0, this.pendingCount).sort((a, b) => store.compare(a, b));
-      const old = this.sorted;
-      const merged = new Uint32Array(old.length + add.length);
-      let i = 0;
-      let j = 0;
-      let k = 0;
-      while (i < old.length && j < add.length) {
-        if (store.compare(old[i]!, add[j]!) <= 0) merged[k++] = old[i++]!;
-        else merged[k++] = add[j++]!;
-      }
-      while (i < old.length) merged[k++] = old[i++]!;
-      while (j < add.length) merged[k++] = add[j++]!;
-      this.sorted = merged;
-      this.pendingCount = 0;
-      if (this.pending.length > 1024) this.pending = new Uint32Array(64);
-      this.text = null;
-    }
-    return this.sorted;
+    return this.order.sortedOrds();
   }
 
   /** Rank of each ordinal in term order (for sorting documents by a keyword field). */
   rankOf(): Int32Array {
-    if (!this.ranks) {
-      const sorted = this.sortedOrds();
-      const ranks = new Int32Array(this.store.size);
-      for (let i = 0; i < sorted.length; i++) ranks[sorted[i]!] = i;
-      this.ranks = ranks;
-    }
-    return this.ranks;
-  }
-
-  /** First index in the sorted array whose term is ≥ `s` (or > `s` when `after`). */
-  private lowerBound(sorted: Uint32Array, s: string, after: boolean): number {
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = compareStrings(this.store.at(sorted[mid]!), s);
-      if (c < 0 || (after && c === 0)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** Calls `fn` for each ordinal whose term starts with `prefix` (all terms for ""). */
-  private forPrefix(prefix: string, fn: (ord: number) => void): void {
-    if (this.pendingCount > PENDING_MAX) this.sortedOrds();
-    const sorted = this.sorted;
-    const [lo, hi] = this.prefixRange(prefix);
-    for (let i = lo; i < hi; i++) fn(sorted[i]!);
-    for (const ord of this.pendingOrds()) if (this.store.at(ord).startsWith(prefix)) fn(ord);
-  }
-
-  /**
-   * The sorted positions [lo, hi) of the terms starting with `prefix`: they are contiguous in
-   * term order, so two binary searches find them without reading the terms in between.
-   */
-  private prefixRange(prefix: string): [number, number] {
-    const sorted = this.sorted;
-    if (prefix === '') return [0, sorted.length];
-    const lo = this.lowerBound(sorted, prefix, false);
-    let a = lo;
-    let b = sorted.length;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (this.store.at(sorted[mid]!).startsWith(prefix)) a = mid + 1;
-      else b = mid;
-    }
-    return [lo, a];
+    return this.order.rankOf();
   }
 
   prefixOrds(prefix: string, caseInsensitive = false): number[] {
     if (caseInsensitive) return this.matchingOrds((t) => t.toLowerCase().startsWith(prefix.toLowerCase()));
     const out: number[] = [];
-    this.forPrefix(prefix, (o) => out.push(o));
+    this.order.forPrefix(prefix, (o) => out.push(o));
     return out;
   }
 
   wildcardOrds(pattern: string, caseInsensitive = false): number[] {
-    const match = compileWildcard(pattern, caseInsensitive);
-    if (caseInsensitive) return this.matchingOrds(match);
-    const prefix = wildcardLiteralPrefix(pattern);
-    const out: number[] = [];
-    // Without a literal prefix, every term is a candidate: find those holding the longest
-    // literal run with one substring search instead of reading every term.
-    const longest = prefix === '' ? wildcardLiterals(pattern).reduce((a, b) => (b.length > a.length ? b : a), '') : '';
-    const positions = longest === '' ? undefined : this.sortedText().positionsContaining(longest);
-    if (positions === undefined) {
-      this.forPrefix(prefix, (o) => {
-        if (match(this.store.at(o))) out.push(o);
-      });
-      return out;
-    }
-    const sorted = this.sorted;
-    for (const i of positions) {
-      const ord = sorted[i]!;
-      if (match(this.store.at(ord))) out.push(ord);
-    }
-    for (const ord of this.pendingOrds()) if (match(this.store.at(ord))) out.push(ord);
-    return out;
-  }
-
-  /** The sorted terms as one string (pending terms merged first when there are many). */
-  private sortedText(): SortedTermText {
-    if (this.pendingCount > PENDING_MAX) this.sortedOrds();
-    if (this.text === null) {
-      const sorted = this.sorted;
-      const inOrder = new Array<string>(sorted.length);
-      for (let i = 0; i < sorted.length; i++) inOrder[i] = this.store.at(sorted[i]!);
-      this.text = SortedTermText.build(inOrder);
-    }
-    return this.text;
+    if (caseInsensitive) return this.matchingOrds(compileWildcard(pattern, true));
+    return this.order.wildcardOrds(pattern);
   }
 
   /** Terms within `maxEdits` of `value` that share its first `prefixLength` characters. */
   fuzzyOrds(value: string, options: FuzzyOptions): number[] {
     const out: number[] = [];
     const matches = fuzzyMatcher(value, options);
-    this.forPrefix(fuzzyPrefix(value, options.prefixLength), (o) => {
+    this.order.forPrefix(fuzzyPrefix(value, options.prefixLength), (o) => {
       if (matches(this.store.at(o))) out.push(o);
     });
     return out;
@@ -581,51 +453,12 @@ export class TermDictionary {
    * through a key-sorted array rebuilt when many terms were added since the last build.
    */
   keyRangeOrds(keyOf: (term: string) => string, lo: string | undefined, loInc: boolean, hi: string | undefined, hiInc: boolean): number[] {
-    let k = this.keyed;
-    const size = this.store.size;
-    if (!k || size - k.upto > PENDING_MAX) {
-      const keys = Array.from({ length: size }, (_, o) => keyOf(this.store.at(o)));
-      const sorted = Uint32Array.from(keys.keys()).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-      k = this.keyed = { keys, sorted, upto: size };
-    }
-    const within = (key: string) =>
-      (lo === undefined || (loInc ? key >= lo : key > lo)) && (hi === undefined || (hiInc ? key <= hi : key < hi));
-    const out: number[] = [];
-    const { keys, sorted } = k;
-    let a = 0;
-    let b = sorted.length;
-    if (lo !== undefined) {
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        if (keys[sorted[mid]!]! < lo) a = mid + 1;
-        else b = mid;
-      }
-    }
-    for (let i = a; i < sorted.length; i++) {
-      const key = keys[sorted[i]!]!;
-      if (hi !== undefined && key > hi) break;
-      if (within(key)) out.push(sorted[i]!);
-    }
-    for (let o = k.upto; o < size; o++) if (within(keyOf(this.store.at(o)))) out.push(o);
-    return out;
+    return this.order.keyRangeOrds(keyOf, lo, loInc, hi, hiInc);
   }
-
-  private keyed: { keys: string[]; sorted: Uint32Array; upto: number } | null = null;
 
   /** Ordinals whose term lies in the given string range (undefined bound = open). */
   rangeOrds(lo: string | undefined, loInclusive: boolean, hi: string | undefined, hiInclusive: boolean): number[] {
-    const sorted = this.sortedOrds();
-    const out: number[] = [];
-    const start = lo === undefined ? 0 : this.lowerBound(sorted, lo, !loInclusive);
-    for (let i = start; i < sorted.length; i++) {
-      const t = this.store.at(sorted[i]!);
-      if (hi !== undefined) {
-        const c = compareStrings(t, hi);
-        if (hiInclusive ? c > 0 : c >= 0) break;
-      }
-      out.push(sorted[i]!);
-    }
-    return out;
+    return this.order.rangeOrds(lo, loInclusive, hi, hiInclusive);
   }
 
   matchingOrds(pred: (term: string) => boolean): number[] {
@@ -640,7 +473,7 @@ export class TermDictionary {
     for (const bits of this.big.values()) bits.trim();
     const size = this.store.size;
     if (this.held.length > size) this.held = this.held.slice(0, size);
-    if (this.pending.length > this.pendingCount + 64) this.pending = this.pending.slice(0, this.pendingCount + 64);
+    this.order.trim();
     this.logOrd = new Uint32Array(1024);
     this.logDoc = new Uint32Array(1024);
     scratch.fill(new Uint32Array(0));
@@ -658,7 +491,7 @@ export class TermDictionary {
     if (this.logLen > 0) this.flush();
     let postings = this.held.byteLength + this.docs.byteSize() + this.flat.byteSize();
     for (const bits of this.big.values()) postings += bits.byteSize() + 48;
-    let other = this.sorted.byteLength + this.logOrd.byteLength * 2 + this.pending.byteLength + (this.text?.byteSize() ?? 0);
+    let other = this.order.byteSize() + this.logOrd.byteLength * 2;
     for (const u of this.unions.values()) other += u.bits.byteSize();
     return { terms: this.store.byteSize(), postings, other };
   }

@@ -9,7 +9,7 @@
  * images only; a dump is read whole and compared. Either way only differing rows are written.
  */
 import type { Sql } from 'postgres';
-import { RECORD_CHANGES_CHANNEL } from '../../db/change-feed.js';
+import { RECORD_CHANGES_CHANNEL } from '../../db/record-change-feed.js';
 import { sqlClientOf, type Database } from '../../db/client.js';
 import { isBoardEmpty, truncateBoard } from '../../seed/common.js';
 import { applyStaged, type Plan } from './apply.js';

@@ -1,2 +1,0 @@
-export { EmbeddedEngine, type EmbeddedEngineOptions } from './engine.js';
-export { EngineThread } from './thread/engine-thread.js';
