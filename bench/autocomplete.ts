@@ -21,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { autocompleteIndexOf } from '../src/search/autocomplete/live-index.js';
+import { autocompleteIndexOf } from '../src/contexts/tags/autocomplete-index.js';
 import { EmbeddedEngine } from '../src/search/embedded/index.js';
 import { startApp } from './harness/http.js';
 import { ascending, percentile } from './harness/stats.js';

@@ -44,7 +44,7 @@ import { openStorage } from './media/storage-open.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { seedDemoBoardOnce } from './seed/demo-once.js';
-import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
+import { autocompleteIndexOf } from './contexts/tags/autocomplete-index.js';
 
 /** A request waiting this long for the database has it probed, and the probe has this long. */
 const REQUEST_STALL_GUARD = { stallMs: 700, probeTimeoutMs: 900 };

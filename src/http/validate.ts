@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { validator } from 'hono/validator';
 import { z } from 'zod';
 import { ApiError, notFound } from './errors.js';
-import { isIdPathParam, pathIdValue, pathParams, type PathParamName } from './schemas/params.js';
+import { isIdPathParam, pathIdValue, pathParams, type PathParamName } from '../api/schemas/params.js';
 
 /**
  * The query string by name: one string, or every value of a name given more than once. Decoded

@@ -8,7 +8,8 @@ import { renderCommentJson, renderComments } from '../../src/http/render/comment
 import { renderGalleries } from '../../src/http/render/galleries.js';
 import { renderImageListJson, renderImages } from '../../src/http/render/images.js';
 import { renderPosts } from '../../src/http/render/posts.js';
-import { renderTagJson, renderTagRows } from '../../src/http/render/tags.js';
+import { renderTagRows } from '../../src/api/tag-rows.js';
+import { renderTagJson } from '../../src/http/render/tags.js';
 import { createReadCaches } from '../../src/http/read-caches.js';
 import { loadTags } from '../../src/contexts/tags/load.js';
 import type { AppDeps } from '../../src/http/context.js';

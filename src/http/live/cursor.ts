@@ -11,7 +11,7 @@ import { changeSeqBefore, latestChangeSeq, prunedThrough } from '../../contexts/
 import { readLatest } from '../../dumps/layout.js';
 import { storageOf } from '../media-storage.js';
 import type { AppContext } from '../context.js';
-import type { CursorExpiredBody } from '../schemas/live.js';
+import type { CursorExpiredBody } from '../../api/schemas/live.js';
 
 type Body = z.output<typeof CursorExpiredBody>;
 

@@ -14,8 +14,8 @@ import type { AppDeps } from '../context.js';
 import { renderComments } from '../render/comments.js';
 import { renderImage } from '../render/images.js';
 import { renderPostRows } from '../render/posts.js';
-import { forumView } from '../views/forum.js';
-import { topicView } from '../views/topic.js';
+import { forumView } from '../../api/views/forum.js';
+import { topicView } from '../../api/views/topic.js';
 import type { FirehosePlan } from './firehose-events.js';
 import type { FirehoseEvent } from './types.js';
 

@@ -11,7 +11,7 @@ import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
 import type { AppContext, AppDeps } from '../context.js';
-import { FilterIdParam } from '../schemas/params.js';
+import { FilterIdParam } from '../../api/schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 import type { FilterCache } from '../render/filter-cache.js';
 import { queryParam } from '../request-query.js';

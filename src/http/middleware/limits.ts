@@ -28,12 +28,12 @@ import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, ty
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext } from '../context.js';
-import { readPage, readPerPage } from '../schemas/params.js';
+import { readPage, readPerPage } from '../../api/schemas/params.js';
 import { tarpitOf } from '../tarpit.js';
 import { carriesBody } from './body-limit.js';
 import { clientAddress } from '../client-address.js';
-import { toPaging } from './paging.js';
-import { formatTime } from '../views/time.js';
+import { toPaging } from '../../api/paging.js';
+import { formatTime } from '../../api/views/time.js';
 import { queryParam } from '../request-query.js';
 
 /** Cost of one stored file against the `read` budget. */

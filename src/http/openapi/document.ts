@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { API_PREFIX } from '../api-prefix.js';
-import * as S from '../schemas/index.js';
+import * as S from '../../api/schemas/index.js';
 import { documentDescription } from './descriptions.js';
 import { OPERATIONS, pathParamNames } from './operations.js';
 import { HEADERS, type OperationSpec } from './spec.js';

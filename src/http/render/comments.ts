@@ -4,7 +4,7 @@ import type { CommentRow } from '../../contexts/comments/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
 import type { AppDeps } from '../context.js';
 import { liveCaches } from '../read-caches.js';
-import { commentView, type CommentJson } from '../views/comment.js';
+import { commentView, type CommentJson } from '../../api/views/comment.js';
 import { cachedRecordJson } from './record-json-cache.js';
 
 /** The comments of `ids` that exist, by id, with their JSON (null for a destroyed one). */

@@ -1,7 +1,7 @@
 /** Galleries by id, rendered (the gallery search route calls `renderGalleries` with its hit ids). */
 import { loadGalleries } from '../../contexts/galleries/load.js';
 import type { AppDeps } from '../context.js';
-import { galleryView, type GalleryJson } from '../views/gallery.js';
+import { galleryView, type GalleryJson } from '../../api/views/gallery.js';
 
 /** In the order of `ids`; missing ids are dropped. */
 export async function renderGalleries(deps: AppDeps, ids: readonly number[]): Promise<GalleryJson[]> {

@@ -12,9 +12,9 @@ import type { Database } from '../../db/client.js';
 import type { AppDeps } from '../context.js';
 import { liveCaches } from '../read-caches.js';
 import { spoileredImageIds } from '../spoiler.js';
-import { imageView, type ImageJson } from '../views/image.js';
-import { oembedView } from '../views/oembed.js';
-import { interactionView, type InteractionJson } from '../views/interactions.js';
+import { imageView, type ImageJson } from '../../api/views/image.js';
+import { oembedView } from '../../api/views/oembed.js';
+import { interactionView, type InteractionJson } from '../../api/views/interactions.js';
 import { cachedImageJson, imageJsonParts, type CachedImage } from './image-json-cache.js';
 
 export interface RenderContext {

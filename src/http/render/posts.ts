@@ -3,7 +3,7 @@ import { loadPosts } from '../../contexts/forums/posts.js';
 import type { PostRow } from '../../contexts/forums/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
 import type { AppDeps } from '../context.js';
-import { postView, type PostJson } from '../views/post.js';
+import { postView, type PostJson } from '../../api/views/post.js';
 
 export async function renderPostRows(deps: AppDeps, rows: readonly { post: PostRow; topicHidden: boolean }[]): Promise<(PostJson | null)[]> {
   const authors = await loadAuthors(deps.db, rows.map((r) => r.post.userId));

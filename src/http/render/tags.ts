@@ -1,18 +1,10 @@
 /** Tags with their relations, rendered (search routes call `renderTagJson` with their hit ids). */
 import { findTagBySlug, loadTagRelations, loadTags } from '../../contexts/tags/load.js';
-import type { TagRow } from '../../contexts/tags/types.js';
-import type { Config } from '../../config.js';
-import type { Database } from '../../db/client.js';
 import type { AppDeps } from '../context.js';
 import { liveCaches } from '../read-caches.js';
-import { tagView, type TagJson } from '../views/tag.js';
+import { renderTagRows } from '../../api/tag-rows.js';
+import { tagView } from '../../api/views/tag.js';
 import { cachedRecordJson } from './record-json-cache.js';
-
-/** The JSON of the given tag rows, in their order. Related slugs are sorted. */
-export async function renderTagRows(deps: { db: Database; config: Pick<Config, 'cdnUrl'> }, rows: readonly TagRow[]): Promise<TagJson[]> {
-  const relations = await loadTagRelations(deps.db, rows);
-  return rows.map((tag, i) => tagView(deps.config, { tag, ...relations[i]! }));
-}
 
 /**
  * The JSON texts of the tags of `ids` that exist, in their order, through the app's cache of

@@ -9,13 +9,13 @@
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import { suggestFields } from '../../search/autocomplete/field-names.js';
-import { autocompleteIndexOf } from '../../search/autocomplete/live-index.js';
+import { autocompleteIndexOf } from '../../contexts/tags/autocomplete-index.js';
 import { termAtCursor } from '../../search/autocomplete/term-at-cursor.js';
 import { imageFields } from '../../search/indexes/images/fields.js';
 import type { AppEnv } from '../context.js';
 import { cacheFor } from '../middleware/cache.js';
-import type { AutocompleteLabels, AutocompleteRich } from '../schemas/workbench.js';
-import { workbenchQuery } from '../schemas/workbench.js';
+import type { AutocompleteLabels, AutocompleteRich } from '../../api/schemas/workbench.js';
+import { workbenchQuery } from '../../api/schemas/workbench.js';
 import { validQuery } from '../validate.js';
 
 /** Field completions listed after the tags in the rich form. */

@@ -8,7 +8,7 @@ import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, sourceEtag, taggedJson } from '../middleware/cache.js';
 import { answerKeepableThrough } from '../render/image-answer-cache.js';
 import { filterRowNumber } from '../filter-row-number.js';
-import { pathIdValue } from '../schemas/params.js';
+import { pathIdValue } from '../../api/schemas/params.js';
 import { nameRoute } from '../route-name.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */

@@ -13,7 +13,7 @@ import { ApiError } from '../errors.js';
 import { unusableCursorAnswer } from '../live/cursor.js';
 import { SSE_HEADERS, SseStream } from '../live/sse.js';
 import type { LiveEvent } from '../live/types.js';
-import { LiveSearchQuery } from '../schemas/live.js';
+import { LiveSearchQuery } from '../../api/schemas/live.js';
 import { validQuery } from '../validate.js';
 import { liveImageQuery } from './search.js';
 

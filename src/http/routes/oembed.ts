@@ -9,9 +9,9 @@ import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { cachedImages } from '../render/images.js';
-import { RecordId, routeQuery } from '../schemas/params.js';
+import { RecordId, routeQuery } from '../../api/schemas/params.js';
 import { validQuery } from '../validate.js';
-import { OEMBED_CACHE_AGE } from '../views/oembed.js';
+import { OEMBED_CACHE_AGE } from '../../api/views/oembed.js';
 
 const CDN_PATH = /\/img\/(?:view\/|download\/)?\d{4}\/\d{1,2}\/\d{1,2}\/(\d+)[./_-]/;
 

@@ -5,7 +5,7 @@ import type { AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import { validPath } from '../validate.js';
-import { isPublicLink, profileView } from '../views/profile.js';
+import { isPublicLink, profileView } from '../../api/views/profile.js';
 
 export function profileRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

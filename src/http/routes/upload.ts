@@ -42,10 +42,10 @@ import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
 import { renderImage } from '../render/images.js';
-import type { BanErrorBody } from '../schemas/common.js';
-import { routeQuery, SubmissionBody } from '../schemas/params.js';
+import type { BanErrorBody } from '../../api/schemas/common.js';
+import { routeQuery, SubmissionBody } from '../../api/schemas/params.js';
 import { validQuery } from '../validate.js';
-import { formatTime } from '../views/time.js';
+import { formatTime } from '../../api/views/time.js';
 
 export interface UploadOptions {
   /** Largest accepted file in bytes (default 131,072,000, the reference's limit). */

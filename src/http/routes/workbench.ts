@@ -21,11 +21,11 @@ import { buildImageSearch, parseImageSort } from '../../search/requests/index.js
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { cacheFor } from '../middleware/cache.js';
-import type { FilterExplainResponse, FilterTestResponse } from '../schemas/workbench.js';
-import { workbenchQuery } from '../schemas/workbench.js';
+import type { FilterExplainResponse, FilterTestResponse } from '../../api/schemas/workbench.js';
+import { workbenchQuery } from '../../api/schemas/workbench.js';
 import { parseQuery, validPath, validQuery } from '../validate.js';
 import { compileComplexFilter } from '../filter-query.js';
-import { toPaging } from '../middleware/paging.js';
+import { toPaging } from '../../api/paging.js';
 import { renderImages } from '../render/images.js';
 import { runFilterBench } from '../workbench/filter-bench.js';
 import { explainFilter } from '../workbench/filter-explain.js';

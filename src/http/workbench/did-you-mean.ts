@@ -6,7 +6,7 @@
  */
 import { editDistanceUpTo, fieldsForRole, parse, TAG_NAMESPACES, type Role, type TermNode } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
-import { autocompleteIndexOf } from '../../search/autocomplete/live-index.js';
+import { autocompleteIndexOf } from '../../contexts/tags/autocomplete-index.js';
 import { imageFields } from '../../search/indexes/images/fields.js';
 
 export interface UnknownName {

@@ -21,7 +21,7 @@ import { imageFields } from '../../search/indexes/images/fields.js';
 import { imagesMapping } from '../../search/indexes/images/mapping.js';
 import { ApiError } from '../errors.js';
 import { queryApiError } from '../query-error.js';
-import type { workbenchQuery } from '../schemas/workbench.js';
+import type { workbenchQuery } from '../../api/schemas/workbench.js';
 import { multilineText } from './multiline.js';
 
 export const FILTER_LISTS = ['hidden', 'spoilered'] as const;

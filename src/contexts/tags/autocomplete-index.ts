@@ -6,10 +6,10 @@
  * or `*` from a bulk load or a reconnect) rebuilds the index from the tags table. Queries are
  * answered from the index they find, never waiting for a rebuild after the first load.
  */
-import { loadCompletableTags, loadCompletableTagsById } from '../../contexts/tags/completable.js';
+import { loadCompletableTags, loadCompletableTagsById } from './completable.js';
 import { changeFeedOf, type RecordChange } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
-import { TagIndex } from './tag-index.js';
+import { TagIndex } from '../../search/autocomplete/tag-index.js';
 
 /** Changes are gathered this long before they are applied. */
 const APPLY_DELAY_MS = 50;

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { DEFAULT_DISTANCE, MAX_LIMIT, parseDistance, parseLimit } from '../../contexts/images/reverse-search.js';
 import { SEARCH_INDEXES } from '../../search/explain.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../paging.js';
 import { INT32_MAX } from '../../db/int32.js';
 import { id } from './common.js';
 
