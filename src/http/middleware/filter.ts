@@ -10,11 +10,11 @@ import { canViewFilter } from '../../contexts/filters/access.js';
 import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
-import type { AppContext, AppDeps } from '../context.js';
+import type { AppContext, AppDeps } from '../app/context.js';
 import { FilterIdParam } from '../../api/schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 import type { FilterCache } from '../render/filter-cache.js';
-import { queryParam } from '../request-query.js';
+import { queryParam } from '../request/request-query.js';
 
 /** A filter by id, from the cache while it is live. (A function of its own: a closure made per request costs a name.) */
 async function filterById(db: AppDeps['db'], cache: FilterCache | undefined, id: number): Promise<FilterRow | null> {

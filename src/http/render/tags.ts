@@ -1,6 +1,6 @@
 /** Tags with their relations, rendered (search routes call `renderTagJson` with their hit ids). */
 import { findTagBySlug, loadTagRelations, loadTags } from '../../contexts/tags/load.js';
-import type { AppDeps } from '../context.js';
+import type { RenderDeps } from '../app/context.js';
 import { liveCaches } from '../read-caches.js';
 import { renderTagRows } from '../../api/tag-rows.js';
 import { tagView } from '../../api/views/tag.js';
@@ -12,7 +12,7 @@ import { cachedRecordJson } from './record-json-cache.js';
  * as their triggers announce them), its DNP entries (`tag_dnp:id`) and each related tag whose
  * slug it shows.
  */
-export async function renderTagJson(deps: AppDeps, ids: readonly number[]): Promise<string[]> {
+export async function renderTagJson(deps: RenderDeps, ids: readonly number[]): Promise<string[]> {
   return cachedRecordJson(liveCaches(deps.caches)?.tags ?? null, ids, async (missing) => {
     const rows = [...(await loadTags(deps.db, missing)).values()];
     const relations = await loadTagRelations(deps.db, rows);
@@ -39,7 +39,7 @@ const showsSlug = (json: string, slug: string) => json.includes(`"slug":${JSON.s
  * The JSON text of the tag whose slug is `slug`, or null: through the cache of rendered tags, so
  * that a tag page read again costs no query (`GET /tags/:slug`).
  */
-export async function renderTagBySlug(deps: AppDeps, slug: string): Promise<string | null> {
+export async function renderTagBySlug(deps: RenderDeps, slug: string): Promise<string | null> {
   const cache = liveCaches(deps.caches)?.tags;
   let ids = cache ? slugIds.get(cache) : undefined;
   const guess = ids?.get(slug);

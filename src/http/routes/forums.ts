@@ -14,14 +14,14 @@ import { findTopicPost, topicPostsInWindow } from '../../contexts/forums/posts.j
 import { findTopic, listTopics } from '../../contexts/forums/topics.js';
 import type { TopicRow } from '../../contexts/forums/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { AppContext, AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppContext, AppEnv } from '../app/context.js';
+import { notFound } from '../answers/errors.js';
 import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';
 import { toPaging } from '../../api/paging.js';
 import type { ForumListResponse, ForumResponse, TopicListResponse, TopicResponse } from '../../api/schemas/envelopes.js';
 import { routeQuery } from '../../api/schemas/params.js';
-import { validPath, validQuery } from '../validate.js';
+import { validPath, validQuery } from '../request/validate.js';
 import { forumView } from '../../api/views/forum.js';
 import { topicView } from '../../api/views/topic.js';
 

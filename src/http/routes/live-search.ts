@@ -8,13 +8,13 @@
  * heartbeat comments.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { ApiError } from '../errors.js';
+import type { AppEnv } from '../app/context.js';
+import { ApiError } from '../answers/errors.js';
 import { unusableCursorAnswer } from '../live/cursor.js';
 import { SSE_HEADERS, SseStream } from '../live/sse.js';
 import type { LiveEvent } from '../live/types.js';
 import { LiveSearchQuery } from '../../api/schemas/live.js';
-import { validQuery } from '../validate.js';
+import { validQuery } from '../request/validate.js';
 import { liveImageQuery } from './search.js';
 
 const LAST_EVENT_ID = /^\d{1,15}$/;

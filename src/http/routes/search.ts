@@ -56,11 +56,11 @@ import {
   parseImageSort,
   type HiddenByFilter,
 } from '../../search/requests/index.js';
-import type { AppContext, AppDeps, AppEnv } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import type { AppContext, AppDeps, AppEnv } from '../app/context.js';
+import { ApiError, notFound } from '../answers/errors.js';
 import { ClockReading, CompiledCache } from '../compiled-cache.js';
-import { SearchParams } from '../search-params.js';
-import { queryApiError } from '../query-error.js';
+import { SearchParams } from '../request/search-params.js';
+import { queryApiError } from '../answers/query-error.js';
 import { explainOnImage } from '../workbench/query-explain.js';
 import { compileComplexFilter } from '../filter-query.js';
 import { unknownNames } from '../workbench/did-you-mean.js';
@@ -73,14 +73,14 @@ import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { renderPosts } from '../render/posts.js';
 import { liveCaches } from '../read-caches.js';
 import { answerKeepableThrough } from '../render/image-answer-cache.js';
-import { filterRowNumber } from '../filter-row-number.js';
+import { filterRowNumber } from '../render/filter-row-number.js';
 import { renderTagJson } from '../render/tags.js';
 import { cacheFor, jsonText, sourceEtag, taggedJson } from '../middleware/cache.js';
 import { DEFAULT_PER_PAGE, toPaging, type Paging } from '../../api/paging.js';
 import type { ExplainResponse } from '../../api/schemas/envelopes.js';
 import { routeQuery } from '../../api/schemas/params.js';
 import { workbenchQuery } from '../../api/schemas/workbench.js';
-import { validQuery } from '../validate.js';
+import { validQuery } from '../request/validate.js';
 import { filterView } from '../../api/views/filter.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
@@ -464,7 +464,7 @@ async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Pr
   const options = await compileOptionsFor(c, index, text);
   const query = compiling(text, options, compileQuery);
   const role = c.get('user')?.role ?? 'anonymous';
-  const did_you_mean = index === 'images' ? await unknownNames(c.get('deps').db, text, role) : undefined;
+  const did_you_mean = index === 'images' ? await unknownNames(c.get('deps').autocomplete, text, role) : undefined;
   if (image_id === undefined) {
     cacheFor(c, 10, { dependsOnUser: true });
     return c.json({ index, query, did_you_mean } satisfies z.output<typeof ExplainResponse>);

@@ -17,11 +17,11 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
 import type { WSContext, WSEvents } from 'hono/ws';
-import type { AppContext, AppEnv } from '../context.js';
-import { ApiError } from '../errors.js';
+import type { AppContext, AppEnv } from '../app/context.js';
+import { ApiError } from '../answers/errors.js';
 import { decode, encode, parseVsn, reply, type PhoenixMessage, type PhoenixVsn } from '../live/phoenix.js';
 import type { FirehoseEvent, Live, LiveEvent } from '../live/types.js';
-import { acceptUpgrade } from '../upgrades.js';
+import { acceptUpgrade } from '../server/upgrades.js';
 import { liveImageQuery } from './search.js';
 
 const FIREHOSE = 'firehose';

@@ -19,8 +19,8 @@ import type { UserRow } from '../../contexts/users/types.js';
 import type { Database } from '../../db/client.js';
 import { imageFields } from '../../search/indexes/images/fields.js';
 import { imagesMapping } from '../../search/indexes/images/mapping.js';
-import { ApiError } from '../errors.js';
-import { queryApiError } from '../query-error.js';
+import { ApiError } from '../answers/errors.js';
+import { queryApiError } from '../answers/query-error.js';
 import type { workbenchQuery } from '../../api/schemas/workbench.js';
 import { multilineText } from './multiline.js';
 

@@ -3,7 +3,7 @@
  * engine requests, whole answers): an edited filter is a new row (`render/filter-cache.ts`), and
  * so a new number. 0 stands for no filter.
  */
-import type { FilterRow } from '../contexts/filters/types.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
 
 const filterRowNumbers = new WeakMap<FilterRow, number>();
 let lastFilterRowNumber = 0;
