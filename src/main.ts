@@ -32,7 +32,7 @@ import { startHttpServer, type HttpServer } from './http/server/server.js';
 import type { Live } from './http/live/types.js';
 import { createSocketServer } from './http/routes/socket.js';
 import type { WebSocketServer } from 'ws';
-import type { ReadinessState } from './http/app/context.js';
+import type { ReadinessState } from './http/env/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
 import { withImportedOrigin } from './contexts/board/origin.js';

@@ -9,11 +9,11 @@
 import { compileEvaluator, type DocPredicate } from '../../grammar/index.js';
 import { imagesMapping } from '../search/indexes/images/mapping.js';
 import { loadImageDocuments } from '../search/indexes/images/document.js';
-import type { AppDeps } from './app/context.js';
+import type { AppDeps } from './env/context.js';
 import { compileComplexFilter } from './filter-query.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import type { UserRow } from '../contexts/users/types.js';
-import type { TagCheckMemo } from './render/tag-check-memo.js';
+import type { TagCheckMemo } from './tag-check-memo.js';
 
 export interface SpoilerCandidate extends Partial<TagCheckMemo> {
   id: number;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppEnv } from '../../src/http/app/context.js';
+import type { AppEnv } from '../../src/http/env/context.js';
 import { tooManyResponse } from '../../src/http/middleware/limits.js';
 import { startHttpServer, type HttpServer } from '../../src/http/server/server.js';
 import { Tarpit } from '../../src/http/server/tarpit.js';

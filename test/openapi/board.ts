@@ -6,7 +6,7 @@
  */
 import { Indexer } from '../../indexer/index.js';
 import * as s from '../../src/db/schema/index.js';
-import type { AppParts } from '../../src/http/app/context.js';
+import type { AppParts } from '../../src/http/env/context.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import {
   insertFilter,

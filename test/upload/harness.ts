@@ -12,7 +12,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type Database, type PoolOptions } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app/app.js';
 import { composeApp } from '../../src/http/app/compose.js';
-import type { AppDeps, AppParts, UploadOptions } from '../../src/http/app/context.js';
+import type { AppDeps, AppParts, UploadOptions } from '../../src/http/env/context.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';

@@ -6,7 +6,7 @@
  * `/api/v1/json` the caller (key auth, request limits and the current filter).
  */
 import { Hono } from 'hono';
-import type { AppDeps, AppEnv } from './context.js';
+import type { AppDeps, AppEnv } from '../env/context.js';
 import { errorHandler, notFoundHandler } from '../middleware/errors.js';
 import { caller } from '../middleware/caller.js';
 import { requestLimits, type LimitCheck, type LimitsOptions } from '../middleware/limits.js';
@@ -34,7 +34,7 @@ import { tagRoutes } from '../routes/tags.js';
 import { uploadRoutes } from '../routes/upload.js';
 import { workbenchRoutes } from '../routes/workbench.js';
 
-export type { AppDeps, AppEnv, AppParts } from './context.js';
+export type { AppDeps, AppEnv, AppParts } from '../env/context.js';
 
 /** The `/api/v1/json` routes, behind key auth, request limits and the current filter. */
 export function createApiRoutes(limits?: LimitCheck): Hono<AppEnv> {

@@ -15,7 +15,7 @@ import { LiveService } from '../live/service.js';
 import { createReadCaches } from '../read-caches.js';
 import { createAppMetrics } from '../routes/metrics.js';
 import { APP_TARPIT, Tarpit } from '../server/tarpit.js';
-import type { AppDeps, AppParts } from './context.js';
+import type { AppDeps, AppParts } from '../env/context.js';
 
 export function composeApp(parts: AppParts): AppDeps {
   const { config, db, backgroundDb = db } = parts;

@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import { changeSeqBefore, latestChangeSeq, prunedThrough } from '../../contexts/changes/log.js';
 import { readLatest } from '../../dumps/layout.js';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from '../env/context.js';
 import type { CursorExpiredBody } from '../../api/schemas/live.js';
 
 type Body = z.output<typeof CursorExpiredBody>;

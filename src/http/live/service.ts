@@ -6,7 +6,7 @@
 import { ChangeFollower } from '../../contexts/changes/follow.js';
 import { pruneChangeLog } from '../../contexts/changes/log.js';
 import type { ChangeGroup } from '../../contexts/changes/types.js';
-import type { AppDeps, RenderDeps } from '../app/context.js';
+import type { AppDeps, RenderDeps } from '../env/context.js';
 import { planFirehose } from './firehose-events.js';
 import { renderFirehose } from './firehose-render.js';
 import { LiveSearches } from './searches.js';

@@ -7,7 +7,7 @@
  */
 import { findUserByApiKey, isDeactivatedKey } from '../../contexts/users/api-keys.js';
 import type { Database } from '../../db/client.js';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from '../env/context.js';
 import { forbidden } from '../answers/errors.js';
 import type { KeyState } from '../key-cache.js';
 import { queryParam } from '../request/request-query.js';

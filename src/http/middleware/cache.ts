@@ -12,7 +12,7 @@
  * - CORS: `Access-Control-Allow-Origin: *` on GET, HEAD and OPTIONS; a preflight is answered 204.
  */
 import { hash } from 'node:crypto';
-import type { AppContext, CachePolicy } from '../app/context.js';
+import type { AppContext, CachePolicy } from '../env/context.js';
 import { exposedHeaders } from './request-log.js';
 import { requestHeader } from '../request/request-header.js';
 

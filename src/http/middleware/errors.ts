@@ -17,7 +17,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DecodeQueueFull } from '../../media/sandbox/pool.js';
 import { StorageFullError, StorageUnavailableError } from '../../media/storage.js';
-import type { AppEnv, AppLogger } from '../app/context.js';
+import type { AppEnv, AppLogger } from '../env/context.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { isSearchUnavailable, SEARCH_RETRY_AFTER_SECONDS } from '../../search/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../answers/errors.js';

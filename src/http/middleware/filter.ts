@@ -10,7 +10,7 @@ import { canViewFilter } from '../../contexts/filters/access.js';
 import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
-import type { AppContext, AppDeps } from '../app/context.js';
+import type { AppContext, AppDeps } from '../env/context.js';
 import { FilterIdParam } from '../../api/schemas/params.js';
 import { liveCaches } from '../read-caches.js';
 import type { FilterCache } from '../render/filter-cache.js';

@@ -27,7 +27,7 @@ import type { ActiveBan } from '../../contexts/users/active-bans.js';
 import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type LimitDecision, type RequestLimiter } from '../../limits/index.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../request/api-prefix.js';
-import type { AppContext } from '../app/context.js';
+import type { AppContext } from '../env/context.js';
 import { readPage, readPerPage } from '../../api/schemas/params.js';
 import { carriesBody } from './body-limit.js';
 import { clientAddress } from '../request/client-address.js';

@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import type { AppContext, AppDeps } from '../app/context.js';
+import type { AppContext, AppDeps } from '../env/context.js';
 import { requestHeader } from '../request/request-header.js';
-import { RequestLogger } from '../app/request-logger.js';
+import { RequestLogger } from '../env/request-logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

@@ -35,7 +35,7 @@
 import { createHash } from 'node:crypto';
 import type { RecordChange } from '../../db/change-feed.js';
 import { nextToEvictBy } from '../../lib/second-chance.js';
-import type { TagCheckMemo } from './tag-check-memo.js';
+import type { TagCheckMemo } from '../tag-check-memo.js';
 
 /**
  * One image's JSON as UTF-8, rendered with `spoilered: false`: a page is copied from these bytes

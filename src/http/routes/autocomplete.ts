@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { suggestFields } from '../../search/autocomplete/field-names.js';
 import { termAtCursor } from '../../search/autocomplete/term-at-cursor.js';
 import { imageFields } from '../../search/indexes/images/fields.js';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { cacheFor } from '../middleware/cache.js';
 import type { AutocompleteLabels, AutocompleteRich } from '../../api/schemas/workbench.js';
 import { workbenchQuery } from '../../api/schemas/workbench.js';

@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { changesAfter } from '../../contexts/changes/log.js';
 import type { ChangeRow } from '../../contexts/changes/types.js';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { unusableCursorAnswer } from '../live/cursor.js';
 import { ChangeActions, ChangeKinds, ChangesQuery, type ChangesResponse, type Change } from '../../api/schemas/live.js';
 import { validQuery } from '../request/validate.js';

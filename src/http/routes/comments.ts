@@ -1,6 +1,6 @@
 /** GET /comments/:comment_id (reference §5.9): 404 if missing or destroyed, 403 on a hidden image. */
 import { Hono } from 'hono';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { forbidden, notFound } from '../answers/errors.js';
 import { loadComments } from '../../contexts/comments/load.js';
 import { renderComments } from '../render/comments.js';

@@ -30,7 +30,7 @@ import {
   type Manifest,
 } from '../../dumps/layout.js';
 import type { MediaStorage } from '../../media/storage.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { nameRoute } from '../request/route-name.js';
 import { cacheFor } from '../middleware/cache.js';

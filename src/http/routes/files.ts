@@ -20,7 +20,7 @@ import { Readable } from 'node:stream';
 import { Hono } from 'hono';
 import { isImageHidden } from '../../contexts/images/hidden.js';
 import { StorageKeyError, type MediaStorage, type OpenedFile, type StoredFileStat } from '../../media/storage.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { errorResponse, notFound } from '../answers/errors.js';
 import { etagMatches } from '../middleware/cache.js';
 import { liveCaches } from '../read-caches.js';

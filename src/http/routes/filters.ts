@@ -14,7 +14,7 @@ import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter, listSystemFilters, listUserFilters } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { Page } from '../../contexts/page.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { createUserFilter, FilterInputError, updateUserFilter, type UserFilterInput } from '../../contexts/filters/user-filters.js';
 import { errorResponse, forbidden, notFound } from '../answers/errors.js';
 import { cacheFor } from '../middleware/cache.js';

@@ -14,7 +14,7 @@ import { findTopicPost, topicPostsInWindow } from '../../contexts/forums/posts.j
 import { findTopic, listTopics } from '../../contexts/forums/topics.js';
 import type { TopicRow } from '../../contexts/forums/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';

@@ -35,7 +35,7 @@ import { Hono } from 'hono';
 import { countRecords, pingDatabase, type RecordCounts } from '../../contexts/board/health.js';
 import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import { probeStorage } from '../../media/storage.js';
-import type { AppDeps, AppEnv } from '../app/context.js';
+import type { AppDeps, AppEnv } from '../env/context.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../middleware/errors.js';
 import { withTimeout } from './metrics.js';
 

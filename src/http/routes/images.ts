@@ -1,6 +1,6 @@
 /** GET /images/featured and /images/:image_id. */
 import { Hono } from 'hono';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { featuredImageAndWatched } from '../../contexts/images/features.js';
 import { liveCaches } from '../read-caches.js';

@@ -8,7 +8,7 @@
  * heartbeat comments.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { ApiError } from '../answers/errors.js';
 import { unusableCursorAnswer } from '../live/cursor.js';
 import { SSE_HEADERS, SseStream } from '../live/sse.js';

@@ -10,7 +10,7 @@ import type { Database } from '../../db/client.js';
 import { queueStats } from '../../jobs/queue.js';
 import type { StorageHealth } from '../../media/storage.js';
 import { Metrics } from '../../observability/metrics.js';
-import type { AppEnv, IndexerLag } from '../app/context.js';
+import type { AppEnv, IndexerLag } from '../env/context.js';
 
 export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -5,7 +5,7 @@
  * id, an id out of range, an unknown or a hidden image: 404.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { cachedImages } from '../render/images.js';

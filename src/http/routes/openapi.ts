@@ -12,7 +12,7 @@
  */
 import { Hono } from 'hono';
 import type { Config } from '../../config.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { bundleDocsScript } from '../docs-page/bundle.js';
 import { cacheFor } from '../middleware/cache.js';
 import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi/document.js';

@@ -1,6 +1,6 @@
 /** GET /posts/:post_id (reference §5.6): not destroyed, topic not hidden, forum `normal`; else 404. */
 import { Hono } from 'hono';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { isPostShowable, loadPosts } from '../../contexts/forums/posts.js';
 import { renderPostRows } from '../render/posts.js';

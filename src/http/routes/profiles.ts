@@ -1,7 +1,7 @@
 /** GET /profiles/:user_id (reference §5.8): 404 for unknown and deactivated users. */
 import { Hono } from 'hono';
 import { loadProfile } from '../../contexts/users/profiles.js';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import { validPath } from '../request/validate.js';

@@ -37,7 +37,7 @@ import { isMediaError } from '../../media/errors.js';
 import { IntakeGuard } from '../../media/intake-guard.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import { visibleImages } from '../../search/requests/index.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { limitBody } from '../middleware/body-limit.js';
 import { tooManyResponse } from '../middleware/limits.js';
 import { clientAddress } from '../request/client-address.js';

@@ -12,7 +12,7 @@ import { Hono } from 'hono';
 import type { Config } from '../../config.js';
 import { API_PREFIX } from '../request/api-prefix.js';
 import { bundleBrowserScript } from '../pages/browser-bundle.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { cacheFor } from '../middleware/cache.js';
 import { SEARCH_PAGE_CSS } from '../search-page/style.js';
 import { escapeHtml } from '../answers/escape-html.js';

@@ -56,7 +56,7 @@ import {
   parseImageSort,
   type HiddenByFilter,
 } from '../../search/requests/index.js';
-import type { AppContext, AppDeps, AppEnv } from '../app/context.js';
+import type { AppContext, AppDeps, AppEnv } from '../env/context.js';
 import { ApiError, notFound } from '../answers/errors.js';
 import { ClockReading, CompiledCache } from '../compiled-cache.js';
 import { SearchParams } from '../request/search-params.js';

@@ -17,7 +17,7 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
 import type { WSContext, WSEvents } from 'hono/ws';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { ApiError } from '../answers/errors.js';
 import { decode, encode, parseVsn, reply, type PhoenixMessage, type PhoenixVsn } from '../live/phoenix.js';
 import type { FirehoseEvent, Live, LiveEvent } from '../live/types.js';

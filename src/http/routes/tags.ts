@@ -5,7 +5,7 @@
  * the cache of rendered tags (render/tags.ts), as search/tags is.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../app/context.js';
+import type { AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { renderTagBySlug } from '../render/tags.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';

@@ -35,7 +35,7 @@ import type { z } from 'zod';
 import { uploadsInLastDay } from '../../contexts/images/uploads.js';
 import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js';
 import { findActiveBan, type ActiveBan } from '../../contexts/users/active-bans.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { errorResponse } from '../answers/errors.js';
 import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
 import { renderImage } from '../render/images.js';

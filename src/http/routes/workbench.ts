@@ -18,7 +18,7 @@ import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter } from '../../contexts/filters/load.js';
 import { loadImageDocuments } from '../../search/indexes/images/document.js';
 import { buildImageSearch, parseImageSort } from '../../search/requests/index.js';
-import type { AppContext, AppEnv } from '../app/context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { notFound } from '../answers/errors.js';
 import { cacheFor } from '../middleware/cache.js';
 import type { FilterExplainResponse, FilterTestResponse } from '../../api/schemas/workbench.js';
