@@ -12,7 +12,7 @@ import { renderTagRows } from '../../src/api/tag-rows.js';
 import { renderTagJson } from '../../src/http/render/tags.js';
 import { createReadCaches } from '../../src/http/read-caches.js';
 import { loadTags } from '../../src/contexts/tags/load.js';
-import type { RenderDeps } from '../../src/http/env/context.js';
+import type { RenderDeps } from '../../src/http/render/deps.js';
 import { assertResource } from '../support/resources.js';
 import { COMMENT, GALLERY, HIDDEN_IMAGE, IMAGE, POST, TAG } from '../support/spec-shapes.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, type Harness } from './harness.js';

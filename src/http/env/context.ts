@@ -111,9 +111,6 @@ export interface AppDeps extends Omit<AppParts, 'backgroundDb' | 'metrics' | 'ca
   upload: UploadOptions;
 }
 
-/** What rendering reads: the settings, a pool and the caches of rendered records (render/, live/). */
-export type RenderDeps = Pick<AppDeps, 'config' | 'db'> & { caches?: ReadCaches | undefined };
-
 export interface IndexerLag {
   /** Changes not applied yet. */
   pending: number;

@@ -10,7 +10,7 @@ import { findDefaultFilter } from '../../contexts/filters/load.js';
 import { hiddenImageIds } from '../../contexts/images/hidden.js';
 import { loadPosts } from '../../contexts/forums/posts.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from '../render/deps.js';
 import { renderComments } from '../render/comments.js';
 import { renderImage } from '../render/images.js';
 import { renderPostRows } from '../render/posts.js';

@@ -14,7 +14,7 @@ import type { Database } from '../../db/client.js';
 import type { IndexDocument } from '../../search/engine.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import { imagesIndex } from '../../search/indexes/images/index.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from '../render/deps.js';
 import { ApiError } from '../answers/errors.js';
 import { renderImages } from '../render/images.js';
 import { imageTransitions, touchedImages, type ImageTransition } from './image-states.js';

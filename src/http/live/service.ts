@@ -6,7 +6,8 @@
 import { ChangeFollower } from '../../contexts/changes/follow.js';
 import { pruneChangeLog } from '../../contexts/changes/log.js';
 import type { ChangeGroup } from '../../contexts/changes/types.js';
-import type { AppDeps, RenderDeps } from '../env/context.js';
+import type { AppDeps } from '../env/context.js';
+import type { RenderDeps } from '../render/deps.js';
 import { planFirehose } from './firehose-events.js';
 import { renderFirehose } from './firehose-render.js';
 import { LiveSearches } from './searches.js';

@@ -2,7 +2,7 @@
 import { loadComments } from '../../contexts/comments/load.js';
 import type { CommentRow } from '../../contexts/comments/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from './deps.js';
 import { liveCaches } from '../read-caches.js';
 import { commentView, type CommentJson } from '../../api/views/comment.js';
 import { cachedRecordJson } from './record-json-cache.js';

@@ -1,6 +1,6 @@
 /** Galleries by id, rendered (the gallery search route calls `renderGalleries` with its hit ids). */
 import { loadGalleries } from '../../contexts/galleries/load.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from './deps.js';
 import { galleryView, type GalleryJson } from '../../api/views/gallery.js';
 
 /** In the order of `ids`; missing ids are dropped. */

@@ -12,7 +12,7 @@
  */
 import { setImmediate as yieldToRequests, setTimeout as sleep } from 'node:timers/promises';
 import { newestImageIds } from '../../contexts/images/newest.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from './deps.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { liveCaches, type ReadCaches } from '../read-caches.js';
 import { cachedImageBytes } from './image-json-cache.js';

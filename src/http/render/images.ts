@@ -9,7 +9,7 @@ import { loadInteractions } from '../../contexts/images/interactions.js';
 import { loadImageData, type ImageData } from '../../contexts/images/load.js';
 import type { UserRow } from '../../contexts/users/types.js';
 import type { Database } from '../../db/client.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from './deps.js';
 import { liveCaches } from '../read-caches.js';
 import { spoileredImageIds } from '../spoiler.js';
 import { imageView, type ImageJson } from '../../api/views/image.js';

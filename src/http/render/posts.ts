@@ -2,7 +2,7 @@
 import { loadPosts } from '../../contexts/forums/posts.js';
 import type { PostRow } from '../../contexts/forums/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from './deps.js';
 import { postView, type PostJson } from '../../api/views/post.js';
 
 export async function renderPostRows(deps: RenderDeps, rows: readonly { post: PostRow; topicHidden: boolean }[]): Promise<(PostJson | null)[]> {

@@ -1,6 +1,6 @@
 /** Tags with their relations, rendered (search routes call `renderTagJson` with their hit ids). */
 import { findTagBySlug, loadTagRelations, loadTags } from '../../contexts/tags/load.js';
-import type { RenderDeps } from '../env/context.js';
+import type { RenderDeps } from './deps.js';
 import { liveCaches } from '../read-caches.js';
 import { renderTagRows } from '../../api/tag-rows.js';
 import { tagView } from '../../api/views/tag.js';
