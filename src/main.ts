@@ -10,7 +10,7 @@
  * answered at once (`shutdownSignal`); image decodes in flight are killed (their requests answered
  * 503, their jobs run again at the next start); the server stops accepting, lets
  * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
- * connections as they go idle (`src/http/server.ts`); background
+ * connections as they go idle (`src/http/server/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
  * its snapshot; the pools close and the embedded PostgreSQL stops. All within
  * `SHUTDOWN_TIMEOUT_SECONDS`, else the process exits 1. A signal during start-up stops it at the
@@ -25,16 +25,14 @@ import { loadConfigOrExit } from './config.js';
 import { createDatabase, openDatabase, type Database, type DatabaseHandle } from './db/client.js';
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
 import { startDumpSchedule } from './dumps/schedule.js';
-import { createApp } from './http/app.js';
-import { createReadCaches } from './caches/read-caches.js';
+import { createApp } from './http/app/app.js';
+import { composeApp } from './http/app/compose.js';
 import { startImageCacheWarmer } from './http/render/image-cache-warmer.js';
-import { createAppMetrics } from './http/routes/metrics.js';
-import { startHttpServer, type HttpServer } from './http/server.js';
-import { LiveService } from './http/live/service.js';
+import { startHttpServer, type HttpServer } from './http/server/server.js';
 import type { Live } from './http/live/types.js';
 import { createSocketServer } from './http/routes/socket.js';
 import type { WebSocketServer } from 'ws';
-import type { ReadinessState } from './http/context.js';
+import type { ReadinessState } from './http/env/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
 import { withImportedOrigin } from './contexts/board/origin.js';
@@ -44,7 +42,6 @@ import { openStorage } from './media/storage-open.js';
 import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { seedDemoBoardOnce } from './seed/demo-once.js';
-import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
 /** A request waiting this long for the database has it probed, and the probe has this long. */
 const REQUEST_STALL_GUARD = { stallMs: 700, probeTimeoutMs: 900 };
@@ -138,25 +135,24 @@ async function main(): Promise<void> {
   // Media (images, assets, dumps) in STORAGE_URL: every process of the board shares it.
   const storage = openStorage(config.storage);
   log.info({ storage: storage.location }, 'media storage');
-  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
-  countRestart = () => metrics.databaseRestarts.inc();
   // Images a Philomena import brought in without files are served (and dumped) from its origin.
   const serving = await withImportedOrigin(db, config);
-  const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));
-  const caches = createReadCaches(requestDb, { images: { maxBytes: serving.imageCacheBytes } });
-  const app = createApp({
-    live,
+  // The app's shared objects (metrics, caches, the limiter, the autocomplete index, the live
+  // side…) are built once, here, and the service's own steps below use those same objects.
+  const deps = composeApp({
     config: serving,
     db: requestDb,
+    backgroundDb: db,
     engine,
-    metrics,
-    caches,
     storage,
     logger: log,
     readiness: () => readiness,
     shutdownSignal: stopping.signal,
     ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
   });
+  running.live = deps.live;
+  countRestart = () => deps.metrics.databaseRestarts.inc();
+  const app = createApp(deps);
   const sockets = (running.sockets = createSocketServer());
   const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http, websocket: sockets }));
   const { server } = http;
@@ -199,7 +195,7 @@ async function main(): Promise<void> {
 
   // The autocomplete index is loaded now rather than on the first keystroke (a second or two on
   // 200,000 tags); a failure only means the first request loads it.
-  void autocompleteIndexOf(db)
+  void deps.autocomplete
     .index()
     .catch((err: unknown) => log.warn({ err }, 'autocomplete index not loaded at start'));
 
@@ -219,7 +215,7 @@ async function main(): Promise<void> {
   // The image cache fills in the background once the service is ready, newest images first,
   // through the main pool so that requests keep theirs.
   if (serving.imageCacheWarm) {
-    const warmer = startImageCacheWarmer({ config: serving, db, engine, metrics, caches }, log);
+    const warmer = startImageCacheWarmer({ ...deps, db }, log);
     running.workers.push({ name: 'image cache warm start', stop: () => warmer.stop() });
   }
 

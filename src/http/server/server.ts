@@ -24,7 +24,7 @@ import { getRequestListener, serve, type ServerType } from '@hono/node-server';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { WebSocketServer } from 'ws';
-import type { HttpLimits } from '../config.js';
+import type { HttpLimits } from '../../config.js';
 import { batchAnswers } from './answer-batches.js';
 import { answerServerWide, continueWhenRead, MAX_HEADER_BYTES, onClientError, onUnmetExpectation, requestErrorAnswer } from './protocol-answers.js';
 import { answerRefusedUpgrades, serveOtherUpgrades } from './upgrades.js';

@@ -8,8 +8,8 @@
  * whole query string each time.
  */
 import type { Context } from 'hono';
-import { processCaches, type CacheCounts } from '../caches/registry.js';
-import { BoundedMap } from '../lib/bounded-map.js';
+import { processCaches, type CacheCounts } from '../../caches/registry.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 
 const MAX_ENTRIES = 4_096;
 /** Longer query strings are read each time: rare, and they would hold the most memory. */

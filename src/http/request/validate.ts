@@ -1,13 +1,13 @@
 /**
- * Route parameters read through the schemas that document them (schemas/params.ts), as Hono
+ * Route parameters read through the schemas that document them (src/api/schemas/params.ts), as Hono
  * validators: what a handler gets from `c.req.valid('query' | 'param')` is what its operation in
  * the OpenAPI document lists, so the two cannot drift apart.
  */
 import type { Context } from 'hono';
 import { validator } from 'hono/validator';
 import { z } from 'zod';
-import { ApiError, notFound } from './errors.js';
-import { isIdPathParam, pathIdValue, pathParams, type PathParamName } from './schemas/params.js';
+import { ApiError, notFound } from '../answers/errors.js';
+import { isIdPathParam, pathIdValue, pathParams, type PathParamName } from '../../api/schemas/params.js';
 
 /**
  * The query string by name: one string, or every value of a name given more than once. Decoded

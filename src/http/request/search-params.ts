@@ -1,6 +1,6 @@
 /**
  * The query parameters of the search routes, read by the schemas that document them
- * (schemas/params.ts) as `validQuery` reads them, and kept by the query string: search pages are
+ * (src/api/schemas/params.ts) as `validQuery` reads them, and kept by the query string: search pages are
  * asked again and again with the same parameters (a tag's first page, a client paging), and
  * reading them is a fair part of a cached page's cost (the URL parsed, each value decoded, zod).
  * Kept values are frozen; a refused query string is read again each time it comes. The values of
@@ -9,7 +9,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ApiError } from './errors.js';
+import { ApiError } from '../answers/errors.js';
 import { ByQueryString, queryStringOf } from './request-query.js';
 import { queryValues } from './validate.js';
 

@@ -1,6 +1,6 @@
 /**
  * Query and path parameters of every route: what the OpenAPI document lists, and what the routes
- * read (http/validate.ts runs these schemas as Hono validators). The server reads them leniently,
+ * read (src/http/request/validate.ts runs these schemas as Hono validators). The server reads them leniently,
  * as the reference does (see the descriptions): a malformed paging or filter value falls back to
  * its default rather than failing, a parameter given twice is read from its first value, and
  * unknown parameters are ignored. Each lenient reader is a `z.preprocess` in front of the schema
@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { DEFAULT_DISTANCE, MAX_LIMIT, parseDistance, parseLimit } from '../../contexts/images/reverse-search.js';
 import { indexNames } from '../../search/indexes/definition.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
-import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';
+import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../paging.js';
 import { INT32_MAX } from '../../db/int32.js';
 import { id } from './common.js';
 

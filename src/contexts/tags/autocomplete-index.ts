@@ -5,11 +5,14 @@
  * new image count moves the tag in place, anything else (a new, renamed, aliased or deleted tag,
  * or `*` from a bulk load or a reconnect) rebuilds the index from the tags table. Queries are
  * answered from the index they find, never waiting for a rebuild after the first load.
+ *
+ * One per app (`AppDeps.autocomplete`, made by src/http/app/compose.ts): the service loads it at
+ * start, and the routes read that same index.
  */
-import { loadCompletableTags, loadCompletableTagsById } from '../../contexts/tags/completable.js';
+import { loadCompletableTags, loadCompletableTagsById } from './completable.js';
 import { changeFeedOf, type RecordChange } from '../../db/change-feed.js';
 import type { Database } from '../../db/client.js';
-import { TagIndex } from './tag-index.js';
+import { TagIndex } from '../../search/autocomplete/tag-index.js';
 
 /** Changes are gathered this long before they are applied. */
 const APPLY_DELAY_MS = 50;
@@ -23,7 +26,14 @@ export class LiveTagIndex {
   /** Applying one batch at a time keeps changes in order. */
   private applying: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Database) {
+  /**
+   * `onLoad` hears of each whole load (the first, and each rebuild after a change that needs one),
+   * e.g. to count them in the metrics.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly onLoad?: () => void,
+  ) {
     const feed = changeFeedOf(db);
     feed.subscribe((change) => this.heard(change));
     feed.start();
@@ -42,6 +52,7 @@ export class LiveTagIndex {
   private async load(): Promise<TagIndex> {
     const index = TagIndex.build(await loadCompletableTags(this.db));
     this.current = index;
+    this.onLoad?.();
     return index;
   }
 
@@ -89,13 +100,4 @@ export class LiveTagIndex {
     }
     if (rebuild) await this.load();
   }
-}
-
-const indexes = new WeakMap<Database, LiveTagIndex>();
-
-/** The one autocomplete index of `db` in this process. */
-export function autocompleteIndexOf(db: Database): LiveTagIndex {
-  let live = indexes.get(db);
-  if (live === undefined) indexes.set(db, (live = new LiveTagIndex(db)));
-  return live;
 }

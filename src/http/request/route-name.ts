@@ -9,7 +9,7 @@
  * as when they were routes of their own.
  */
 import { routePath } from 'hono/route';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../env/context.js';
 
 /** The request's route is its pattern with `:param` read as the fixed `name`. */
 export function nameRoute(c: AppContext, param: string, name: string): void {

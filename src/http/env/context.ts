@@ -4,17 +4,21 @@
  */
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { Database } from '../db/client.js';
-import type { MediaStorage } from '../media/storage.js';
-import type { Metrics } from '../observability/metrics.js';
-import type { SearchEngine } from '../search/engine.js';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/client.js';
+import type { MediaStorage } from '../../media/storage.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { SearchEngine } from '../../search/engine.js';
+import type { ClientGate, RequestLimiter } from '../../limits/index.js';
+import type { FfmpegOptions } from '../../media/ffmpeg.js';
+import type { LiveTagIndex } from '../../contexts/tags/autocomplete-index.js';
+import type { Tarpit } from '../server/tarpit.js';
 
-import type { ReadCaches } from '../caches/read-caches.js';
+import type { ReadCaches } from '../../caches/read-caches.js';
 import type { RequestLogger } from './request-logger.js';
-import type { Live } from './live/types.js';
-import type { FilterRow } from '../contexts/filters/types.js';
-import type { UserRow } from '../contexts/users/types.js';
+import type { Live } from '../live/types.js';
+import type { FilterRow } from '../../contexts/filters/types.js';
+import type { UserRow } from '../../contexts/users/types.js';
 
 /**
  * Where errors are reported; a pino logger fits. Given a pino logger, the app also writes one
@@ -39,14 +43,34 @@ export interface ReadinessState {
   leading?: () => boolean;
 }
 
-export interface AppDeps {
+/** Settings of the submission route (`POST /images`) that tests and the service may change. */
+export interface UploadOptions {
+  /** Largest accepted file in bytes (default 131,072,000, the reference's limit). */
+  maxBytes?: number;
+  /** ffprobe/ffmpeg settings for WebM analysis. */
+  ffmpeg?: FfmpegOptions;
+  /** Time limit of one download (default 60 s). */
+  fetchTimeoutMs?: number;
+}
+
+/**
+ * What the process brings to the app (`composeApp` in compose.ts builds the rest from it): the
+ * settings, the request pool and the engine, and what only the process knows. A part given here
+ * is used as it is, so that the service and a test can share one with something else.
+ */
+export interface AppParts {
   config: Config;
+  /** The pool requests use (the service's fails fast while the database is unreachable). */
   db: Database;
   engine: SearchEngine;
+  /**
+   * The pool of work that is not a request's (loading the autocomplete index, following the
+   * change log for the live service), which may take longer than a request's statement timeout;
+   * default `db`.
+   */
+  backgroundDb?: Database;
   /** Defaults to the console for errors, and no request lines. */
   logger?: AppLogger | Logger;
-  /** Prometheus metrics served at `/metrics`; one is created per app when absent. */
-  metrics?: Metrics;
   /** The process's state for `/readyz`; absent, only the database, engine and outbox lag count. */
   readiness?: () => ReadinessState;
   /** Aborted when the process begins to stop: requests held on purpose (the tarpit) are answered at once. */
@@ -56,12 +80,35 @@ export interface AppDeps {
    * leaves out changes applied but waiting for the engine's flush); default: the whole outbox.
    */
   indexerLag?: () => Promise<IndexerLag>;
-  /** Caches of image JSON and filters; `createApp` makes them when absent. */
+  upload?: UploadOptions;
+  metrics?: Metrics;
   caches?: ReadCaches;
-  /** Where media lives; default the storage of `config.storage` (see http/media-storage.ts). */
   storage?: MediaStorage;
-  /** The firehose and live searches over the change log; `createApp` makes one when absent. */
   live?: Live;
+}
+
+/** Everything the app's routes and middleware use, each built once per app by `composeApp`. */
+export interface AppDeps extends Omit<AppParts, 'backgroundDb' | 'metrics' | 'caches' | 'storage' | 'live' | 'upload'> {
+  /** Prometheus metrics served at `/metrics`. */
+  metrics: Metrics;
+  /** Caches of rendered records and of the caller's state, emptied by the change feed. */
+  caches: ReadCaches;
+  /** Where media lives (images, assets, dumps). */
+  storage: MediaStorage;
+  /** The firehose and live searches over the change log. */
+  live: Live;
+  /**
+   * The request limits of every route, submissions included (their `upload` budget), with the
+   * ban cache of `caches.bans`; null when limits are off (`RATE_LIMITS=off`): bans still count.
+   */
+  limiter: RequestLimiter | null;
+  /** Where repeat refusals wait (`server/tarpit.ts`), released by `shutdownSignal`. */
+  tarpit: Tarpit;
+  /** The per-client bound of reverse searches (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`). */
+  reverseGate: ClientGate;
+  /** The tag index of `/autocomplete/tags` and of "did you mean" (the one loaded at start). */
+  autocomplete: LiveTagIndex;
+  upload: UploadOptions;
 }
 
 export interface IndexerLag {

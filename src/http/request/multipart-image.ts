@@ -13,9 +13,9 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
-import { isMediaError, type MediaError } from '../media/errors.js';
-import { IntakeGuard } from '../media/intake-guard.js';
-import type { AppContext } from './context.js';
+import { isMediaError, type MediaError } from '../../media/errors.js';
+import { IntakeGuard } from '../../media/intake-guard.js';
+import type { AppContext } from '../env/context.js';
 
 export type MultipartImage =
   | { kind: 'read'; fields: Record<string, string>; file: Buffer | undefined }

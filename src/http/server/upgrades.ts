@@ -12,7 +12,7 @@
  * - any other upgrade, and a websocket one the adapter could not make a request of, is served as
  *   an ordinary request (RFC 9110 §7.8: a server may ignore `Upgrade`), errors in JSON;
  * - a websocket handshake `ws` refuses is 400 (405 for a method other than GET) in JSON.
- * Each of these answers closes the connection (src/http/protocol-answers.ts).
+ * Each of these answers closes the connection (src/http/server/protocol-answers.ts).
  */
 import { ServerResponse, type IncomingMessage, type Server } from 'node:http';
 import type { Socket } from 'node:net';

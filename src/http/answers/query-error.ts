@@ -3,8 +3,8 @@
  * the problem is (`position`: offset, line and column in the text the client sent) and the text
  * around it (`excerpt`), so a client can underline the spot without re-parsing.
  */
-import { positionAt, type QueryError } from '../../grammar/index.js';
-import type { SearchRequestError } from '../contexts/search/errors.js';
+import { positionAt, type QueryError } from '../../../grammar/index.js';
+import type { SearchRequestError } from '../../contexts/search/errors.js';
 import { ApiError } from './errors.js';
 
 /** Characters of context kept on each side of the error. */

@@ -1,6 +1,6 @@
 /**
  * JSON answers for requests that Node or @hono/node-server would otherwise answer themselves, with
- * an empty or plain-text body, before the app sees them (src/http/server.ts wires them in):
+ * an empty or plain-text body, before the app sees them (src/http/server/server.ts wires them in):
  *
  * - what Node's parser refuses (`clientError`): a request line or headers over `MAX_HEADER_BYTES`
  *   (431), a broken request line or control characters (400), a request too slow to arrive (408);

@@ -22,23 +22,11 @@
  * turned into an attack; at shutdown (`signal` aborted) every held refusal is answered at once and
  * none is held after, so a graceful stop is not delayed.
  */
-import { RefusalMemory } from '../limits/index.js';
-import type { AppContext, AppDeps } from './context.js';
+import { RefusalMemory } from '../../limits/index.js';
+import type { Context } from 'hono';
 
 /** The app's tarpit: a pause of about a second, at most 256 refusals held at once. */
 export const APP_TARPIT = { pauseMs: 1_000, maxHeld: 256 };
-
-const tarpits = new WeakMap<AppDeps, Tarpit>();
-
-/** The one tarpit of these deps' app, shared by every refusal it holds, released by `shutdownSignal`. */
-export function tarpitOf(deps: AppDeps): Tarpit {
-  let tarpit = tarpits.get(deps);
-  if (!tarpit) {
-    tarpit = new Tarpit({ ...APP_TARPIT, signal: deps.shutdownSignal });
-    tarpits.set(deps, tarpit);
-  }
-  return tarpit;
-}
 
 export interface TarpitOptions {
   /** Longest pause before a repeat refusal is answered; it is never longer than the Retry-After. */
@@ -71,7 +59,7 @@ export class Tarpit {
    * Retry-After, or what is left of a ban), held and closing the connection if the client came
    * back before an earlier wait was over.
    */
-  async hold(c: AppContext, identity: string, waitSeconds: number, answer: () => Response): Promise<Response> {
+  async hold(c: Context, identity: string, waitSeconds: number, answer: () => Response): Promise<Response> {
     if (this.#memory.cameBackEarly(identity)) {
       await this.#pause(Math.min(this.options.pauseMs, waitSeconds * 1000));
       c.header('Connection', 'close');
