@@ -13,7 +13,7 @@ import { ClientGate, limitPolicyFrom, parseRate, RequestLimiter } from '../../li
 import { openStorage } from '../../media/storage-open.js';
 import { LiveService } from '../live/service.js';
 import { createReadCaches } from '../../caches/read-caches.js';
-import { processCaches } from '../../caches/registry.js';
+import { processCaches } from '../../lib/cache-registry.js';
 import { createAppMetrics } from '../routes/metrics.js';
 import { APP_TARPIT, Tarpit } from '../server/tarpit.js';
 import type { AppDeps, AppParts } from '../env/context.js';

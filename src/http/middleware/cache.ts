@@ -16,7 +16,7 @@ import type { AppContext, CachePolicy } from '../env/context.js';
 import { exposedHeaders } from './request-log.js';
 import { requestHeader } from '../request/request-header.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
-import { processCaches } from '../../caches/registry.js';
+import { processCaches } from '../../lib/cache-registry.js';
 
 export interface CacheOptions {
   /** The answer depends on who the caller is (`key`). */

@@ -8,7 +8,7 @@
  * whole query string each time.
  */
 import type { Context } from 'hono';
-import { processCaches, type CacheCounts } from '../../caches/registry.js';
+import { processCaches, type CacheCounts } from '../../lib/cache-registry.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
 
 const MAX_ENTRIES = 4_096;

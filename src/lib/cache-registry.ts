@@ -4,8 +4,12 @@
  * cache-series.ts`: `tagwise_cache_hits_total{cache}`, `…_misses_total`, `…_entries`, `…_bytes`,
  * `…_budget{unit}`).
  *
- * Two registries: each app's read caches (`read-caches.ts`) register with the app's own, as tests
- * run several apps in one process; caches held by a module, one per process, register with
+ * Kept in `src/lib` beside the bounded map, importing nothing, so that any folder may register a
+ * cache — the search context's included, which `src/caches` reads through (a registry in
+ * `src/caches` would tie the two folders in a cycle).
+ *
+ * Two registries: each app's read caches (`src/caches/read-caches.ts`) register with the app's
+ * own, as tests run several apps in one process; caches held by a module, one per process, register with
  * `processCaches`. Joining is one call, in the cache's constructor or beside its module-level map:
  *
  *     const counts = registry.register({ name, budget, invalidatedBy, held: () => ({ entries }) });
