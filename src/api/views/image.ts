@@ -11,7 +11,7 @@
  */
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
-import { wilsonScore } from '../../search/indexes/images/document.js';
+import { wilsonScore } from '../../contexts/search/documents/images-documents.js';
 import type { HiddenImage, Image } from '../schemas/resources.js';
 import { formatTime } from './time.js';
 import { prettyUrl, representations, } from './urls.js';

@@ -14,6 +14,7 @@ import type { Database } from '../../db/client.js';
 import type { IndexDocument } from '../../search/engine.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import { imagesIndex } from '../../search/indexes/images/index.js';
+import { loadImageDocuments } from '../../contexts/search/documents/images-documents.js';
 import type { RenderDeps } from '../render/deps.js';
 import { ApiError } from '../answers/errors.js';
 import { renderImages } from '../render/images.js';
@@ -154,7 +155,7 @@ async function documentsIn(db: Database, seq: number, ids: number[]): Promise<{ 
   return db.transaction(
     async (tx) => {
       const scoped = tx as unknown as Database;
-      const docs = new Map((await imagesIndex.loadDocuments(scoped, ids)).map((d) => [d.id, d]));
+      const docs = new Map((await loadImageDocuments(scoped, ids)).map((d) => [d.id, d]));
       const wanted = new Set(ids);
       const tail = (await changesAfter(scoped, seq, MAX_TAIL_ROWS)).filter((r) => r.kind === 'image' && wanted.has(r.recordId));
       return { docs, tail };

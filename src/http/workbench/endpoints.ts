@@ -16,7 +16,7 @@
 import type { z } from 'zod';
 import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter } from '../../contexts/filters/load.js';
-import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import { loadImageDocuments } from '../../contexts/search/documents/images-documents.js';
 import { compileFilter, specOfRow, type FilterSpec } from '../../contexts/search/filter-clauses.js';
 import { runSearch } from '../../contexts/search/plan.js';
 import { planFilterSample, planImagesUnderFilter } from '../../contexts/search/workbench-plans.js';

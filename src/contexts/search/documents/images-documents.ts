@@ -1,8 +1,8 @@
 import type { Database } from '../../../db/client.js';
-import type { IndexDocument } from '../../engine.js';
-import { chunkTerms } from '../../hash-chunks.js';
-import { imageDocumentRows, tagsOfDocuments, userNamesOfDocuments, type ImageDocumentRow } from '../../../contexts/search/documents/images.js';
-import type { DocumentCache } from '../document-cache.js';
+import type { IndexDocument } from '../../../search/engine.js';
+import { chunkTerms } from '../../../search/hash-chunks.js';
+import { imageDocumentRows, tagsOfDocuments, userNamesOfDocuments, type ImageDocumentRow } from './images.js';
+import type { DocumentCache } from '../../../search/indexes/document-cache.js';
 
 /**
  * Image documents exactly as Philomena's `Images.SearchIndex.as_json` builds them (reference §2.2):

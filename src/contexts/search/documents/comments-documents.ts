@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js';
-import type { IndexDocument } from '../../engine.js';
-import { commentDocumentRows, type CommentDocumentRow } from '../../../contexts/search/documents/comments.js';
+import type { IndexDocument } from '../../../search/engine.js';
+import { commentDocumentRows, type CommentDocumentRow } from './comments.js';
 
 /**
  * Comment documents as Philomena's `Comments.SearchIndex.as_json` builds them (reference §2.3):

@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js';
-import type { IndexDocument } from '../../engine.js';
-import { galleryDocumentRows, type GalleryDocumentRow } from '../../../contexts/search/documents/galleries.js';
+import type { IndexDocument } from '../../../search/engine.js';
+import { galleryDocumentRows, type GalleryDocumentRow } from './galleries.js';
 
 /**
  * Gallery documents as Philomena's `Galleries.SearchIndex.as_json` builds them (reference §2.5):

@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js';
-import type { IndexDocument } from '../../engine.js';
-import { filterDocumentRows, type FilterDocumentRow } from '../../../contexts/search/documents/filters.js';
+import type { IndexDocument } from '../../../search/engine.js';
+import { filterDocumentRows, type FilterDocumentRow } from './filters.js';
 
 /**
  * Filter documents as Philomena's `Filters.SearchIndex.as_json` builds them (reference §2.7):

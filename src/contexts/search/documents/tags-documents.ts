@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js';
-import type { IndexDocument } from '../../engine.js';
-import { tagDocumentRows, type TagDocumentRow } from '../../../contexts/search/documents/tags.js';
+import type { IndexDocument } from '../../../search/engine.js';
+import { tagDocumentRows, type TagDocumentRow } from './tags.js';
 
 /**
  * Tag documents as Philomena's `Tags.SearchIndex.as_json` builds them (reference §2.6): implied,

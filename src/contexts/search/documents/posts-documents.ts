@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js';
-import type { IndexDocument } from '../../engine.js';
-import { postDocumentRows, type PostDocumentRow } from '../../../contexts/search/documents/posts.js';
+import type { IndexDocument } from '../../../search/engine.js';
+import { postDocumentRows, type PostDocumentRow } from './posts.js';
 
 /**
  * Forum post documents as Philomena's `Posts.SearchIndex.as_json` builds them (reference §2.4):
