@@ -75,7 +75,7 @@ const contextRules = [
       'HTTP code queries no table itself: it calls a context. The response schemas may read the ' +
       "database's enum lists, so that the contract and the columns name the same values.",
     severity: 'error',
-    from: { path: '^src/http/', pathNot: '^src/http/schemas/' },
+    from: { path: '^src/(http|api)/', pathNot: '^src/api/schemas/' },
     to: { path: '^src/db/schema/' },
   },
   {

@@ -21,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { autocompleteIndexOf } from '../src/search/autocomplete/live-index.js';
+import { LiveTagIndex } from '../src/contexts/tags/autocomplete-index.js';
 import { EmbeddedEngine } from '../src/search/embedded/public.js';
 import { startApp } from './harness/http.js';
 import { ascending, percentile } from './harness/stats.js';
@@ -60,7 +60,7 @@ try {
   globalThis.gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
   const buildStarted = performance.now();
-  const index = await autocompleteIndexOf(handle.db).index();
+  const index = await new LiveTagIndex(handle.db).index();
   const buildMs = performance.now() - buildStarted;
   globalThis.gc?.();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;

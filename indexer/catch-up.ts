@@ -7,7 +7,8 @@
  */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
-import { countRows, indexNames, type IndexName } from '../src/search/indexes/index.js';
+import { indexNames, type IndexName } from '../src/search/indexes/index.js';
+import { countRows } from '../src/contexts/search/documents/load.js';
 
 /**
  * Resolves once the engine has caught up with the outbox as it stands now; polls every `pollMs`,

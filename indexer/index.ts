@@ -22,7 +22,8 @@
  */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
-import { countRows, indexNames, indexSpec, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { indexNames, indexSpec, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { countRows } from '../src/contexts/search/documents/load.js';
 import { readDatabaseState, untrustedFiles } from './database-mark.js';
 import { OutboxFollower } from './follow.js';
 import { Mutex, REINDEX_LOCK, SYNC_LOCK } from './locks.js';

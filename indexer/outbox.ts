@@ -8,7 +8,8 @@
  */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
-import { indexNames, isIndexName, loadDocuments, type IndexName } from '../src/search/indexes/index.js';
+import { indexNames, isIndexName, type IndexName } from '../src/search/indexes/index.js';
+import { loadDocuments } from '../src/contexts/search/documents/load.js';
 import { REINDEX_LOCK, SYNC_LOCK } from './locks.js';
 
 /** Outbox kinds that stand for a set of documents in other indices. */

@@ -12,7 +12,8 @@
 import type { Database } from '../src/db/client.js';
 import type { IndexDocument, SearchEngine } from '../src/search/engine.js';
 import type { DocumentCache } from '../src/search/indexes/document-cache.js';
-import { allIds, countRows, indexSpec, loadDocuments, type IndexName } from '../src/search/indexes/index.js';
+import { indexSpec, type IndexName } from '../src/search/indexes/index.js';
+import { allIds, countRows, loadDocuments } from '../src/contexts/search/documents/load.js';
 import { REINDEX_LOCK, type Mutex } from './locks.js';
 import { applyChanges, fanOutKinds, fanOutTargets, type ChangeSet } from './outbox.js';
 

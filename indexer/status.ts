@@ -1,7 +1,8 @@
 /** Where the indices stand: rows in Postgres, documents in the engine, and the outbox lag. */
 import type { Database } from '../src/db/client.js';
 import type { SearchEngine } from '../src/search/engine.js';
-import { countRows, indexNames, type IndexName } from '../src/search/indexes/index.js';
+import { indexNames, type IndexName } from '../src/search/indexes/index.js';
+import { countRows } from '../src/contexts/search/documents/load.js';
 import { outboxLag } from '../src/contexts/indexing/outbox-lag.js';
 
 export interface IndexStatus {

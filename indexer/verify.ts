@@ -6,7 +6,8 @@
  */
 import type { Database } from '../src/db/client.js';
 import type { IndexDocument, SearchEngine } from '../src/search/engine.js';
-import { allIds, countRows, indexDefinitions, indexNames, loadDocuments, type IndexName } from '../src/search/indexes/index.js';
+import { indexDefinitions, indexNames, type IndexName } from '../src/search/indexes/index.js';
+import { allIds, countRows, loadDocuments } from '../src/contexts/search/documents/load.js';
 import type { FieldMapping } from '../src/search/mapping.js';
 import { getTableName } from 'drizzle-orm';
 

@@ -181,7 +181,7 @@ export interface Config {
   /** Client addresses come from `X-Forwarded-For` (its last entry), set by our reverse proxy. */
   trustProxy: boolean;
   shutdownTimeoutSeconds: number;
-  /** Limits on slow clients (`src/http/server.ts`). */
+  /** Limits on slow clients (`src/http/server/server.ts`). */
   http: HttpLimits;
   /** The API's pool fails fast when the database is unreachable (503, not a hang). */
   requestPool: { connectTimeoutSeconds: number; statementTimeoutMs: number; transactionStatementTimeoutMs: number };
@@ -211,7 +211,7 @@ export interface Config {
   };
 }
 
-/** Limits on slow clients, applied by `src/http/server.ts`. */
+/** Limits on slow clients, applied by `src/http/server/server.ts`. */
 export interface HttpLimits {
   headersTimeoutMs: number;
   requestTimeoutMs: number;

@@ -25,16 +25,14 @@ import { loadConfigOrExit, type Config } from './config.js';
 import { createDatabase, openDatabase, type Database, type DatabaseHandle } from './db/client.js';
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
 import { startDumpSchedule } from './dumps/schedule.js';
-import { createApp } from './http/app.js';
-import { createReadCaches } from './caches/read-caches.js';
+import { createApp } from './http/app/app.js';
+import { composeApp } from './http/app/compose.js';
 import { startImageCacheWarmer } from './http/render/image-cache-warmer.js';
-import { createAppMetrics } from './http/routes/metrics.js';
-import { startHttpServer, type HttpServer } from './http/server.js';
-import { LiveService } from './http/live/service.js';
+import { startHttpServer, type HttpServer } from './http/server/server.js';
 import type { Live } from './http/live/types.js';
 import { createSocketServer } from './http/routes/socket.js';
 import type { WebSocketServer } from 'ws';
-import type { ReadinessState } from './http/context.js';
+import type { AppDeps, ReadinessState } from './http/env/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
 import { withImportedOrigin } from './contexts/board/origin.js';
@@ -45,7 +43,6 @@ import { createSearchEngine } from './search/create-engine.js';
 import type { SearchEngine } from './search/engine.js';
 import { createDemoFilesJobHandlers } from './seed/demo-files-job.js';
 import { seedDemoBoardOnce } from './seed/demo-once.js';
-import { autocompleteIndexOf } from './search/autocomplete/live-index.js';
 
 /** A request waiting this long for the database has it probed, and the probe has this long. */
 const REQUEST_STALL_GUARD = { stallMs: 700, probeTimeoutMs: 900 };
@@ -109,12 +106,24 @@ async function main(): Promise<void> {
   // Media (images, assets, dumps) in STORAGE_URL: every process of the board shares it.
   const storage = openStorage(config.storage);
   log.info({ storage: storage.location }, 'media storage');
-  const metrics = createAppMetrics(requestDb, engine.kind === 'embedded' ? () => indexer.lag() : undefined, storage.health);
-  restarts.count = () => metrics.databaseRestarts.inc();
   // Images a Philomena import brought in without files are served (and dumped) from its origin.
   const serving = await withImportedOrigin(db, config);
-  const caches = createReadCaches(requestDb, { images: { maxBytes: serving.imageCacheBytes } });
-  const services: Services = { serving, db, requestDb, engine, indexer, metrics, caches, storage };
+  // The app's shared objects (metrics, caches, the limiter, the autocomplete index, the live
+  // side…) are built once, here, and the service's own steps below use those same objects.
+  const deps = composeApp({
+    config: serving,
+    db: requestDb,
+    backgroundDb: db,
+    engine,
+    storage,
+    logger: log,
+    readiness: () => readiness,
+    shutdownSignal: stopping.signal,
+    ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
+  });
+  running.live = deps.live;
+  restarts.count = () => deps.metrics.databaseRestarts.inc();
+  const services: Services = { serving, db, engine, indexer, deps, storage };
   await startServer(services);
   await prepareBoard(services, database.url);
   await startWorkers(services);
@@ -125,11 +134,10 @@ interface Services {
   /** The configuration, with what the board itself sets (an import's origin). */
   serving: Config;
   db: Database;
-  requestDb: Database;
   engine: SearchEngine;
   indexer: Indexer;
-  metrics: ReturnType<typeof createAppMetrics>;
-  caches: ReturnType<typeof createReadCaches>;
+  /** The app's shared objects, composed once (`src/http/app/compose.ts`). */
+  deps: AppDeps;
   storage: ReturnType<typeof openStorage>;
 }
 
@@ -175,21 +183,8 @@ async function openSearch(url: string, db: Database): Promise<{ engine: SearchEn
 }
 
 /** The app, its live side and the HTTP server, listening once this resolves. */
-async function startServer({ serving, db, requestDb, engine, indexer, metrics, caches, storage }: Services): Promise<void> {
-  const live = (running.live = new LiveService({ config: serving, db, engine, logger: log }));
-  const app = createApp({
-    live,
-    config: serving,
-    db: requestDb,
-    engine,
-    metrics,
-    caches,
-    storage,
-    logger: log,
-    readiness: () => readiness,
-    shutdownSignal: stopping.signal,
-    ...(engine.kind === 'embedded' ? { indexerLag: () => indexer.lag() } : {}),
-  });
+async function startServer({ deps }: Services): Promise<void> {
+  const app = createApp(deps);
   const sockets = (running.sockets = createSocketServer());
   const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http, websocket: sockets }));
   const { server } = http;
@@ -211,7 +206,7 @@ async function startServer({ serving, db, requestDb, engine, indexer, metrics, c
  * The board made ready to search: the demo board made if asked for, then the embedded index
  * brought up to date and followed, or the shared one followed by whichever process leads.
  */
-async function prepareBoard({ db, engine, indexer, storage }: Services, url: string): Promise<void> {
+async function prepareBoard({ db, engine, indexer, storage, deps }: Services, url: string): Promise<void> {
   // The demo board is made while the server already answers /healthz (readiness says starting);
   // its rows land in one transaction, so the counts appear all at once. Of processes started
   // together on an empty database one seeds and the others wait for it. Its image files are made
@@ -241,13 +236,13 @@ async function prepareBoard({ db, engine, indexer, storage }: Services, url: str
 
   // The autocomplete index is loaded now rather than on the first keystroke (a second or two on
   // 200,000 tags); a failure only means the first request loads it.
-  void autocompleteIndexOf(db)
+  void deps.autocomplete
     .index()
     .catch((err: unknown) => log.warn({ err }, 'autocomplete index not loaded at start'));
 }
 
 /** Background work: image processing, the image cache's warm start and the nightly dumps. */
-async function startWorkers({ serving, db, engine, metrics, caches, storage }: Services): Promise<void> {
+async function startWorkers({ serving, db, storage, deps }: Services): Promise<void> {
   // Image processing: durable jobs in PostgreSQL; queued jobs left by a previous run resume here.
   const jobWorker = new JobWorker({
     db,
@@ -267,7 +262,7 @@ async function startWorkers({ serving, db, engine, metrics, caches, storage }: S
   // The image cache fills in the background once the service is ready, newest images first,
   // through the main pool so that requests keep theirs.
   if (serving.imageCacheWarm) {
-    const warmer = startImageCacheWarmer({ config: serving, db, engine, metrics, caches }, log);
+    const warmer = startImageCacheWarmer({ ...deps, db }, log);
     running.workers.push({ name: 'image cache warm start', stop: () => warmer.stop() });
   }
 

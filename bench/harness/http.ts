@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import type { DriverJob, DriverPhase, DriverResult } from './driver.js';
 
@@ -42,7 +43,7 @@ function listen(fetch: (req: Request) => Response | Promise<Response>): Promise<
 /** The application as `npm start` builds it, without request limits or request log lines. */
 export function startApp(dataDir: string, db: Database, engine: SearchEngine): Promise<Server> {
   const config = loadConfig({ DATA_DIR: dataDir, RATE_LIMITS: 'off', LOG_LEVEL: 'silent', DEMO_DATA: 'false' });
-  const app = createApp({ config, db, engine });
+  const app = createApp(composeApp({ config, db, engine }));
   return listen(app.fetch);
 }
 

@@ -14,7 +14,7 @@ import { findActiveBan, type ActiveBan } from '../contexts/users/active-bans.js'
 import type { RecordChangeFeed, RecordChange } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import { BoundedMap } from '../lib/bounded-map.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 /** Identities kept at most; past that the least used go. */
 const MAX_ENTRIES = 50_000;

@@ -8,7 +8,7 @@
  * image deleted outright is announced as a change too. A load that overlapped a change is not kept.
  */
 import type { RecordChange } from '../db/record-change-feed.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 interface Featured {
   imageId: number | undefined;

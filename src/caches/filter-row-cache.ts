@@ -13,7 +13,7 @@
 import type { RecordChange } from '../db/record-change-feed.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import { BoundedMap } from '../lib/bounded-map.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 /** Rows kept at most; past that the least used go (there are few filters in use at once). */
 const MAX_ROWS = 5_000;

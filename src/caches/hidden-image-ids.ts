@@ -15,7 +15,7 @@ import { allHiddenImageIds, isImageHidden } from '../contexts/images/hidden.js';
 import type { RecordChange } from '../db/record-change-feed.js';
 import type { Database } from '../db/client.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 const MAX_UNSETTLED = 10_000;
 

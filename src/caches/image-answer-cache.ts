@@ -29,7 +29,7 @@ import type { RecordChange } from '../db/record-change-feed.js';
 import type { FilterRow } from '../contexts/filters/types.js';
 import { BoundedMap } from '../lib/bounded-map.js';
 import type { ImageJsonCache } from './image-json-cache.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 export interface KeptImageAnswer {
   /** The images listed, in order (for a search page, the engine's answer it was made from). */

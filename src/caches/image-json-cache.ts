@@ -37,7 +37,7 @@ import type { RecordChange } from '../db/record-change-feed.js';
 import { nextToEvictBy } from '../lib/second-chance.js';
 import type { TagCheckMemo } from '../contexts/search/tag-check-memo.js';
 import { LENGTH, SLOT, SlabAllocator, Slots, type Slab } from './image-slabs.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 /**
  * One image's JSON as UTF-8, rendered with `spoilered: false`: a page is copied from these bytes

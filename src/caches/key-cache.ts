@@ -13,7 +13,7 @@
 import type { RecordChange } from '../db/record-change-feed.js';
 import type { UserRow } from '../contexts/users/types.js';
 import { BoundedMap } from '../lib/bounded-map.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 export type KeyState = { kind: 'user'; user: UserRow } | { kind: 'anonymous' } | { kind: 'refused'; userId: number | null };
 

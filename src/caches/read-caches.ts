@@ -15,7 +15,7 @@ import { ImageAnswerCache } from './image-answer-cache.js';
 import { RecordJsonCache } from './record-json-cache.js';
 import { FeaturedImageCache } from './featured-cache.js';
 import { HiddenImageIds } from './hidden-image-ids.js';
-import { CacheRegistry } from './registry.js';
+import { CacheRegistry } from '../lib/cache-registry.js';
 import { TagSlugIds } from './tag-slug-ids.js';
 
 /** Bytes of rendered tags, and of rendered comments (a search page of either is a few kilobytes). */

@@ -12,7 +12,7 @@
  */
 import type { RecordChange } from '../db/record-change-feed.js';
 import { BoundedMap } from '../lib/bounded-map.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 export interface RecordJson {
   id: number;

@@ -4,7 +4,7 @@
  * renamed or deleted and the slug is looked up again; so no change needs to drop anything here.
  */
 import { BoundedMap } from '../lib/bounded-map.js';
-import { CacheRegistry, type CacheCounts } from './registry.js';
+import { CacheRegistry, type CacheCounts } from '../lib/cache-registry.js';
 
 const MAX_SLUGS = 65_536;
 

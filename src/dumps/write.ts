@@ -54,17 +54,17 @@ import {
   users,
 } from '../db/schema/index.js';
 import { loadImageData } from '../contexts/images/load.js';
-import { renderTagRows } from '../http/render/tags.js';
+import { renderTagRows } from '../api/tag-rows.js';
 
-import { commentView } from '../http/views/comment.js';
-import { filterView } from '../http/views/filter.js';
-import { forumView } from '../http/views/forum.js';
-import { galleryView } from '../http/views/gallery.js';
-import { hiddenImageView, visibleImageView } from '../http/views/image.js';
-import { postView } from '../http/views/post.js';
-import { isPublicLink, profileView } from '../http/views/profile.js';
-import { formatTime } from '../http/views/time.js';
-import { topicView } from '../http/views/topic.js';
+import { commentView } from '../api/views/comment.js';
+import { filterView } from '../api/views/filter.js';
+import { forumView } from '../api/views/forum.js';
+import { galleryView } from '../api/views/gallery.js';
+import { hiddenImageView, visibleImageView } from '../api/views/image.js';
+import { postView } from '../api/views/post.js';
+import { isPublicLink, profileView } from '../api/views/profile.js';
+import { formatTime } from '../api/views/time.js';
+import { topicView } from '../api/views/topic.js';
 import type { Transaction } from '../db/executor.js';
 import { DirectoryStorage } from '../media/storage-directory.js';
 import type { MediaStorage } from '../media/storage.js';

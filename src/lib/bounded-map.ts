@@ -13,7 +13,7 @@
  * (or its passed part is longer than the rest), so it costs a few words an entry.
  *
  * It counts nothing itself: a cache decides what a hit is (a kept answer may still be stale) and
- * counts it on its registration (`src/caches/registry.ts`).
+ * counts it on its registration (`src/lib/cache-registry.ts`).
  */
 import { MAX_PASSES } from './second-chance.js';
 

@@ -1,5 +1,5 @@
 /**
- * The caches' series, read from their registries (`src/caches/registry.ts`) at each scrape:
+ * The caches' series, read from their registries (`src/lib/cache-registry.ts`) at each scrape:
  * `tagwise_cache_hits_total` and `tagwise_cache_misses_total` (counters), `tagwise_cache_entries`,
  * `tagwise_cache_bytes` (for the caches that count bytes) and `tagwise_cache_budget` (labelled
  * with its `unit`, entries or bytes), each labelled by `cache`. A cache counts its hits in plain

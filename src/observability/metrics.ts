@@ -30,6 +30,11 @@ export class Metrics {
   });
   readonly rateLimitRejections = new Counter({ name: 'rate_limit_rejections_total', help: 'Requests refused by the limiter', labelNames: ['budget', 'outcome'] as const, registers: [this.registry] });
   readonly databaseRestarts = new Counter({ name: 'embedded_postgres_restarts_total', help: 'Restarts of the embedded PostgreSQL after it died', registers: [this.registry] });
+  readonly autocompleteIndexLoads = new Counter({
+    name: 'autocomplete_index_loads_total',
+    help: 'Whole loads of the autocomplete tag index from the tags table (at start, and rebuilds after changes that need one)',
+    registers: [this.registry],
+  });
   readonly imageCacheWarmed = new Counter({ name: 'image_cache_warmed_images_total', help: 'Images loaded into the image cache by the warm start after start-up', registers: [this.registry] });
   readonly storageFullRefusals = new Counter({
     name: 'media_storage_full_refusals_total',

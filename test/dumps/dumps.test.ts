@@ -18,7 +18,8 @@ import { readDump } from '../../src/dumps/read.js';
 import { DUMP_RESOURCES, resourceFile, type Manifest } from '../../src/dumps/layout.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { writeDump, type DumpResult } from '../../src/dumps/write.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { importBoard } from '../../src/import/api-json/index.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { generateApiKey } from '../../src/contexts/users/api-keys.js';
@@ -168,8 +169,8 @@ beforeAll(async () => {
   }
 
   await importBoard(target.db, await readDump(dumpDir));
-  sourceApp = createApp({ config, db: source.db, engine: stubEngine, logger: { error: () => {} } });
-  targetApp = createApp({ config, db: target.db, engine: stubEngine, logger: { error: () => {} } });
+  sourceApp = createApp(composeApp({ config, db: source.db, engine: stubEngine, logger: { error: () => {} } }));
+  targetApp = createApp(composeApp({ config, db: target.db, engine: stubEngine, logger: { error: () => {} } }));
 }, 180_000);
 
 afterAll(async () => {

@@ -11,7 +11,8 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
 import { DumpSchedule } from '../../src/dumps/schedule.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { openStorage } from '../../src/media/storage-open.js';
 import type { S3Storage } from '../../src/media/storage-s3.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   config = loadConfig({ DATA_DIR: dataDir, BASE_URL: 'https://booru.test', DEMO_DATA: 'false', DUMP_KEEP: '1', ...server.env('board') });
   const user = await insertUser(t.db, { name: 'Bucket User' });
   await insertImage(t.db, { values: { userId: user.id }, tags: [await insertTag(t.db, 'safe')] });
-  app = createApp({ config, db: t.db, engine: stubEngine, logger: { error: () => {} } });
+  app = createApp(composeApp({ config, db: t.db, engine: stubEngine, logger: { error: () => {} } }));
 });
 
 afterAll(async () => {

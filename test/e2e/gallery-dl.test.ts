@@ -16,7 +16,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { datePath } from '../../src/media/storage.js';
 import { stubEngine } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -59,7 +60,7 @@ describe.skipIf(!version)(`gallery-dl ${version ?? '(missing)'} against the read
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const config = loadConfig({ BASE_URL: url, CDN_URL: url, DATA_DIR: dataDir, DEMO_DATA: 'false' });
-    fetchImpl = createApp({ config, db: testDb.db, engine: stubEngine }).fetch;
+    fetchImpl = createApp(composeApp({ config, db: testDb.db, engine: stubEngine })).fetch;
 
     png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 120, b: 220 } } }).png().toBuffer();
     const sha512 = createHash('sha512').update(png).digest('hex');

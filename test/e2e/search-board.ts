@@ -21,7 +21,8 @@ import { Indexer } from '../../indexer/index.js';
 import { loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { datePath } from '../../src/media/storage.js';
 import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { generateApiKey } from '../../src/contexts/users/api-keys.js';
@@ -180,7 +181,7 @@ export async function startSearchBoard(options: { rateLimits?: boolean } = {}): 
     DEMO_DATA: 'false',
     RATE_LIMITS: options.rateLimits === false ? 'off' : 'on',
   });
-  fetchImpl = createApp({ config, db, engine }).fetch;
+  fetchImpl = createApp(composeApp({ config, db, engine })).fetch;
 
   return {
     url,

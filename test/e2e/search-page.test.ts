@@ -16,7 +16,8 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Indexer } from '../../indexer/index.js';
 import { loadConfig } from '../../src/config.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { EngineThread } from '../../src/search/embedded/public.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
@@ -58,7 +59,7 @@ beforeAll(async () => {
   const port = await freePort();
   origin = `http://127.0.0.1:${port}`;
   const config = loadConfig({ BASE_URL: origin, DATA_DIR: dataDir, SITE_NAME: 'Tagwise', ANONYMOUS_NAME_SALT: 'salt', DEMO_DATA: 'false', RATE_LIMITS: 'off' });
-  const app = createApp({ config, db: testDb.db, engine, logger: { error: (obj, msg) => console.error(msg, obj) } });
+  const app = createApp(composeApp({ config, db: testDb.db, engine, logger: { error: (obj, msg) => console.error(msg, obj) } }));
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => resolve(s));
   });

@@ -17,11 +17,10 @@ function write(path: string, text: string): void {
   writeFileSync(join(root, path), text);
 }
 
-const REGISTERS = `import { processCaches } from '../caches/registry.js';\nconst counts = processCaches.register({ name: 'x', budget: { entries: 1 }, invalidatedBy: [], held: () => ({ entries: 0 }) });\n`;
+const REGISTERS = `import { processCaches } from '../lib/cache-registry.js';\nconst counts = processCaches.register({ name: 'x', budget: { entries: 1 }, invalidatedBy: [], held: () => ({ entries: 0 }) });\n`;
 
 describe('every cache registered', () => {
   it('reports exactly the caches that do not register, and stale listings', () => {
-    write('src/caches/registry.ts', 'export class CacheRegistry {}\n');
     write('src/lib/bounded-map.ts', 'export class BoundedMap {}\n');
     // named as a cache, registers: fine
     write('src/feature/kept-cache.ts', REGISTERS);

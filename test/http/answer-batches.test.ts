@@ -1,9 +1,9 @@
 /**
- * Answers leave at the end of the event-loop turn they were made in (src/http/answer-batches.ts):
+ * Answers leave at the end of the event-loop turn they were made in (src/http/server/answer-batches.ts):
  * never before it, all of one turn together, and a failure at once.
  */
 import { describe, expect, it } from 'vitest';
-import { batchAnswers } from '../../src/http/answer-batches.js';
+import { batchAnswers } from '../../src/http/server/answer-batches.js';
 
 const answer = (text: string) => new Response(text);
 const request = () => new Request('http://localhost/');

@@ -4,7 +4,7 @@
  * registry's own rules: one name once, in snake_case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CacheRegistry } from '../../src/caches/registry.js';
+import { CacheRegistry } from '../../src/lib/cache-registry.js';
 import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { insertTag, startHarness, type Harness } from './harness.js';
 

@@ -6,7 +6,7 @@
 import { request as httpRequest, Agent } from 'node:http';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientAddress } from '../../src/http/client-address.js';
+import { clientAddress } from '../../src/http/request/client-address.js';
 import { serveApp } from './harness.js';
 
 let served: { url: string; close(): Promise<void> };

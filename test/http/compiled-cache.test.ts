@@ -1,13 +1,14 @@
 /** The per-process cache of compiled queries: reuse within a second, then compile again; throws are not kept. */
 import { describe, expect, it } from 'vitest';
 import { compileQuery } from '../../grammar/compiler.js';
-import { ClockReading, CompiledCache } from '../../src/contexts/search/compiled-cache.js';
+import { ClockReading, CompiledCache, MAX_COMPILED_ENTRIES } from '../../src/contexts/search/compiled-cache.js';
+import { CacheRegistry, processCaches } from '../../src/lib/cache-registry.js';
 import { queryFields } from '../../src/search/indexes/index.js';
 
 describe('CompiledCache', () => {
   it('compiles a key once within a second, and again after', () => {
     let now = 1_000;
-    const cache = new CompiledCache<{ n: number }>(() => now);
+    const cache = new CompiledCache<{ n: number }>('test', { registry: new CacheRegistry(), now: () => now });
     let compiled = 0;
     const compile = () => ({ n: ++compiled });
     const first = cache.get('images\u0000safe', compile);
@@ -20,7 +21,7 @@ describe('CompiledCache', () => {
   });
 
   it('keeps nothing when compiling throws', () => {
-    const cache = new CompiledCache<number>(() => 0);
+    const cache = new CompiledCache<number>('test', { registry: new CacheRegistry(), now: () => 0 });
     expect(() =>
       cache.get('bad', () => {
         throw new Error('does not compile');
@@ -33,7 +34,7 @@ describe('CompiledCache', () => {
 describe('CompiledCache lifetimes', () => {
   it('keeps an entry as long as its lifetime says, else a second', () => {
     let now = 0;
-    const cache = new CompiledCache<{ n: number; long: boolean }>(() => now);
+    const cache = new CompiledCache<{ n: number; long: boolean }>('test', { registry: new CacheRegistry(), now: () => now });
     let compiled = 0;
     const lifetime = (v: { long: boolean }) => (v.long ? 60_000 : undefined);
     const long = cache.get('long', () => ({ n: ++compiled, long: true }), lifetime);
@@ -43,6 +44,41 @@ describe('CompiledCache lifetimes', () => {
     expect(cache.get('short', () => ({ n: ++compiled, long: false }), lifetime)).not.toBe(short);
     now = 60_000;
     expect(cache.get('long', () => ({ n: ++compiled, long: true }), lifetime)).not.toBe(long);
+  });
+});
+
+describe('CompiledCache registration', () => {
+  it('registers under its name and counts a fresh value as a hit, a compile as a miss', () => {
+    const registry = new CacheRegistry();
+    let now = 0;
+    const cache = new CompiledCache<number>('compiled_test', { registry, now: () => now });
+    cache.get('a', () => 1);
+    cache.get('a', () => 2);
+    now = 1_000;
+    cache.get('a', () => 3);
+    const [entry] = registry.list();
+    expect(entry?.name).toBe('compiled_test');
+    expect(entry?.budget).toEqual({ entries: MAX_COMPILED_ENTRIES });
+    expect({ hits: entry?.counts.hits, misses: entry?.counts.misses }).toEqual({ hits: 1, misses: 2 });
+    expect(entry?.held()).toEqual({ entries: 1 });
+  });
+
+  it('stays within its budget when full and keeps an entry read since (no clearing of the whole map)', () => {
+    const cache = new CompiledCache<number>('full_test', { registry: new CacheRegistry(), now: () => 0 });
+    const first = cache.get('kept', () => -1);
+    for (let i = 0; i < MAX_COMPILED_ENTRIES + 100; i++) {
+      cache.get(`k${i}`, () => i);
+      if (i % 64 === 0) cache.get('kept', () => -2);
+    }
+    expect(cache.get('kept', () => -3)).toBe(first);
+  });
+
+  it("the search context's caches are registered with the process registry", async () => {
+    await import('../../src/contexts/search/plan.js');
+    const names = processCaches.list().map((c) => c.name);
+    expect(names).toEqual(
+      expect.arrayContaining(['search_anonymous_queries', 'search_anonymous_requests', 'search_compiled_filters', 'search_reported_broken_filters']),
+    );
   });
 });
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { Indexer } from '../../indexer/index.js';
 import { datePath } from '../../src/media/storage.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate' });
   await indexer.ensureIndexes();
   await indexer.syncOnce();
-  server = await serveApp(createApp({ config: testConfig(dataDir), db: t.db, engine, logger: { error: () => {} } }));
+  server = await serveApp(createApp(composeApp({ config: testConfig(dataDir), db: t.db, engine, logger: { error: () => {} } })));
   hidden = await t.db.select().from(s.images).where(eq(s.images.hiddenFromUsers, true)).orderBy(asc(s.images.id));
 }, 300_000);
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import type { AppEnv } from '../../src/http/context.js';
+import type { AppEnv } from '../../src/http/env/context.js';
 import { bodyEtag, jsonText } from '../../src/http/middleware/cache.js';
 
 const expected = (bytes: string | Uint8Array) => `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`;

@@ -10,7 +10,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp, type AppDeps } from '../../src/http/app.js';
+import { createApp, type AppParts } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { createSocketServer } from '../../src/http/routes/socket.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { generateApiKey } from '../../src/contexts/users/api-keys.js';
@@ -71,18 +72,18 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     REVERSE_SEARCH_CONCURRENCY: '1000', REVERSE_SEARCH_RATE: '100000/1s', ...env });
 }
 
-export async function startHarness(overrides: Partial<AppDeps> = {}): Promise<Harness> {
+export async function startHarness(overrides: Partial<AppParts> = {}): Promise<Harness> {
   const testDb: TestDatabase = await createTestDatabase();
   const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-http-'));
   const config = testConfig(dataDir);
   const logged: unknown[] = [];
-  const app = createApp({
+  const app = createApp(composeApp({
     config,
     db: testDb.db,
     engine: stubEngine,
     logger: { error: (obj) => logged.push(obj) },
     ...overrides,
-  });
+  }));
   const served = await serveApp(app);
   const url = served.url;
   const request = (path: string, init?: RequestInit) => fetch(url + path, init);

@@ -10,7 +10,7 @@ import * as s from '../../src/db/schema/index.js';
 import { loadImageData, type ImageData } from '../../src/contexts/images/load.js';
 import { renderInteractions } from '../../src/http/render/images.js';
 
-import { interactionView, type InteractionJson } from '../../src/http/views/interactions.js';
+import { interactionView, type InteractionJson } from '../../src/api/views/interactions.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
 import { displayOrder } from '../../src/contexts/tags/display-order.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';

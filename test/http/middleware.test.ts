@@ -4,11 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.js';
 import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { bodyEtag, etagMatches } from '../../src/http/middleware/cache.js';
-import { toPaging } from '../../src/http/middleware/paging.js';
-import { integerParsePrefix, pathParams, routeQuery } from '../../src/http/schemas/params.js';
-import { queryValues } from '../../src/http/validate.js';
+import { toPaging } from '../../src/api/paging.js';
+import { integerParsePrefix, pathParams, routeQuery } from '../../src/api/schemas/params.js';
+import { queryValues } from '../../src/http/request/validate.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { OpenSearchEngine } from '../../src/search/opensearch/index.js';
 import { compareDisplayOrder, displayOrder } from '../../src/contexts/tags/display-order.js';
@@ -41,7 +42,7 @@ describe('errors', () => {
   it('turns an unexpected failure into a logged 500 {"error":"Internal Error"}', async () => {
     const logged: unknown[] = [];
     // the stub engine rejects every call with a plain Error: a fault, not an outage
-    const app = createApp({ config: h.config, db: h.db, engine: stubEngine, logger: { error: (o) => logged.push(o) } });
+    const app = createApp(composeApp({ config: h.config, db: h.db, engine: stubEngine, logger: { error: (o) => logged.push(o) } }));
     const served = await serveApp(app);
     try {
       const res = await fetch(`${served.url}/api/v1/json/search/images?q=*`);
@@ -58,7 +59,7 @@ describe('errors', () => {
   it('answers an unreachable database with a logged 503 and Retry-After, and /healthz with 503', async () => {
     const db = createDatabase('postgres://nobody@127.0.0.1:1/none', { max: 1 });
     const logged: unknown[] = [];
-    const app = createApp({ config: h.config, db, engine: stubEngine, logger: { error: (o) => logged.push(o) } });
+    const app = createApp(composeApp({ config: h.config, db, engine: stubEngine, logger: { error: (o) => logged.push(o) } }));
     const served = await serveApp(app);
     try {
       const res = await fetch(`${served.url}/api/v1/json/tags/safe`);
@@ -80,7 +81,7 @@ describe('errors', () => {
     const nodes = [`http://127.0.0.1:${await freePort()}`, `http://127.0.0.1:${await freePort()}`];
     const engine = new OpenSearchEngine({ node: nodes, indexPrefix: 'nowhere_' });
     const logged: unknown[] = [];
-    const app = createApp({ config: h.config, db: h.db, engine, logger: { error: (o) => logged.push(o) } });
+    const app = createApp(composeApp({ config: h.config, db: h.db, engine, logger: { error: (o) => logged.push(o) } }));
     const served = await serveApp(app);
     try {
       const res = await fetch(`${served.url}/api/v1/json/search/images?q=*`);

@@ -8,19 +8,20 @@ import { renderCommentJson, renderComments } from '../../src/http/render/comment
 import { renderGalleries } from '../../src/http/render/galleries.js';
 import { renderImageListJson, renderImages } from '../../src/http/render/images.js';
 import { renderPosts } from '../../src/http/render/posts.js';
-import { renderTagJson, renderTagRows } from '../../src/http/render/tags.js';
+import { renderTagRows } from '../../src/api/tag-rows.js';
+import { renderTagJson } from '../../src/http/render/tags.js';
 import { createReadCaches } from '../../src/caches/read-caches.js';
 import { loadTags } from '../../src/contexts/tags/load.js';
-import type { AppDeps } from '../../src/http/context.js';
+import type { RenderDeps } from '../../src/http/render/deps.js';
 import { assertResource } from '../support/resources.js';
 import { COMMENT, GALLERY, HIDDEN_IMAGE, IMAGE, POST, TAG } from '../support/spec-shapes.js';
-import { insertFilter, insertImage, insertTag, insertUser, startHarness, stubEngine, type Harness } from './harness.js';
+import { insertFilter, insertImage, insertTag, insertUser, startHarness, type Harness } from './harness.js';
 
 let h: Harness;
-let deps: AppDeps;
+let deps: RenderDeps;
 beforeAll(async () => {
   h = await startHarness();
-  deps = { config: h.config, db: h.db, engine: stubEngine };
+  deps = { config: h.config, db: h.db };
 });
 afterAll(async () => {
   await h?.close();

@@ -4,7 +4,7 @@
  */
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { queryParam } from '../../src/http/request-query.js';
+import { queryParam } from '../../src/http/request/request-query.js';
 
 const NAMES = ['key', 'filter_id', 'q', 'page', 'per_page', 'a b', 'constructor', '__proto__', 'toString'];
 

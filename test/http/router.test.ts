@@ -5,7 +5,8 @@
  * slower, so nothing but this test would notice a route that brings it back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { startHarness, stubEngine, type Harness } from './harness.js';
 
 let h: Harness;
@@ -16,7 +17,7 @@ afterAll(() => h.close());
 
 describe('the router', () => {
   it('is the RegExpRouter once the first request is matched', async () => {
-    const app = createApp({ config: h.config, db: h.db, engine: stubEngine, logger: { error: () => undefined } });
+    const app = createApp(composeApp({ config: h.config, db: h.db, engine: stubEngine, logger: { error: () => undefined } }));
     expect((await app.request('/api/v1/json/images/1')).status).toBe(404);
     expect(app.router.name).toBe('SmartRouter + RegExpRouter');
   });

@@ -5,10 +5,10 @@
  */
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/http/errors.js';
-import { SearchParams } from '../../src/http/search-params.js';
-import { routeQuery } from '../../src/http/schemas/params.js';
-import { validQuery } from '../../src/http/validate.js';
+import { ApiError } from '../../src/http/answers/errors.js';
+import { SearchParams } from '../../src/http/request/search-params.js';
+import { routeQuery } from '../../src/api/schemas/params.js';
+import { validQuery } from '../../src/http/request/validate.js';
 
 /** An app answering what each way of reading gives, as JSON, and a refusal with its status. */
 function app() {

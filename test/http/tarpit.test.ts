@@ -1,6 +1,6 @@
 /**
- * The tarpit (src/http/tarpit.ts) over real HTTP, served by the service's own Node server
- * (src/http/server.ts) and asked by undici's fetch with multipart bodies of a few hundred KB.
+ * The tarpit (src/http/server/tarpit.ts) over real HTTP, served by the service's own Node server
+ * (src/http/server/server.ts) and asked by undici's fetch with multipart bodies of a few hundred KB.
  * The route under test refuses every request of one client with the Retry-After its query names,
  * and the tarpit's pause is longer than a test may take: a refusal that answers at all was not
  * held, and a held one answers only when the tarpit is released (as at shutdown).
@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AppEnv } from '../../src/http/context.js';
+import type { AppEnv } from '../../src/http/env/context.js';
 import { tooManyResponse } from '../../src/http/middleware/limits.js';
-import { startHttpServer, type HttpServer } from '../../src/http/server.js';
-import { Tarpit } from '../../src/http/tarpit.js';
+import { startHttpServer, type HttpServer } from '../../src/http/server/server.js';
+import { Tarpit } from '../../src/http/server/tarpit.js';
 import { readAnswer } from '../support/answer.js';
 import { waitUntil } from '../support/wait.js';
 

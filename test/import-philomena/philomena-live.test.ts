@@ -8,7 +8,7 @@ import { Indexer } from '../../indexer/index.js';
 import { eq } from 'drizzle-orm';
 import { sqlClientOf } from '../../src/db/client.js';
 import { galleries as galleryTable } from '../../src/db/schema/index.js';
-import { galleryView } from '../../src/http/views/gallery.js';
+import { galleryView } from '../../src/api/views/gallery.js';
 import { rebuildIndices } from '../../src/import/philomena/rebuild-indices.js';
 import { createSearchEngine } from '../../src/search/create-engine.js';
 import { openLiveSource } from '../../src/import/philomena/live-source.js';

@@ -11,7 +11,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
 import { withImportedOrigin } from '../../src/contexts/board/origin.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { openLiveSource } from '../../src/import/philomena/live-source.js';
 import { migratePhilomena } from '../../src/import/philomena/run.js';
 import { loadConfig } from '../../src/config.js';
@@ -38,7 +39,7 @@ function importCli(...args: string[]) {
 
 /** GET an image from a server started as `npm start` starts it: with the stored origin in its configuration. */
 async function servedImage(id: number): Promise<Record<string, unknown>> {
-  const served = await serveApp(createApp({ config: await withImportedOrigin(target.db, config()), db: target.db, engine: stubEngine, logger: { error: () => {} } }));
+  const served = await serveApp(createApp(composeApp({ config: await withImportedOrigin(target.db, config()), db: target.db, engine: stubEngine, logger: { error: () => {} } })));
   try {
     const res = await fetch(`${served.url}/api/v1/json/images/${id}`);
     expect(res.status, `image ${id}`).toBe(200);

@@ -1,7 +1,7 @@
 /**
  * What Philomena's API renders for fixture rows, derived field by field from the source rows by
  * the reference's rules (philomena-db.md §1, §4), written here independently of the code under
- * test. Where Tagwise documents a deliberate difference (src/http/views/image.ts: 0.04 duration
+ * test. Where Tagwise documents a deliberate difference (src/api/views/image.ts: 0.04 duration
  * for stills, display-ordered tags), the expectation follows it and says so. Hidden images are the
  * reference's stub (image_view.ex, philomena.md §5.4).
  */

@@ -18,7 +18,8 @@ import { Indexer } from '../../indexer/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { importBoard, type ImportSummary } from '../../src/import/api-json/index.js';
 import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { seedDemoBoard } from '../../src/seed/demo.js';
@@ -47,7 +48,7 @@ async function openBoard(tdb: TestDatabase): Promise<Board> {
   const indexer = new Indexer({ db: tdb.db, engine });
   await indexer.ensureIndexes();
   await indexer.reindex();
-  const app = createApp({ config, db: tdb.db, engine, logger: { error: () => {} } });
+  const app = createApp(composeApp({ config, db: tdb.db, engine, logger: { error: () => {} } }));
   return {
     tdb,
     engine,

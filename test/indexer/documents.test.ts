@@ -3,12 +3,13 @@ import {
   comments, filters, forums, galleries, galleryInteractions, gallerySubscriptions, images, imageTaggings,
   posts, tagImplications, tags, topics, users,
 } from '../../src/db/schema/index.js';
-import { loadCommentDocuments } from '../../src/search/indexes/comments/document.js';
-import { loadFilterDocuments } from '../../src/search/indexes/filters/document.js';
-import { loadGalleryDocuments } from '../../src/search/indexes/galleries/document.js';
-import { allIds, countRows, indexDefinitions, indexNames } from '../../src/search/indexes/index.js';
-import { loadPostDocuments } from '../../src/search/indexes/posts/document.js';
-import { loadTagDocuments } from '../../src/search/indexes/tags/document.js';
+import { loadCommentDocuments } from '../../src/contexts/search/documents/comments-documents.js';
+import { loadFilterDocuments } from '../../src/contexts/search/documents/filters-documents.js';
+import { loadGalleryDocuments } from '../../src/contexts/search/documents/galleries-documents.js';
+import { indexDefinitions, indexNames } from '../../src/search/indexes/index.js';
+import { allIds, countRows, loadDocuments } from '../../src/contexts/search/documents/load.js';
+import { loadPostDocuments } from '../../src/contexts/search/documents/posts-documents.js';
+import { loadTagDocuments } from '../../src/contexts/search/documents/tags-documents.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 let t: TestDatabase;
@@ -185,7 +186,7 @@ describe('document builders', () => {
       for await (const batch of allIds(t.db, name, { batchSize: 2 })) ids.push(...batch);
       expect(ids.length).toBe(await countRows(t.db, name));
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
-      const docs = await def.loadDocuments(t.db, ids);
+      const docs = await loadDocuments(t.db, name, ids);
       expect(docs.map((d) => d.id)).toEqual(ids);
       const mapped = new Set(Object.keys(def.mapping.properties));
       for (const doc of docs) {

@@ -4,7 +4,7 @@ import {
   galleries, galleryInteractions, imageFaves, imageHides, images, imageSources, imageSubscriptions,
   imageTaggings, imageVotes, tags, users,
 } from '../../src/db/schema/index.js';
-import { loadImageDocuments, wilsonScore } from '../../src/search/indexes/images/document.js';
+import { loadImageDocuments, wilsonScore } from '../../src/contexts/search/documents/images-documents.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 
 let t: TestDatabase;

@@ -10,7 +10,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retagImages } from '../../src/contexts/images/retag.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { LiveService } from '../../src/http/live/service.js';
 import { insertImage, insertTag, serveApp, startHarness, stubEngine, type Harness } from '../http/harness.js';
 
@@ -71,7 +72,7 @@ describe('change feed', () => {
 
   it('the cursor holds in another app over the same database', async () => {
     const image = await insertImage(h.db);
-    const other = await serveApp(createApp({ config: h.config, db: h.db, engine: stubEngine }));
+    const other = await serveApp(createApp(composeApp({ config: h.config, db: h.db, engine: stubEngine })));
     try {
       const res = await fetch(`${other.url}/api/v1/json/changes?since=${cursor}`);
       const body = (await res.json()) as { changes: { kind: string; id: number; change: string }[] };
@@ -105,7 +106,7 @@ describe('change feed', () => {
     const taken = new Date(Date.now() + 120_000);
     writeFileSync(join(dumps, 'latest.json'), JSON.stringify({ name: taken.toISOString().slice(0, 10), created_at: taken.toISOString() }));
     const newest = (await feed(`?since=${cursor}`)).body.cursor;
-    await new LiveService({ config: h.config, db: h.db, engine: stubEngine }).prune(new Date(Date.now() + 86_400_000 * 30));
+    await new LiveService({ config: h.config, db: h.db }).prune(new Date(Date.now() + 86_400_000 * 30));
     const { status, body } = await feed(`?since=${cursor - 1}`);
     expect(status).toBe(410);
     expect(body).toEqual({

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { retagImages } from '../../src/contexts/images/retag.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { LiveService } from '../../src/http/live/service.js';
 import { insertFilter, insertImage, insertTag, serveApp, stubEngine, testConfig } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -116,7 +117,7 @@ let noDogs: number;
 async function startServer(): Promise<void> {
   const deps = { config, db: t.db, engine: stubEngine, logger: { error: (obj: unknown) => console.error(obj) } };
   live = new LiveService(deps);
-  server = await serveApp(createApp({ ...deps, live }));
+  server = await serveApp(createApp(composeApp({ ...deps, live })));
 }
 
 async function stopServer(): Promise<void> {
@@ -236,7 +237,7 @@ describe('live connections are bounded', () => {
     const bounded = testConfig('/nonexistent-tagwise-data', { LIVE_MAX_CONNECTIONS: '2' });
     const deps = { config: bounded, db: t.db, engine: stubEngine, logger: { error: (obj: unknown) => console.error(obj) } };
     const boundedLive = new LiveService(deps);
-    const app = await serveApp(createApp({ ...deps, live: boundedLive }));
+    const app = await serveApp(createApp(composeApp({ ...deps, live: boundedLive })));
     const url = `${app.url}/api/v1/json/search/images/live?q=cat`;
     const open = [new SseReader(url), new SseReader(url)];
     try {

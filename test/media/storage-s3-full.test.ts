@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../src/http/context.js';
+import type { AppEnv } from '../../src/http/env/context.js';
 import { errorHandler } from '../../src/http/middleware/errors.js';
 import { fileRoutes } from '../../src/http/routes/files.js';
 import { freePort } from '../../src/lib/free-port.js';

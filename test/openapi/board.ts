@@ -6,7 +6,7 @@
  */
 import { Indexer } from '../../indexer/index.js';
 import * as s from '../../src/db/schema/index.js';
-import type { DepsWithUploads } from '../../src/http/upload-deps.js';
+import type { AppParts } from '../../src/http/env/context.js';
 import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import {
   insertFilter,
@@ -56,7 +56,7 @@ export interface Board {
 
 export async function startBoard(): Promise<Board> {
   const engine = new EmbeddedEngine();
-  const overrides: Partial<DepsWithUploads> = { engine, upload: { fetchTimeoutMs: 2000 } };
+  const overrides: Partial<AppParts> = { engine, upload: { fetchTimeoutMs: 2000 } };
   const h = await startHarness(overrides);
   const db = h.db;
 

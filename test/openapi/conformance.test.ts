@@ -7,7 +7,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_PREFIX } from '../../src/http/api-prefix.js';
+import { API_PREFIX } from '../../src/http/request/api-prefix.js';
 import { buildOpenApiDocument } from '../../src/http/openapi/document.js';
 import { matchOperation } from '../../src/http/openapi/operations.js';
 import { BASE_URL, SITE_NAME } from '../http/harness.js';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../../src/http/openapi/document.js';
 import { matchOperation, OPERATIONS, pathParamNames } from '../../src/http/openapi/operations.js';
 import { docsScript } from '../../src/http/routes/openapi.js';
-import * as S from '../../src/http/schemas/index.js';
+import * as S from '../../src/api/schemas/index.js';
 import { BASE_URL, SITE_NAME, startHarness, type Harness } from '../http/harness.js';
 import { OPENAPI_31_DOCUMENT_SCHEMA } from './oas31.js';
 

@@ -24,7 +24,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_PREFIX } from '../../src/http/api-prefix.js';
+import { API_PREFIX } from '../../src/http/request/api-prefix.js';
 import { matchOperation, OPERATIONS } from '../../src/http/openapi/operations.js';
 import { indexDefinitions, indexNames, isIndexName } from '../../src/search/indexes/index.js';
 import type { OperationSpec } from '../../src/http/openapi/spec.js';

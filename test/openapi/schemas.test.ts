@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import * as S from '../../src/http/schemas/index.js';
+import * as S from '../../src/api/schemas/index.js';
 import { RESOURCE_PAIRS } from '../support/resources.js';
 
 // ---------------------------------------------------------------------------------------------

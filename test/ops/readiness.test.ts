@@ -5,7 +5,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndexerLag, ReadinessState } from '../../src/http/context.js';
+import type { IndexerLag, ReadinessState } from '../../src/http/env/context.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { createDatabase } from '../../src/db/client.js';
 import { createTestDatabase } from '../support/db.js';

@@ -1,5 +1,5 @@
 /**
- * Slow and malformed clients against the server `src/main.ts` runs (`src/http/server.ts`), over
+ * Slow and malformed clients against the server `src/main.ts` runs (`src/http/server/server.ts`), over
  * raw sockets on loopback:
  * - 500 slowloris connections (headers dripping a byte at a time) do not stop other clients, and
  *   each is answered 408 in the JSON error shape once HTTP_HEADERS_TIMEOUT_SECONDS passes;

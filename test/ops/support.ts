@@ -1,7 +1,7 @@
 /**
  * Harness of the operations tests: a real database of the file's own, a real (in-memory) embedded
  * engine with its indices created, the app on an ephemeral port served as `src/main.ts` serves it
- * (`src/http/server.ts`, with the socket's websocket upgrades), with a pino logger whose lines the test reads, and request helpers that can pose as any client address (`TRUST_PROXY=true` and
+ * (`src/http/server/server.ts`, with the socket's websocket upgrades), with a pino logger whose lines the test reads, and request helpers that can pose as any client address (`TRUST_PROXY=true` and
  * `X-Forwarded-For`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,12 +12,13 @@ import { Indexer } from '../../indexer/index.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import type { Hono } from 'hono';
-import { createApp, type AppDeps, type AppEnv } from '../../src/http/app.js';
+import { createApp, type AppParts, type AppEnv } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { createLogger } from '../../src/log.js';
 import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { createSocketServer } from '../../src/http/routes/socket.js';
-import { startHttpServer } from '../../src/http/server.js';
+import { startHttpServer } from '../../src/http/server/server.js';
 import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { readAnswer, type Answer } from '../support/answer.js';
@@ -46,7 +47,7 @@ export interface OpsHarness {
 
 export interface OpsOptions {
   env?: Record<string, string>;
-  deps?: Partial<AppDeps>;
+  deps?: Partial<AppParts>;
   /** An existing database (the harness then neither creates nor drops one). */
   db?: Database;
   /** Add routes of the test's own to the app, before it serves. */
@@ -78,7 +79,7 @@ export async function startOps(options: OpsOptions = {}): Promise<OpsHarness> {
   const embedded = new EmbeddedEngine({});
   await new Indexer({ db, engine: embedded }).ensureIndexes();
   const engine = options.deps?.engine ?? embedded;
-  const app = createApp({ config, db, engine, logger, ...options.deps });
+  const app = createApp(composeApp({ config, db, engine, logger, ...options.deps }));
   options.routes?.(app);
   // the server main.ts runs, with its limits on slow and malformed clients
   const { server } = startHttpServer(app.fetch, { port: 0, hostname: '127.0.0.1', limits: config.http, websocket: createSocketServer() });

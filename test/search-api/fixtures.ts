@@ -9,7 +9,7 @@
 import { eq } from 'drizzle-orm';
 import * as s from '../../src/db/schema/index.js';
 import type { Database } from '../../src/db/client.js';
-import { wilsonScore } from '../../src/search/indexes/images/document.js';
+import { wilsonScore } from '../../src/contexts/search/documents/images-documents.js';
 import { insertFilter, insertImage, insertKey, insertTag, insertUser } from '../http/harness.js';
 import { mulberry32 } from '../../src/lib/random.js';
 

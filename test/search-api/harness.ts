@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Indexer } from '../../indexer/index.js';
 import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { createReadCaches, type ReadCaches } from '../../src/caches/read-caches.js';
 import { EngineThread } from '../../src/search/embedded/public.js';
 import { serveApp, testConfig } from '../http/harness.js';
@@ -46,7 +47,7 @@ export async function startSearchHarness(): Promise<SearchHarness> {
   await indexer.ensureIndexes();
   const logged: SearchHarness['logged'] = [];
   const caches = createReadCaches(testDb.db);
-  const app = createApp({
+  const app = createApp(composeApp({
     config,
     db: testDb.db,
     engine,
@@ -55,7 +56,7 @@ export async function startSearchHarness(): Promise<SearchHarness> {
       error: (obj, msg) => logged.push({ level: 'error', obj, msg }),
       warn: (obj, msg) => logged.push({ level: 'warn', obj, msg }),
     },
-  });
+  }));
   const served = await serveApp(app);
   const api: SearchHarness['api'] = async (path, init) => readAnswer(await fetch(`${served.url}/api/v1/json${path}`, init));
   return {

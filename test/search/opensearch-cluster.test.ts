@@ -16,7 +16,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { OpenSearchEngine } from '../../src/search/opensearch/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { localCluster, nodeName, nodePid, type LocalCluster } from '../support/opensearch-cluster.js';
@@ -141,7 +142,7 @@ describe.skipIf(!runs)('a three-node OpenSearch cluster losing its nodes', () =>
 
   it('kill -9 of the first node during searches: no search fails', async () => {
     engine = new OpenSearchEngine({ node: cluster.nodes, indexPrefix: prefix, numberOfReplicas: 1, numberOfShards: 2 });
-    const app = createApp({ config: testConfig(dataDir), db: t.db, engine, logger: { error: (obj) => logged.push(obj) } });
+    const app = createApp(composeApp({ config: testConfig(dataDir), db: t.db, engine, logger: { error: (obj) => logged.push(obj) } }));
     served = await serveApp(app);
     const victim = cluster.nodes[0]!;
     // the first node holds a copy of the images index, so its loss is felt by searches too

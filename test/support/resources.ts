@@ -1,11 +1,11 @@
 /**
  * Response objects checked against both statements of their shape: the contract's zod schema
- * (src/http/schemas, what the server and its OpenAPI document promise) and the spec's table
+ * (src/api/schemas, what the server and its OpenAPI document promise) and the spec's table
  * (spec-shapes.ts, written from spec/api.md independently of the server's code). A schema that
  * drifts from the spec fails test/openapi/schemas.test.ts; an answer that breaks either fails here.
  */
 import type { z } from 'zod';
-import * as S from '../../src/http/schemas/index.js';
+import * as S from '../../src/api/schemas/index.js';
 import * as shapes from './spec-shapes.js';
 
 /** Each spec shape with the schema of the same object, by schema name. */

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type Database, type PoolOptions } from '../../src/db/client.js';
-import { createApp } from '../../src/http/app.js';
-import type { DepsWithUploads, UploadOptions } from '../../src/http/upload-deps.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
+import type { AppDeps, AppParts, UploadOptions } from '../../src/http/env/context.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
@@ -36,6 +37,8 @@ export interface Served {
 
 export interface UploadHarness {
   db: Database;
+  /** The app's composed dependencies (its limiter, caches, …). */
+  deps: AppDeps;
   /** A verified user named Uploader, and an API key of theirs. */
   uploader: Awaited<ReturnType<typeof userWithKey>>;
   /** Connection URL of the test database (for child processes). */
@@ -125,7 +128,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
   const indexer = engine ? new Indexer({ db: testDb.db, engine, deleteRows: 'immediate' }) : undefined;
   await indexer?.ensureIndexes();
   const requestDb = options.requestPool ? createDatabase(testDb.url, options.requestPool) : undefined;
-  const deps: DepsWithUploads = {
+  const parts: AppParts = {
     config,
     db: requestDb ?? testDb.db,
     engine: engine ?? stubEngine,
@@ -133,6 +136,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
     storage,
     ...(options.upload ? { upload: options.upload } : {}),
   };
+  const deps = composeApp(parts);
   const served = await serveApp(createApp(deps));
   const url = served.url;
 
@@ -142,6 +146,7 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
 
   return {
     db: testDb.db,
+    deps,
     uploader,
     dbUrl: testDb.url,
     config,

@@ -7,6 +7,7 @@ import { eq, inArray } from 'drizzle-orm';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as s from '../../src/db/schema/index.js';
+import { unban } from '../../src/contexts/users/bans.js';
 import { insertImage, insertTag } from '../http/harness.js';
 import { bombPng } from '../media/helpers.js';
 import { startUploadHarness, userWithKey, type UploadHarness } from './harness.js';
@@ -365,6 +366,36 @@ describe('abuse limits', () => {
       const bans = await limited.db.select().from(s.bans).where(eq(s.bans.automatic, true));
       expect(bans.length).toBeGreaterThanOrEqual(1);
       expect((await attempt(a.key)).status).toBe(403);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("submissions go through the app's one limiter: a ban they earn is every route's at once, and a lifted ban stops refusing them at once", async () => {
+    const limited = await startUploadHarness({ env: { RATE_LIMIT_UPLOAD: '1/1h', BAN_AFTER_VIOLATIONS: '2', BAN_SECONDS: '600' } });
+    try {
+      const a = limited.uploader;
+      const attempt = () => limited.submit(a.key, { url: 'http://example.com/a.png', image: { tag_input: TAGS } });
+      expect((await attempt()).status).toBe(400);
+      expect((await attempt()).status).toBe(429);
+      const banned = await attempt();
+      expect(banned.status).toBe(403);
+      expect(banned.body.reason).toMatch(/Too many requests/);
+      // the read API refuses the same caller at once
+      const read = await limited.api(`/images/1?key=${a.key}`);
+      expect(read.status).toBe(403);
+      expect(read.body.reason).toMatch(/Too many requests/);
+
+      // An operator lifts the ban; once the app has heard of it (the feed's barrier), submissions
+      // meet only the spent budget. A limiter of the route's own, with a ban cache that does not
+      // hear the feed, kept refusing them as banned for its cache's five seconds.
+      const [ban] = await limited.db.select().from(s.bans).where(eq(s.bans.userId, a.user.id));
+      await unban(limited.db, ban!.id);
+      await limited.deps.caches.feed.sync();
+      const after = await attempt();
+      expect(after.status).toBe(429);
+      expect(after.body.error).toMatch(/^Too many submissions/);
+      expect((await limited.api(`/images/1?key=${a.key}`)).status).toBe(404);
     } finally {
       await limited.close();
     }

@@ -17,7 +17,7 @@ import { ffmpegAvailable } from '../../src/media/ffmpeg.js';
 import { computeIntensities } from '../../src/media/intensities.js';
 import { generateDemoImage, type DemoKind } from '../../src/media/demo-images.js';
 import { boxesSmallerThan, fitInside, REPRESENTATION_BOXES } from '../../src/media/representations.js';
-import { loadImageDocuments } from '../../src/search/indexes/images/document.js';
+import { loadImageDocuments } from '../../src/contexts/search/documents/images-documents.js';
 import { insertTag } from '../http/harness.js';
 import { assertResource } from '../support/resources.js';
 import { IMAGE } from '../support/spec-shapes.js';

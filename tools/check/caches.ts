@@ -1,13 +1,13 @@
 /**
  * `npm run check`'s rule "every cache registered": a module under `src/` that holds a cache
- * registers it (`src/caches/registry.ts`: its name, budget, invalidating changes, hits and
+ * registers it (`src/lib/cache-registry.ts`: its name, budget, invalidating changes, hits and
  * misses), or is listed below with the reason it does not yet.
  *
  * A module holds a cache when its file name says so (`*cache*.ts`), when it uses the bounded map
  * (`src/lib/bounded-map.ts`), or when it bounds a `Map` by hand (a line that tests a `.size`
  * against a bound and then clears the map or drops its oldest key): that is a cache without a
  * policy, which should use the bounded map and register. A module registers when it calls
- * `.register(` with a registry it imports from `caches/registry`.
+ * `.register(` with a registry it imports from `lib/cache-registry`.
  *
  * Usage: `tsx tools/check/caches.ts [root]` (default: the working directory); exit 1 on a breach.
  */
@@ -18,10 +18,9 @@ import { pathToFileURL } from 'node:url';
 /** Modules that hold a cache and do not register it yet, by path from the root, with why. */
 export const UNREGISTERED: Readonly<Record<string, string>> = {
   'src/caches/read-caches.ts': 'builds the app registry and hands it to each cache it makes',
+  'src/lib/cache-registry.ts': 'the registry the caches join; holds none',
   'src/observability/cache-series.ts': 'reports the registered caches on /metrics; holds none',
   'src/http/render/image-cache-warmer.ts': 'fills the image cache; holds none',
-  'src/contexts/search/compiled-cache.ts': 'moved with the search plans; registered in the change that follows',
-  'src/contexts/search/filter.ts': 'moved with the search plans; registered in the change that follows',
   'src/search/indexes/document-cache.ts': 'a reindex-scoped type; to review after the search move',
   'src/search/embedded/result-cache.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
   'src/search/embedded/query/filter-set-cache.ts': 'engine thread: its counts do not reach the main thread /metrics yet',
@@ -38,7 +37,7 @@ export interface CacheBreach {
 }
 
 const USES_BOUNDED_MAP = /from\s+['"][^'"]*\/lib\/bounded-map\.js['"]/;
-const IMPORTS_REGISTRY = /from\s+['"][^'"]*(?:caches\/|\.\/)registry\.js['"]/;
+const IMPORTS_REGISTRY = /from\s+['"][^'"]*(?:lib\/|\.\/)cache-registry\.js['"]/;
 const REGISTERS = /\.register\(/;
 /** A `Map` bounded by hand: its size tested against a bound, then cleared or its oldest key dropped. */
 const HAND_BOUNDED = /\.size\s*>=?\s*[\w.#]+\)?\s*[^;]*(?:\.clear\(\)|\.keys\(\)\.next\(\))/;
@@ -84,7 +83,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const breaches = findCacheBreaches(process.argv[2] ?? process.cwd());
   for (const b of breaches) console.error(`${b.file}: ${b.problem}`);
   if (breaches.length > 0) {
-    console.error(`\n${breaches.length} cache rule breach(es): register each cache with src/caches/registry.ts (see tools/check/caches.ts).`);
+    console.error(`\n${breaches.length} cache rule breach(es): register each cache with src/lib/cache-registry.ts (see tools/check/caches.ts).`);
     process.exit(1);
   }
   console.log('every cache registered');

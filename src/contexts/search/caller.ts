@@ -1,6 +1,6 @@
 /**
  * Who searches, as plain data: the search context plans for a caller, not for an HTTP request
- * (src/http/search-caller.ts makes one of a request; a CLI or a test may make their own).
+ * (src/http/request/search-caller.ts makes one of a request; a CLI or a test may make their own).
  */
 import type { Role } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';

@@ -80,7 +80,7 @@ function compiling<T>(q: string, options: CompileOptions, compile: (q: string, o
 }
 
 /** Queries compiled for anonymous callers, by index and text. */
-const anonymousQueries = new CompiledCache<AnonymousQuery>();
+const anonymousQueries = new CompiledCache<AnonymousQuery>('search_anonymous_queries');
 
 export interface AnonymousQuery {
   query: Query;

@@ -7,14 +7,37 @@
  * role and user id, the filter's id). Relative dates (`created_at.gte:3 days ago`) are resolved
  * when compiling, so an entry lives one second, the lag search answers are allowed anyway
  * (`SEARCH_MAX_AGE`); one that read no clock (see `ClockReading`) may be given longer.
+ *
+ * Each cache registers under its name (`src/lib/cache-registry.ts`; the search context's are
+ * held once per process, so `processCaches` by default): a hit is a value found still fresh.
  */
+import { BoundedMap } from '../../lib/bounded-map.js';
+import { type CacheCounts, type CacheRegistry, processCaches } from '../../lib/cache-registry.js';
+
 const TTL_MS = 1_000;
-const MAX_ENTRIES = 4_096;
+export const MAX_COMPILED_ENTRIES = 4_096;
+
+export interface CompiledCacheOptions {
+  /** Where it registers; default `processCaches`. */
+  registry?: CacheRegistry;
+  now?: () => number;
+}
 
 export class CompiledCache<T> {
-  private readonly entries = new Map<string, { value: T; expires: number }>();
+  private readonly entries = new BoundedMap<string, { value: T; expires: number }>({ maxEntries: MAX_COMPILED_ENTRIES });
+  private readonly counts: CacheCounts;
+  private readonly now: () => number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(name: string, options: CompiledCacheOptions = {}) {
+    this.now = options.now ?? Date.now;
+    // Nothing invalidates an entry but its age: the key holds all the value depends on.
+    this.counts = (options.registry ?? processCaches).register({
+      name,
+      budget: { entries: MAX_COMPILED_ENTRIES },
+      invalidatedBy: [`age ${TTL_MS / 1000} s (longer when no clock was read)`],
+      held: () => ({ entries: this.entries.size }),
+    });
+  }
 
   /**
    * The value kept under `key`, else `compile()`'s (kept; a throw is not), for `lifetimeMs` of
@@ -23,7 +46,11 @@ export class CompiledCache<T> {
   get(key: string, compile: () => T, lifetimeMs?: (value: T) => number | undefined): T {
     const now = this.now();
     const hit = this.entries.get(key);
-    if (hit !== undefined && hit.expires > now) return hit.value;
+    if (hit !== undefined && hit.expires > now) {
+      this.counts.hit();
+      return hit.value;
+    }
+    this.counts.miss();
     const value = compile();
     const lifetime = lifetimeMs?.(value) ?? TTL_MS;
     // a value kept not at all takes no place (nor pushes the others out when the map is full)
@@ -31,7 +58,6 @@ export class CompiledCache<T> {
       if (hit !== undefined) this.entries.delete(key);
       return value;
     }
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(key, { value, expires: now + lifetime });
     return value;
   }

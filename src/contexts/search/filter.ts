@@ -18,6 +18,8 @@ import type { HiddenByFilter } from '../../search/requests/index.js';
 import type { FilterRow } from '../filters/types.js';
 import type { UserRow } from '../users/types.js';
 import type { SearchDeps } from './caller.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
+import { processCaches } from '../../lib/cache-registry.js';
 import { ClockReading, CompiledCache } from './compiled-cache.js';
 import { CLOCK_FREE_MS } from './compile.js';
 
@@ -76,7 +78,7 @@ function compileFilterFor(filter: FilterRow, user: UserRow | null): { compiled: 
  * Filters compiled, by filter, its two expressions and the caller (fields and `my:` depend on who
  * asks): a minute when no relative date was resolved, else a second, so such dates move with the clock.
  */
-const compiledFilters = new CompiledCache<{ compiled: CompiledFilter; clockFree: boolean }>();
+const compiledFilters = new CompiledCache<{ compiled: CompiledFilter; clockFree: boolean }>('search_compiled_filters');
 
 /** `filter` compiled for `user` (kept, see `compiledFilters`). */
 export function compiledFilterOf(filter: FilterRow, user: UserRow | null): CompiledFilter {
@@ -84,14 +86,27 @@ export function compiledFilterOf(filter: FilterRow, user: UserRow | null): Compi
   return compiledFilters.get(key, () => compileFilterFor(filter, user), (entry) => (entry.clockFree ? CLOCK_FREE_MS : undefined)).compiled;
 }
 
-/** Filters whose broken hidden expression was already reported (by id and text). */
-const reportedBrokenFilters = new Set<string>();
+/**
+ * Filters whose broken hidden expression was already reported (by id and text), so that a broken
+ * filter is logged once, not on every search through it; one forgotten is only logged again.
+ */
+const MAX_REPORTED = 1_000;
+const reportedBrokenFilters = new BoundedMap<string, true>({ maxEntries: MAX_REPORTED });
+const reportedCounts = processCaches.register({
+  name: 'search_reported_broken_filters',
+  budget: { entries: MAX_REPORTED },
+  invalidatedBy: [],
+  held: () => ({ entries: reportedBrokenFilters.size }),
+});
 
 function reportBroken(deps: Pick<SearchDeps, 'logger'>, filter: FilterRow): void {
   const key = `${filter.id}\u0000${filter.hiddenComplexStr}`;
-  if (reportedBrokenFilters.has(key)) return;
-  if (reportedBrokenFilters.size >= 1000) reportedBrokenFilters.clear();
-  reportedBrokenFilters.add(key);
+  if (reportedBrokenFilters.has(key)) {
+    reportedCounts.hit();
+    return;
+  }
+  reportedCounts.miss();
+  reportedBrokenFilters.set(key, true);
   const log = deps.logger?.warn?.bind(deps.logger) ?? ((obj: unknown, msg?: string) => console.warn(msg, obj));
   log({ filterId: filter.id, hiddenComplex: filter.hiddenComplexStr }, 'hidden complex filter does not compile; ignored');
 }

@@ -85,7 +85,7 @@ function deletedParam(user: UserRow | null, del: string | undefined): { deleted?
  * the filter hides by a complex expression (which may hold relative dates). Requests with a seed
  * drawn for them (`oneOff`) are not kept.
  */
-const anonymousRequests = new CompiledCache<KeptRequest>();
+const anonymousRequests = new CompiledCache<KeptRequest>('search_anonymous_requests');
 
 interface KeptRequest {
   /** Undefined when `q` names a filter (its compilation depends on the caller). */

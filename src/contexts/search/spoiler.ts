@@ -7,7 +7,7 @@
  *       (`filter.ts`: the same compiled queries, kept once per filter and caller).
  * An expression that is empty or does not compile is ignored: it never spoilers everything.
  */
-import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import { loadImageDocuments } from './documents/images-documents.js';
 import type { FilterRow } from '../filters/types.js';
 import type { UserRow } from '../users/types.js';
 import type { SearchDeps } from './caller.js';

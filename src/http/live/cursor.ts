@@ -9,9 +9,8 @@
 import type { z } from 'zod';
 import { changeSeqBefore, latestChangeSeq, prunedThrough } from '../../contexts/changes/log.js';
 import { readLatest } from '../../dumps/layout.js';
-import { storageOf } from '../media-storage.js';
-import type { AppContext } from '../context.js';
-import type { CursorExpiredBody } from '../schemas/live.js';
+import type { AppContext } from '../env/context.js';
+import type { CursorExpiredBody } from '../../api/schemas/live.js';
 
 type Body = z.output<typeof CursorExpiredBody>;
 
@@ -21,7 +20,7 @@ const DUMP_OVERLAP_MS = 60_000;
 /** The newest dump a client can load and continue after, or null. */
 async function resumableDump(c: AppContext, horizon: number): Promise<Body['dump']> {
   const { db, config } = c.get('deps');
-  const latest = await readLatest(storageOf(c.get('deps')).area('dumps'));
+  const latest = await readLatest(c.get('deps').storage.area('dumps'));
   if (latest === null) return null;
   const taken = new Date(latest.created_at);
   const oldestKept = Date.now() - config.changeLogRetentionDays * 86_400_000;

@@ -10,17 +10,17 @@ import { findDefaultFilter } from '../../contexts/filters/load.js';
 import { hiddenImageIds } from '../../contexts/images/hidden.js';
 import { loadPosts } from '../../contexts/forums/posts.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { AppDeps } from '../context.js';
+import type { RenderDeps } from '../render/deps.js';
 import { renderComments } from '../render/comments.js';
 import { renderImage } from '../render/images.js';
 import { renderPostRows } from '../render/posts.js';
-import { forumView } from '../views/forum.js';
-import { topicView } from '../views/topic.js';
+import { forumView } from '../../api/views/forum.js';
+import { topicView } from '../../api/views/topic.js';
 import type { FirehosePlan } from './firehose-events.js';
 import type { FirehoseEvent } from './types.js';
 
 
-export async function renderFirehose(deps: AppDeps, plans: readonly FirehosePlan[]): Promise<FirehoseEvent[]> {
+export async function renderFirehose(deps: RenderDeps, plans: readonly FirehosePlan[]): Promise<FirehoseEvent[]> {
   if (plans.length === 0) return [];
   const filter = (await findDefaultFilter(deps.db)) ?? null;
   const image = (id: number) => renderImage(deps, id, { filter, user: null });
@@ -60,7 +60,7 @@ function withoutHidden(plan: FirehosePlan, hidden: ReadonlySet<number>): Firehos
   return imagesTold(plan).some((id) => hidden.has(id)) ? null : plan;
 }
 
-async function payloadOf(deps: AppDeps, plan: FirehosePlan, image: (id: number) => Promise<unknown>): Promise<unknown> {
+async function payloadOf(deps: RenderDeps, plan: FirehosePlan, image: (id: number) => Promise<unknown>): Promise<unknown> {
   switch (plan.event) {
     case 'image:create':
     case 'image:update': {
@@ -89,7 +89,7 @@ async function payloadOf(deps: AppDeps, plan: FirehosePlan, image: (id: number) 
   }
 }
 
-async function postPayload(deps: AppDeps, postId: number): Promise<unknown> {
+async function postPayload(deps: RenderDeps, postId: number): Promise<unknown> {
   const data = (await loadPosts(deps.db, [postId])).get(postId);
   if (data === undefined || data.forum.accessLevel !== 'normal' || data.topic.hiddenFromUsers) return null;
   const [post] = await renderPostRows(deps, [{ post: data.post, topicHidden: false }]);

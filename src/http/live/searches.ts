@@ -14,8 +14,9 @@ import type { Database } from '../../db/client.js';
 import type { IndexDocument } from '../../search/engine.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import { imagesIndex } from '../../search/indexes/images/index.js';
-import type { AppDeps } from '../context.js';
-import { ApiError } from '../errors.js';
+import { loadImageDocuments } from '../../contexts/search/documents/images-documents.js';
+import type { RenderDeps } from '../render/deps.js';
+import { ApiError } from '../answers/errors.js';
 import { renderImages } from '../render/images.js';
 import { imageTransitions, touchedImages, type ImageTransition } from './image-states.js';
 import type { LiveEvent, LiveQuery, LiveSubscriber } from './types.js';
@@ -37,7 +38,7 @@ const keyOf = (q: LiveQuery) => `${q.filter?.id ?? ''}\u0000${JSON.stringify(q.q
 export class LiveSearches {
   private readonly matchers = new Map<string, Matcher>();
 
-  constructor(private readonly deps: AppDeps) {}
+  constructor(private readonly deps: RenderDeps) {}
 
   /** Distinct matchers and subscribers now (for metrics and the benchmark). */
   get size(): { matchers: number; subscribers: number } {
@@ -154,7 +155,7 @@ async function documentsIn(db: Database, seq: number, ids: number[]): Promise<{ 
   return db.transaction(
     async (tx) => {
       const scoped = tx as unknown as Database;
-      const docs = new Map((await imagesIndex.loadDocuments(scoped, ids)).map((d) => [d.id, d]));
+      const docs = new Map((await loadImageDocuments(scoped, ids)).map((d) => [d.id, d]));
       const wanted = new Set(ids);
       const tail = (await changesAfter(scoped, seq, MAX_TAIL_ROWS)).filter((r) => r.kind === 'image' && wanted.has(r.recordId));
       return { docs, tail };

@@ -6,13 +6,17 @@
 import { ChangeFollower } from '../../contexts/changes/follow.js';
 import { pruneChangeLog } from '../../contexts/changes/log.js';
 import type { ChangeGroup } from '../../contexts/changes/types.js';
-import type { AppDeps } from '../context.js';
+import type { AppDeps } from '../env/context.js';
+import type { RenderDeps } from '../render/deps.js';
 import { planFirehose } from './firehose-events.js';
 import { renderFirehose } from './firehose-render.js';
 import { LiveSearches } from './searches.js';
 import type { FirehoseSubscriber, Live, LiveEvent, LiveQuery, LiveSubscriber } from './types.js';
 
 const PRUNE_EVERY_MS = 3_600_000;
+
+/** What the live side reads: rendering's, and where to report its failures. */
+export type LiveDeps = RenderDeps & Pick<AppDeps, 'logger'>;
 
 export class LiveService implements Live {
   readonly follower: ChangeFollower;
@@ -22,7 +26,7 @@ export class LiveService implements Live {
   private started: Promise<void> | null = null;
   private openConnections = 0;
 
-  constructor(private readonly deps: AppDeps) {
+  constructor(private readonly deps: LiveDeps) {
     const report = (err: unknown) => deps.logger?.error({ err }, 'live: following the change log failed');
     this.follower = new ChangeFollower(deps.db, { onError: report });
     this.searches = new LiveSearches(deps);

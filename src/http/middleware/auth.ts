@@ -7,10 +7,10 @@
  */
 import { findUserByApiKey, isDeactivatedKey } from '../../contexts/users/api-keys.js';
 import type { Database } from '../../db/client.js';
-import type { AppContext } from '../context.js';
-import { forbidden } from '../errors.js';
+import type { AppContext } from '../env/context.js';
+import { forbidden } from '../answers/errors.js';
 import type { KeyState } from '../../caches/key-cache.js';
-import { queryParam } from '../request-query.js';
+import { queryParam } from '../request/request-query.js';
 
 async function readKeyState(db: Database, key: string): Promise<KeyState> {
   const user = await findUserByApiKey(db, key);

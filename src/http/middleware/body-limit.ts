@@ -6,7 +6,7 @@
  * client sending 130 MiB without a key would have it all read before the connection could be
  * reused. A refusal made before the body is read therefore says `Connection: close`: Node closes
  * the socket once the answer is written, and the rest is never read. A client that sent
- * `Expect: 100-continue` is not even asked for its body (src/http/server.ts sends the 100 only
+ * `Expect: 100-continue` is not even asked for its body (src/http/server/server.ts sends the 100 only
  * when a route starts reading).
  *
  * `limitBody` is the one size limit of bodies that are read whole (hono's `bodyLimit`): over the
@@ -16,7 +16,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { errorResponse } from '../errors.js';
+import { errorResponse } from '../answers/errors.js';
 
 /** Whether a Content-Type names JSON (`application/json`, parameters allowed). */
 export const isJson = (contentType: string | undefined) => /^application\/json\s*(;|$)/i.test(contentType ?? '');

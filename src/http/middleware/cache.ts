@@ -12,11 +12,11 @@
  * - CORS: `Access-Control-Allow-Origin: *` on GET, HEAD and OPTIONS; a preflight is answered 204.
  */
 import { hash } from 'node:crypto';
-import type { AppContext, CachePolicy } from '../context.js';
+import type { AppContext, CachePolicy } from '../env/context.js';
 import { exposedHeaders } from './request-log.js';
-import { requestHeader } from '../request-header.js';
+import { requestHeader } from '../request/request-header.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
-import { processCaches } from '../../caches/registry.js';
+import { processCaches } from '../../lib/cache-registry.js';
 
 export interface CacheOptions {
   /** The answer depends on who the caller is (`key`). */

@@ -5,7 +5,7 @@
  * promise of this layer's own.
  */
 import type { MiddlewareHandler, Next } from 'hono';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { authenticate } from './auth.js';
 import { attachCurrentFilter } from './filter.js';
 import type { LimitCheck } from './limits.js';

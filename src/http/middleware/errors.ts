@@ -18,11 +18,11 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SearchRequestError } from '../../contexts/search/errors.js';
 import { DecodeQueueFull } from '../../media/sandbox/pool.js';
 import { StorageFullError, StorageUnavailableError } from '../../media/storage.js';
-import type { AppEnv, AppLogger } from '../context.js';
-import { searchApiError } from '../query-error.js';
+import type { AppEnv, AppLogger } from '../env/context.js';
+import { searchApiError } from '../answers/query-error.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { isSearchUnavailable, SEARCH_RETRY_AFTER_SECONDS } from '../../search/unavailable.js';
-import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
+import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../answers/errors.js';
 
 /** Seconds a client is asked to wait when the media storage is full (an operator has to act). */
 export const STORAGE_FULL_RETRY_AFTER_SECONDS = 300;

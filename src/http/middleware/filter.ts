@@ -10,11 +10,11 @@ import { canViewFilter } from '../../contexts/filters/access.js';
 import { findDefaultFilter, findFilter } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
-import type { AppContext, AppDeps } from '../context.js';
-import { FilterIdParam } from '../schemas/params.js';
+import type { AppContext, AppDeps } from '../env/context.js';
+import { FilterIdParam } from '../../api/schemas/params.js';
 import { liveCaches } from '../../caches/read-caches.js';
 import type { FilterRowCache } from '../../caches/filter-row-cache.js';
-import { queryParam } from '../request-query.js';
+import { queryParam } from '../request/request-query.js';
 
 /** A filter by id, from the cache while it is live. (A function of its own: a closure made per request costs a name.) */
 async function filterById(db: AppDeps['db'], cache: FilterRowCache | undefined, id: number): Promise<FilterRow | null> {

@@ -20,22 +20,21 @@
  * before its wait is over (or while banned) gets its refusal after a pause of about a second,
  * with `Connection: close` (see `refuse`).
  *
- * Client address: `clientAddress` (src/http/client-address.ts), the socket's peer or, with
+ * Client address: `clientAddress` (src/http/request/client-address.ts), the socket's peer or, with
  * `TRUST_PROXY=true`, the last entry of `X-Forwarded-For`.
  */
 import type { ActiveBan } from '../../contexts/users/active-bans.js';
 import { callerIdentity, searchCost, type Budget, type Caller, type LimitDecision, type RequestLimiter } from '../../limits/index.js';
 import type { BanCache } from '../../caches/ban-cache.js';
 import type { Metrics } from '../../observability/metrics.js';
-import { API_PREFIX } from '../api-prefix.js';
-import type { AppContext } from '../context.js';
-import { readPage, readPerPage } from '../schemas/params.js';
-import { tarpitOf } from '../tarpit.js';
+import { API_PREFIX } from '../request/api-prefix.js';
+import type { AppContext } from '../env/context.js';
+import { readPage, readPerPage } from '../../api/schemas/params.js';
 import { carriesBody } from './body-limit.js';
-import { clientAddress } from '../client-address.js';
-import { toPaging } from './paging.js';
-import { formatTime } from '../views/time.js';
-import { queryParam } from '../request-query.js';
+import { clientAddress } from '../request/client-address.js';
+import { toPaging } from '../../api/paging.js';
+import { formatTime } from '../../api/views/time.js';
+import { queryParam } from '../request/request-query.js';
 
 /** Cost of one stored file against the `read` budget. */
 export const FILE_COST = 0.2;
@@ -86,7 +85,7 @@ export function tooManyResponse(c: AppContext, retryAfterSeconds: number): Respo
 }
 
 /**
- * A refusal of a request that sends a body goes through the app's tarpit (src/http/tarpit.ts): at
+ * A refusal of a request that sends a body goes through the app's tarpit (src/http/server/tarpit.ts): at
  * once the first time, after a pause and closing the connection when the caller comes back before
  * its wait is over, so that resending a large body does not make the server read it at full speed.
  * A refusal without a body is answered at once: it costs no more than its headers did, and holding
@@ -94,7 +93,7 @@ export function tooManyResponse(c: AppContext, retryAfterSeconds: number): Respo
  * connection for each request.
  */
 function refuse(c: AppContext, caller: Caller, waitSeconds: number, answer: () => Response): Response | Promise<Response> {
-  return carriesBody(c) ? tarpitOf(c.get('deps')).hold(c, callerIdentity(caller), waitSeconds, answer) : answer();
+  return carriesBody(c) ? c.get('deps').tarpit.hold(c, callerIdentity(caller), waitSeconds, answer) : answer();
 }
 
 /** Seconds left of a ban (a permanent one never ends). */

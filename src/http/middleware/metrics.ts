@@ -5,7 +5,7 @@
  * (request-frame.ts) records each request when it ends.
  */
 import type { Metrics } from '../../observability/metrics.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../env/context.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 

@@ -11,8 +11,8 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Metrics } from '../../observability/metrics.js';
 import type { RecordChangeFeed } from '../../db/record-change-feed.js';
-import type { AppDeps, AppEnv } from '../context.js';
-import { routeOf } from '../route-name.js';
+import type { AppDeps, AppEnv } from '../env/context.js';
+import { routeOf } from '../request/route-name.js';
 import { finishCacheHeaders, preflightAnswer } from './cache.js';
 import type { LimitCheck } from './limits.js';
 import { recordRequest } from './metrics.js';

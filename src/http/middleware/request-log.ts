@@ -1,7 +1,7 @@
 /**
  * Request ids and the request log. Every request gets an id — the caller's `X-Request-Id` when it
  * is a short safe token (so a proxy's id follows the request), else a new UUID — echoed in the
- * `X-Request-Id` response header. Handlers log through `c.get('log')` (`request-logger.ts`), whose
+ * `X-Request-Id` response header. Handlers log through `c.get('log')` (`app/request-logger.ts`), whose
  * lines carry `reqId`. When the request ends, one JSON line: `reqId`, `method`, `route` (the pattern,
  * e.g. `/api/v1/json/images/:image_id`), `url` (path and query, with the value of `key` replaced
  * by `[redacted]`), `status` and `ms`; `err` too when the request failed. Probe and scrape routes
@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import type { AppContext, AppDeps } from '../context.js';
-import { requestHeader } from '../request-header.js';
-import { RequestLogger } from '../request-logger.js';
+import type { AppContext, AppDeps } from '../env/context.js';
+import { requestHeader } from '../request/request-header.js';
+import { RequestLogger } from '../env/request-logger.js';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

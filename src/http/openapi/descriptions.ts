@@ -3,7 +3,7 @@
  * the summary of the search language, with each index's fields listed from its field set.
  */
 import type { Config } from '../../config.js';
-import { MAX_HEADER_BYTES } from '../protocol-answers.js';
+import { MAX_HEADER_BYTES } from '../server/protocol-answers.js';
 import type { FieldSet, FieldSpec, FieldType } from '../../../grammar/index.js';
 import { queryFields, indexNames, type IndexName } from '../../search/indexes/index.js';
 

@@ -1,13 +1,13 @@
 /**
- * The OpenAPI 3.1 document of the JSON API, built from the zod schemas of `schemas/` (component
+ * The OpenAPI 3.1 document of the JSON API, built from the zod schemas of `src/api/schemas/` (component
  * schemas through `z.toJSONSchema` with the draft 2020-12 target, which is OpenAPI 3.1's schema
  * dialect), and the operations listed in `operations.ts`: paths, parameters as components,
  * answers by status.
  */
 import { z } from 'zod';
 import type { Config } from '../../config.js';
-import { API_PREFIX } from '../api-prefix.js';
-import * as S from '../schemas/index.js';
+import { API_PREFIX } from '../request/api-prefix.js';
+import * as S from '../../api/schemas/index.js';
 import { documentDescription } from './descriptions.js';
 import { OPERATIONS, pathParamNames } from './operations.js';
 import { HEADERS, type OperationSpec } from './spec.js';

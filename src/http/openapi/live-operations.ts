@@ -1,6 +1,6 @@
 /** The live endpoints in the OpenAPI document: live image searches (SSE) and the change feed. */
 import { z } from 'zod';
-import * as S from '../schemas/index.js';
+import * as S from '../../api/schemas/index.js';
 import { forbidden, internal, queryError, tooMany, type OperationSpec } from './spec.js';
 
 const cursorExpired = {

@@ -4,7 +4,7 @@
  * here to validate real answers against the same zod schemas, so the two cannot drift apart.
  */
 import { z } from 'zod';
-import * as S from '../schemas/index.js';
+import * as S from '../../api/schemas/index.js';
 import { LIVE_OPERATIONS } from './live-operations.js';
 import { busyDecoding, forbidden, internal, list, notFound, ok, type OperationSpec, Q, readAnswers, search, show, tooMany } from './spec.js';
 

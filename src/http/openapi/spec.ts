@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { IndexName } from '../../search/indexes/definition.js';
-import * as S from '../schemas/index.js';
+import * as S from '../../api/schemas/index.js';
 import { searchFieldsDescription } from './descriptions.js';
 
 export type HttpMethod = 'get' | 'post';

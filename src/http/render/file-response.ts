@@ -5,8 +5,8 @@
  */
 import { Readable } from 'node:stream';
 import type { OpenedFile, StoredFileStat } from '../../media/storage.js';
-import type { AppContext } from '../context.js';
-import { errorResponse, notFound } from '../errors.js';
+import type { AppContext } from '../env/context.js';
+import { errorResponse, notFound } from '../answers/errors.js';
 import { etagMatches } from '../middleware/cache.js';
 
 const FILE_CACHE_CONTROL = 'public, max-age=31536000, immutable';

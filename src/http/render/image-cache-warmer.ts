@@ -12,7 +12,8 @@
  */
 import { setImmediate as yieldToRequests, setTimeout as sleep } from 'node:timers/promises';
 import { newestImageIds } from '../../contexts/images/newest.js';
-import type { AppDeps } from '../context.js';
+import type { RenderDeps } from './deps.js';
+import type { Metrics } from '../../observability/metrics.js';
 import { liveCaches, type ReadCaches } from '../../caches/read-caches.js';
 import { cachedImageBytes } from '../../caches/image-json-cache.js';
 import { cachedImages } from './images.js';
@@ -44,8 +45,11 @@ export interface WarmOptions {
   onBatch?: (loaded: number) => void;
 }
 
+/** What the warm start reads: rendering's, the caches to fill, and the metrics to count in. */
+export type WarmDeps = RenderDeps & { caches: ReadCaches; metrics?: Metrics | undefined };
+
 /** Fill the image cache of `deps.caches`, newest images first (see the module comment). */
-export async function warmImageCache(deps: AppDeps & { caches: ReadCaches }, options: WarmOptions = {}): Promise<WarmResult> {
+export async function warmImageCache(deps: WarmDeps, options: WarmOptions = {}): Promise<WarmResult> {
   const cache = deps.caches.images;
   const batch = options.batch ?? BATCH;
   const started = performance.now();
@@ -89,7 +93,7 @@ export interface WarmerLog {
  * loaded counted in `image_cache_warmed_images_total`. A failure (the database went away) is
  * logged and ends the warm start; requests load what they need as before.
  */
-export function startImageCacheWarmer(deps: AppDeps & { caches: ReadCaches }, log: WarmerLog): ImageCacheWarmer {
+export function startImageCacheWarmer(deps: WarmDeps, log: WarmerLog): ImageCacheWarmer {
   const controller = new AbortController();
   const done = warmImageCache(deps, { signal: controller.signal, onBatch: (n) => deps.metrics?.imageCacheWarmed.inc(n) }).then(
     (result) => {

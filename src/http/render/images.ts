@@ -9,12 +9,12 @@ import { loadInteractions } from '../../contexts/images/interactions.js';
 import { loadImageData, type ImageData } from '../../contexts/images/load.js';
 import type { UserRow } from '../../contexts/users/types.js';
 import type { Database } from '../../db/client.js';
-import type { AppDeps } from '../context.js';
+import type { RenderDeps } from './deps.js';
 import { liveCaches } from '../../caches/read-caches.js';
 import { spoileredImageIds } from '../../contexts/search/spoiler.js';
-import { imageView, type ImageJson } from '../views/image.js';
-import { oembedView } from '../views/oembed.js';
-import { interactionView, type InteractionJson } from '../views/interactions.js';
+import { imageView, type ImageJson } from '../../api/views/image.js';
+import { oembedView } from '../../api/views/oembed.js';
+import { interactionView, type InteractionJson } from '../../api/views/interactions.js';
 import { cachedImageJson, imageJsonParts, type CachedImage } from '../../caches/image-json-cache.js';
 
 export interface RenderContext {
@@ -26,7 +26,7 @@ export interface RenderContext {
  * The image JSON of each id that exists, in the order of `ids` (search hit order); missing ids
  * are dropped.
  */
-export async function renderImages(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<ImageJson[]> {
+export async function renderImages(deps: RenderDeps, ids: readonly number[], ctx: RenderContext): Promise<ImageJson[]> {
   const data = await loadImageData(deps.db, ids);
   // a hidden image's stub has no `spoilered`: its filter checks are not made
   const list = [...data.values()].filter((d) => !d.image.hiddenFromUsers);
@@ -63,7 +63,7 @@ function cachedImageOf(config: RenderConfig, d: ImageData, withOembed: boolean):
  * dropped. Images rendered by an earlier request are taken from the app's cache, the others loaded
  * from PostgreSQL (and kept).
  */
-export async function cachedImages(deps: AppDeps, ids: readonly number[], withOembed = false): Promise<CachedImage[]> {
+export async function cachedImages(deps: RenderDeps, ids: readonly number[], withOembed = false): Promise<CachedImage[]> {
   const cache = liveCaches(deps.caches)?.images ?? null;
   const unique = ids.length === 1 ? ids : [...new Set(ids)];
   // an image kept without its oEmbed answer is loaded again when that is asked for
@@ -96,7 +96,7 @@ export interface RenderedImageList {
  * ids are dropped. The same images as `renderImages`, byte for byte, but images rendered by an
  * earlier request are taken from the app's cache.
  */
-export async function renderImageListJson(deps: AppDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
+export async function renderImageListJson(deps: RenderDeps, ids: readonly number[], ctx: RenderContext): Promise<RenderedImageList> {
   const listed = await cachedImages(deps, ids);
   const spoilered = await spoileredImageIds(deps, ctx.filter, ctx.user, listed.filter((image) => image.spoileredAt >= 0));
   return {
@@ -107,7 +107,7 @@ export async function renderImageListJson(deps: AppDeps, ids: readonly number[],
 }
 
 /** One image's JSON, or undefined when there is no such image. */
-export async function renderImage(deps: AppDeps, id: number, ctx: RenderContext): Promise<ImageJson | undefined> {
+export async function renderImage(deps: RenderDeps, id: number, ctx: RenderContext): Promise<ImageJson | undefined> {
   return (await renderImages(deps, [id], ctx))[0];
 }
 

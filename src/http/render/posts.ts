@@ -2,10 +2,10 @@
 import { loadPosts } from '../../contexts/forums/posts.js';
 import type { PostRow } from '../../contexts/forums/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { AppDeps } from '../context.js';
-import { postView, type PostJson } from '../views/post.js';
+import type { RenderDeps } from './deps.js';
+import { postView, type PostJson } from '../../api/views/post.js';
 
-export async function renderPostRows(deps: AppDeps, rows: readonly { post: PostRow; topicHidden: boolean }[]): Promise<(PostJson | null)[]> {
+export async function renderPostRows(deps: RenderDeps, rows: readonly { post: PostRow; topicHidden: boolean }[]): Promise<(PostJson | null)[]> {
   const authors = await loadAuthors(deps.db, rows.map((r) => r.post.userId));
   return rows.map(({ post, topicHidden }) =>
     postView(deps.config, { message: post, placeHidden: topicHidden, user: post.userId === null ? null : (authors.get(post.userId) ?? null) }),
@@ -13,7 +13,7 @@ export async function renderPostRows(deps: AppDeps, rows: readonly { post: PostR
 }
 
 /** In the order of `ids`; missing ids are dropped, destroyed posts are null entries. */
-export async function renderPosts(deps: AppDeps, ids: readonly number[]): Promise<(PostJson | null)[]> {
+export async function renderPosts(deps: RenderDeps, ids: readonly number[]): Promise<(PostJson | null)[]> {
   const data = await loadPosts(deps.db, ids);
   const rows = ids.flatMap((id) => {
     const d = data.get(id);

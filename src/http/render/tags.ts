@@ -1,18 +1,10 @@
 /** Tags with their relations, rendered (search routes call `renderTagJson` with their hit ids). */
 import { findTagBySlug, loadTagRelations, loadTags } from '../../contexts/tags/load.js';
-import type { TagRow } from '../../contexts/tags/types.js';
-import type { Config } from '../../config.js';
-import type { Database } from '../../db/client.js';
-import type { AppDeps } from '../context.js';
+import type { RenderDeps } from './deps.js';
 import { liveCaches } from '../../caches/read-caches.js';
-import { tagView, type TagJson } from '../views/tag.js';
+import { renderTagRows } from '../../api/tag-rows.js';
+import { tagView } from '../../api/views/tag.js';
 import { cachedRecordJson } from '../../caches/record-json-cache.js';
-
-/** The JSON of the given tag rows, in their order. Related slugs are sorted. */
-export async function renderTagRows(deps: { db: Database; config: Pick<Config, 'cdnUrl'> }, rows: readonly TagRow[]): Promise<TagJson[]> {
-  const relations = await loadTagRelations(deps.db, rows);
-  return rows.map((tag, i) => tagView(deps.config, { tag, ...relations[i]! }));
-}
 
 /**
  * The JSON texts of the tags of `ids` that exist, in their order, through the app's cache of
@@ -20,7 +12,7 @@ export async function renderTagRows(deps: { db: Database; config: Pick<Config, '
  * as their triggers announce them), its DNP entries (`tag_dnp:id`) and each related tag whose
  * slug it shows.
  */
-export async function renderTagJson(deps: AppDeps, ids: readonly number[]): Promise<string[]> {
+export async function renderTagJson(deps: RenderDeps, ids: readonly number[]): Promise<string[]> {
   return cachedRecordJson(liveCaches(deps.caches)?.tags ?? null, ids, async (missing) => {
     const rows = [...(await loadTags(deps.db, missing)).values()];
     const relations = await loadTagRelations(deps.db, rows);
@@ -39,7 +31,7 @@ const showsSlug = (json: string, slug: string) => json.includes(`"slug":${JSON.s
  * The JSON text of the tag whose slug is `slug`, or null: through the cache of rendered tags, so
  * that a tag page read again costs no query (`GET /tags/:slug`).
  */
-export async function renderTagBySlug(deps: AppDeps, slug: string): Promise<string | null> {
+export async function renderTagBySlug(deps: RenderDeps, slug: string): Promise<string | null> {
   const slugIds = liveCaches(deps.caches)?.tagSlugs;
   const guess = slugIds?.guess(slug);
   if (guess !== undefined) {

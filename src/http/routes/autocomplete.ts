@@ -4,19 +4,18 @@
  * adds what each suggestion is (tag, alias or field of the query language), its category, an
  * alias's target, how it matched, and the range of `term` it replaces. `term` may be a whole
  * query: the term at `cursor` (default: the end) is completed, without a leading `-`, `!` or `NOT`.
- * Answered from the in-memory index (src/search/autocomplete/).
+ * Answered from the app's in-memory index (`AppDeps.autocomplete`, src/contexts/tags/autocomplete-index.ts).
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
 import { suggestFields } from '../../search/autocomplete/field-names.js';
-import { autocompleteIndexOf } from '../../search/autocomplete/live-index.js';
 import { termAtCursor } from '../../search/autocomplete/term-at-cursor.js';
 import { imageFields } from '../../search/indexes/images/fields.js';
-import type { AppEnv } from '../context.js';
+import type { AppEnv } from '../env/context.js';
 import { cacheFor } from '../middleware/cache.js';
-import type { AutocompleteLabels, AutocompleteRich } from '../schemas/workbench.js';
-import { workbenchQuery } from '../schemas/workbench.js';
-import { validQuery } from '../validate.js';
+import type { AutocompleteLabels, AutocompleteRich } from '../../api/schemas/workbench.js';
+import { workbenchQuery } from '../../api/schemas/workbench.js';
+import { validQuery } from '../request/validate.js';
 
 /** Field completions listed after the tags in the rich form. */
 const FIELD_SUGGESTIONS = 5;
@@ -32,7 +31,7 @@ export function autocompleteRoute(): Hono<AppEnv> {
     const { term: text, cursor, format, limit } = c.req.valid('query');
     const typed = termAtCursor(text, cursor);
     const term = typed.term.trim().toLowerCase().replace(/\s+/g, ' ');
-    const index = await autocompleteIndexOf(c.get('deps').db).index();
+    const index = await c.get('deps').autocomplete.index();
     const tags = index.suggest(term, limit);
     if (format === 'labels') {
       cacheFor(c, AUTOCOMPLETE_MAX_AGE);

@@ -11,11 +11,11 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { changesAfter } from '../../contexts/changes/log.js';
 import type { ChangeRow } from '../../contexts/changes/types.js';
-import type { AppEnv } from '../context.js';
+import type { AppEnv } from '../env/context.js';
 import { unusableCursorAnswer } from '../live/cursor.js';
-import { ChangeActions, ChangeKinds, ChangesQuery, type ChangesResponse, type Change } from '../schemas/live.js';
-import { validQuery } from '../validate.js';
-import { formatTime } from '../views/time.js';
+import { ChangeActions, ChangeKinds, ChangesQuery, type ChangesResponse, type Change } from '../../api/schemas/live.js';
+import { validQuery } from '../request/validate.js';
+import { formatTime } from '../../api/views/time.js';
 
 type ChangeJson = z.output<typeof Change>;
 type Action = (typeof ChangeActions)[number];

@@ -1,11 +1,11 @@
 /** GET /comments/:comment_id (reference §5.9): 404 if missing or destroyed, 403 on a hidden image. */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import type { AppEnv } from '../env/context.js';
+import { forbidden, notFound } from '../answers/errors.js';
 import { loadComments } from '../../contexts/comments/load.js';
 import { renderComments } from '../render/comments.js';
 import { cacheFor } from '../middleware/cache.js';
-import { validPath } from '../validate.js';
+import { validPath } from '../request/validate.js';
 
 export function commentRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -30,9 +30,9 @@ import {
   type Manifest,
 } from '../../dumps/layout.js';
 import type { MediaStorage } from '../../media/storage.js';
-import type { AppContext, AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
-import { nameRoute } from '../route-name.js';
+import type { AppContext, AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
+import { nameRoute } from '../request/route-name.js';
 import { cacheFor } from '../middleware/cache.js';
 import { openedFileResponse } from '../render/file-response.js';
 

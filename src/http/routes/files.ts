@@ -20,8 +20,8 @@
 import { Hono } from 'hono';
 import { isImageHidden } from '../../contexts/images/hidden.js';
 import { StorageKeyError, type MediaStorage, type OpenedFile } from '../../media/storage.js';
-import type { AppContext, AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppContext, AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { liveCaches } from '../../caches/read-caches.js';
 import { openedFileResponse } from '../render/file-response.js';
 

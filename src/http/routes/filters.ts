@@ -14,22 +14,22 @@ import { canViewFilter } from '../../contexts/filters/access.js';
 import { findFilter, listSystemFilters, listUserFilters } from '../../contexts/filters/load.js';
 import type { FilterRow } from '../../contexts/filters/types.js';
 import type { Page } from '../../contexts/page.js';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { createUserFilter, FilterInputError, updateUserFilter, type UserFilterInput } from '../../contexts/filters/user-filters.js';
-import { errorResponse, forbidden, notFound } from '../errors.js';
+import { errorResponse, forbidden, notFound } from '../answers/errors.js';
 import { cacheFor } from '../middleware/cache.js';
-import { toPaging } from '../middleware/paging.js';
-import type { FilterListResponse, FilterResponse } from '../schemas/envelopes.js';
-import { pathIdValue, routeQuery } from '../schemas/params.js';
-import { nameRoute } from '../route-name.js';
-import { parseQuery } from '../validate.js';
-import { FilterWriteBody } from '../schemas/workbench.js';
+import { toPaging } from '../../api/paging.js';
+import type { FilterListResponse, FilterResponse } from '../../api/schemas/envelopes.js';
+import { pathIdValue, routeQuery } from '../../api/schemas/params.js';
+import { nameRoute } from '../request/route-name.js';
+import { parseQuery } from '../request/validate.js';
+import { FilterWriteBody } from '../../api/schemas/workbench.js';
 import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
 
 /** A filter is a few small strings: 64 KiB is ample. */
 const MAX_FILTER_BODY_BYTES = 64 * 1024;
 import { explainInlineFilter, imagesUnderFilter, testFilter } from '../workbench/endpoints.js';
-import { filterView } from '../views/filter.js';
+import { filterView } from '../../api/views/filter.js';
 
 const filterPage = ({ rows, total }: Page<FilterRow>) =>
   ({ filters: rows.map(filterView), total }) satisfies z.output<typeof FilterListResponse>;

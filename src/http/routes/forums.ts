@@ -5,7 +5,7 @@
  * Choices beyond the reference:
  * - an unknown or restricted forum is 404 on every route, the topic list included (the
  *   reference answers that one with an empty 200 list);
- * - pages past the end are empty with the true `total` (see middleware/paging.ts).
+ * - pages past the end are empty with the true `total` (see src/api/paging.ts).
  */
 import { Hono } from 'hono';
 import type { z } from 'zod';
@@ -14,16 +14,16 @@ import { findTopicPost, topicPostsInWindow } from '../../contexts/forums/posts.j
 import { findTopic, listTopics } from '../../contexts/forums/topics.js';
 import type { TopicRow } from '../../contexts/forums/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
-import type { AppContext, AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppContext, AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';
-import { toPaging } from '../middleware/paging.js';
-import type { ForumListResponse, ForumResponse, TopicListResponse, TopicResponse } from '../schemas/envelopes.js';
-import { routeQuery } from '../schemas/params.js';
-import { validPath, validQuery } from '../validate.js';
-import { forumView } from '../views/forum.js';
-import { topicView } from '../views/topic.js';
+import { toPaging } from '../../api/paging.js';
+import type { ForumListResponse, ForumResponse, TopicListResponse, TopicResponse } from '../../api/schemas/envelopes.js';
+import { routeQuery } from '../../api/schemas/params.js';
+import { validPath, validQuery } from '../request/validate.js';
+import { forumView } from '../../api/views/forum.js';
+import { topicView } from '../../api/views/topic.js';
 
 async function topicOf(c: AppContext, shortName: string, slug: string): Promise<TopicRow | undefined> {
   const forum = await findForum(c.get('deps').db, shortName);

@@ -35,9 +35,8 @@ import { Hono } from 'hono';
 import { countRecords, pingDatabase, type RecordCounts } from '../../contexts/board/health.js';
 import { outboxLag } from '../../contexts/indexing/outbox-lag.js';
 import { probeStorage } from '../../media/storage.js';
-import type { AppDeps, AppEnv } from '../context.js';
+import type { AppDeps, AppEnv } from '../env/context.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../middleware/errors.js';
-import { storageOf } from '../media-storage.js';
 import { withTimeout } from '../../lib/with-timeout.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
@@ -46,7 +45,7 @@ type Part = 'up' | 'down' | 'starting' | 'behind' | 'unknown';
 
 /** `full` while the storage refuses writes; a test write (at most every 10 s) notices space coming back. */
 async function storageState(deps: AppDeps): Promise<'up' | 'full'> {
-  const storage = storageOf(deps);
+  const storage = deps.storage;
   if (!storage.health.full) return 'up';
   return (await withTimeout(probeStorage(storage), CHECK_TIMEOUT_MS, 'storage').catch(() => true)) ? 'full' : 'up';
 }
@@ -103,7 +102,7 @@ export function healthRoutes(): Hono<AppEnv> {
       storage: await storageState(c.get('deps')),
     };
     const leader = state?.leading ? { indexer_leader: state.leading() } : {};
-    if (parts.storage === 'full') c.get('log')?.warn({ storage: storageOf(c.get('deps')).location }, 'degraded: media storage full');
+    if (parts.storage === 'full') c.get('log')?.warn({ storage: c.get('deps').storage.location }, 'degraded: media storage full');
     if (databaseUp && engineUp && indexer === 'up') return c.json({ status: parts.storage === 'full' ? 'degraded' : 'ready', ...parts, ...leader });
     if (databaseUp && engineUp && indexer === 'behind' && state?.indexer === 'shared') {
       c.get('log')?.warn({ ...parts, outboxLagSeconds: lagSeconds }, 'degraded: the shared index lags');

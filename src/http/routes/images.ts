@@ -1,15 +1,15 @@
 /** GET /images/featured and /images/:image_id. */
 import { Hono } from 'hono';
-import type { AppContext, AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppContext, AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { featuredImageAndWatched } from '../../contexts/images/features.js';
 import { liveCaches } from '../../caches/read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, sourceEtag, taggedJson } from '../middleware/cache.js';
 import { answerKeepableThrough } from '../../caches/image-answer-cache.js';
 import { filterRowNumber } from '../../contexts/filters/row-number.js';
-import { pathIdValue } from '../schemas/params.js';
-import { nameRoute } from '../route-name.js';
+import { pathIdValue } from '../../api/schemas/params.js';
+import { nameRoute } from '../request/route-name.js';
 
 /** Image answers change with votes and comments; a minute keeps them fresh. */
 const IMAGE_MAX_AGE = 60;

@@ -8,15 +8,15 @@
  * heartbeat comments.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { ApiError } from '../errors.js';
+import type { AppEnv } from '../env/context.js';
+import { ApiError } from '../answers/errors.js';
 import { unusableCursorAnswer } from '../live/cursor.js';
 import { SSE_HEADERS, SseStream } from '../live/sse.js';
 import type { LiveEvent } from '../live/types.js';
-import { LiveSearchQuery } from '../schemas/live.js';
-import { validQuery } from '../validate.js';
+import { LiveSearchQuery } from '../../api/schemas/live.js';
+import { validQuery } from '../request/validate.js';
 import { planLiveImageQuery } from '../../contexts/search/plan.js';
-import { searchCallerOf } from '../search-caller.js';
+import { searchCallerOf } from '../request/search-caller.js';
 
 const LAST_EVENT_ID = /^\d{1,15}$/;
 /** Seconds a client is asked to wait when every live connection place is taken. */

@@ -12,7 +12,7 @@ import { queueStats } from '../../jobs/queue.js';
 import type { StorageHealth } from '../../media/storage.js';
 import { Metrics } from '../../observability/metrics.js';
 import { withTimeout } from '../../lib/with-timeout.js';
-import type { AppEnv, IndexerLag } from '../context.js';
+import type { AppEnv, IndexerLag } from '../env/context.js';
 
 export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

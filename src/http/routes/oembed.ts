@@ -5,13 +5,13 @@
  * id, an id out of range, an unknown or a hidden image: 404.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
 import { cachedImages } from '../render/images.js';
-import { RecordId, routeQuery } from '../schemas/params.js';
-import { validQuery } from '../validate.js';
-import { OEMBED_CACHE_AGE } from '../views/oembed.js';
+import { RecordId, routeQuery } from '../../api/schemas/params.js';
+import { validQuery } from '../request/validate.js';
+import { OEMBED_CACHE_AGE } from '../../api/views/oembed.js';
 
 const CDN_PATH = /\/img\/(?:view\/|download\/)?\d{4}\/\d{1,2}\/\d{1,2}\/(\d+)[./_-]/;
 

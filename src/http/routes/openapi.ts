@@ -12,11 +12,11 @@
  */
 import { Hono } from 'hono';
 import type { Config } from '../../config.js';
-import type { AppContext, AppEnv } from '../context.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { bundleDocsScript } from '../docs-page/bundle.js';
 import { cacheFor } from '../middleware/cache.js';
 import { buildOpenApiDocument, DOCS_PATH, OPENAPI_PATH } from '../openapi/document.js';
-import { escapeHtml } from '../escape-html.js';
+import { escapeHtml } from '../answers/escape-html.js';
 
 /** The document does not change while the process runs. */
 const DOCUMENT_MAX_AGE = 3600;

@@ -1,11 +1,11 @@
 /** GET /posts/:post_id (reference §5.6): not destroyed, topic not hidden, forum `normal`; else 404. */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { isPostShowable, loadPosts } from '../../contexts/forums/posts.js';
 import { renderPostRows } from '../render/posts.js';
 import { cacheFor } from '../middleware/cache.js';
-import { validPath } from '../validate.js';
+import { validPath } from '../request/validate.js';
 
 export function postRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -1,11 +1,11 @@
 /** GET /profiles/:user_id (reference §5.8): 404 for unknown and deactivated users. */
 import { Hono } from 'hono';
 import { loadProfile } from '../../contexts/users/profiles.js';
-import type { AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { cacheFor } from '../middleware/cache.js';
-import { validPath } from '../validate.js';
-import { isPublicLink, profileView } from '../views/profile.js';
+import { validPath } from '../request/validate.js';
+import { isPublicLink, profileView } from '../../api/views/profile.js';
 
 export function profileRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

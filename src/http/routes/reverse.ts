@@ -19,7 +19,7 @@
  * once, REVERSE_SEARCH_RATE; checked before the body is read, whatever RATE_LIMITS says) is 429
  * with `Retry-After`; a client refused again before its Retry-After is over gets that 429 only
  * after a pause of about a second, with `Connection: close` and its body left unread (the tarpit,
- * src/http/tarpit.ts). An uploaded file is read as it streams: one whose first bytes declare more
+ * src/http/server/tarpit.ts). An uploaded file is read as it streams: one whose first bytes declare more
  * pixels than the limit is answered at once, the rest of the body dropped unread. So that a client can tell
  * "nothing similar" from "nothing searched", the empty answers given because the URL was not
  * fetched or the image not read carry a header:
@@ -37,19 +37,16 @@ import { isMediaError } from '../../media/errors.js';
 import { IntakeGuard } from '../../media/intake-guard.js';
 import { FetchError, safeFetch } from '../../media/safe-fetch.js';
 import { visibleImages } from '../../search/requests/index.js';
-import type { AppContext, AppEnv } from '../context.js';
-import { ClientGate, parseRate } from '../../limits/index.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { limitBody } from '../middleware/body-limit.js';
 import { tooManyResponse } from '../middleware/limits.js';
-import { clientAddress } from '../client-address.js';
-import { readMultipartImage } from '../multipart-image.js';
+import { clientAddress } from '../request/client-address.js';
+import { readMultipartImage } from '../request/multipart-image.js';
 import { renderImages } from '../render/images.js';
-import { tarpitOf } from '../tarpit.js';
-import type { ImageListResponse } from '../schemas/envelopes.js';
-import { routeQuery } from '../schemas/params.js';
-import { queryValues } from '../validate.js';
+import type { ImageListResponse } from '../../api/schemas/envelopes.js';
+import { routeQuery } from '../../api/schemas/params.js';
+import { queryValues } from '../request/validate.js';
 import { hiddenBy } from '../../contexts/search/filter.js';
-import type { DepsWithUploads } from '../upload-deps.js';
 
 type Params = Record<string, unknown>;
 
@@ -86,19 +83,6 @@ function str(value: unknown): string | undefined {
   return undefined;
 }
 
-const gates = new WeakMap<object, ClientGate>();
-
-/** The per-client bound of these deps' app (`REVERSE_SEARCH_CONCURRENCY`, `REVERSE_SEARCH_RATE`). */
-function gateOf(deps: DepsWithUploads): ClientGate {
-  let gate = gates.get(deps);
-  if (!gate) {
-    const { concurrency, rate } = deps.config.limits.reverseSearch;
-    gate = new ClientGate(deps.db, { name: 'reverse-search', concurrency, rate: parseRate(rate) });
-    gates.set(deps, gate);
-  }
-  return gate;
-}
-
 export function reverseRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -106,13 +90,13 @@ export function reverseRoutes(): Hono<AppEnv> {
     '/search/reverse',
     async (c, next) => {
       // Before anything of the body is read: a client's searches at once, and their rate.
-      const deps = c.get('deps') as DepsWithUploads;
+      const deps = c.get('deps');
       const user = c.get('user');
       const identity = user ? `user:${user.id}` : `ip:${clientAddress(c, deps.config.trustProxy) ?? 'unknown'}`;
-      const entered = await gateOf(deps).enter(identity);
+      const entered = await deps.reverseGate.enter(identity);
       if (!entered.ok) {
         const wait = entered.retryAfterSeconds;
-        return tarpitOf(deps).hold(c, identity, wait, () => tooManyResponse(c, wait));
+        return deps.tarpit.hold(c, identity, wait, () => tooManyResponse(c, wait));
       }
       try {
         await next();
@@ -129,8 +113,8 @@ export function reverseRoutes(): Hono<AppEnv> {
       return limitParamsBody(c, next);
     },
     async (c) => {
-      const deps = c.get('deps') as DepsWithUploads;
-      const maxBytes = deps.upload?.maxBytes ?? MAX_IMAGE_SIZE;
+      const deps = c.get('deps');
+      const maxBytes = deps.upload.maxBytes ?? MAX_IMAGE_SIZE;
       let body: Params = {};
       let bytes: Buffer | undefined;
       if (isMultipart(c.req.header('content-type'))) {
@@ -158,7 +142,7 @@ export function reverseRoutes(): Hono<AppEnv> {
               allowHosts: deps.config.fetchAllowHosts,
               maxBytes,
               inspect: (chunk) => guard.push(chunk),
-              ...(deps.upload?.fetchTimeoutMs !== undefined ? { totalTimeoutMs: deps.upload.fetchTimeoutMs } : {}),
+              ...(deps.upload.fetchTimeoutMs !== undefined ? { totalTimeoutMs: deps.upload.fetchTimeoutMs } : {}),
             })
           ).bytes;
         } catch (error) {
@@ -168,7 +152,7 @@ export function reverseRoutes(): Hono<AppEnv> {
         }
       }
 
-      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload?.ffmpeg }, c.req.raw.signal);
+      const key = await searchKeyOf(bytes, { maxSize: maxBytes, ...deps.upload.ffmpeg }, c.req.raw.signal);
       if (!key) return c.json(EMPTY, 200, { Warning: NOT_READABLE });
       const user = c.get('user');
       const filter = await c.get('currentFilter')();

@@ -10,12 +10,12 @@
  */
 import { Hono } from 'hono';
 import type { Config } from '../../config.js';
-import { API_PREFIX } from '../api-prefix.js';
-import { bundleBrowserScript } from '../browser-bundle.js';
-import type { AppContext, AppEnv } from '../context.js';
+import { API_PREFIX } from '../request/api-prefix.js';
+import { bundleBrowserScript } from '../pages/browser-bundle.js';
+import type { AppContext, AppEnv } from '../env/context.js';
 import { cacheFor } from '../middleware/cache.js';
 import { SEARCH_PAGE_CSS } from '../search-page/style.js';
-import { escapeHtml } from '../escape-html.js';
+import { escapeHtml } from '../answers/escape-html.js';
 
 export const SEARCH_PAGE_PATH = '/search';
 const ASSET_MAX_AGE = 3600;

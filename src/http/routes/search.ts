@@ -28,10 +28,10 @@ import { Hono } from 'hono';
 import type { z } from 'zod';
 import { explainFor } from '../../contexts/search/compile.js';
 import { planImageSearch, planSearch, runSearch, type SimpleIndex } from '../../contexts/search/plan.js';
-import type { AppContext, AppDeps, AppEnv } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
-import { SearchParams } from '../search-params.js';
-import { searchCallerOf } from '../search-caller.js';
+import type { AppContext, AppDeps, AppEnv } from '../env/context.js';
+import { ApiError, notFound } from '../answers/errors.js';
+import { SearchParams } from '../request/search-params.js';
+import { searchCallerOf } from '../request/search-caller.js';
 import { explainOnImage } from '../workbench/query-explain.js';
 import { unknownNames } from '../workbench/did-you-mean.js';
 import { loadFilters } from '../../contexts/filters/load.js';
@@ -43,12 +43,12 @@ import { liveCaches } from '../../caches/read-caches.js';
 import { answerKeepableThrough } from '../../caches/image-answer-cache.js';
 import { renderTagJson } from '../render/tags.js';
 import { cacheFor, jsonText, sourceEtag, taggedJson } from '../middleware/cache.js';
-import { DEFAULT_PER_PAGE, toPaging } from '../middleware/paging.js';
-import type { ExplainResponse } from '../schemas/envelopes.js';
-import { routeQuery } from '../schemas/params.js';
-import { workbenchQuery } from '../schemas/workbench.js';
-import { validQuery } from '../validate.js';
-import { filterView } from '../views/filter.js';
+import { DEFAULT_PER_PAGE, toPaging } from '../../api/paging.js';
+import type { ExplainResponse } from '../../api/schemas/envelopes.js';
+import { routeQuery } from '../../api/schemas/params.js';
+import { workbenchQuery } from '../../api/schemas/workbench.js';
+import { validQuery } from '../request/validate.js';
+import { filterView } from '../../api/views/filter.js';
 
 /**
  * Search answers may be kept for a second: a change reaches the index within about that long,
@@ -137,7 +137,7 @@ async function explain(c: AppContext, { index, q, image_id }: ExplainParams): Pr
   const text = q ?? '';
   const { query, clauses } = await explainFor(c.get('deps'), searchCallerOf(c), index, text, image_id !== undefined && index === 'images');
   const role = c.get('user')?.role ?? 'anonymous';
-  const did_you_mean = index === 'images' ? await unknownNames(c.get('deps').db, text, role) : undefined;
+  const did_you_mean = index === 'images' ? await unknownNames(c.get('deps').autocomplete, text, role) : undefined;
   if (image_id === undefined) {
     cacheFor(c, 10, { dependsOnUser: true });
     return c.json({ index, query, did_you_mean } satisfies z.output<typeof ExplainResponse>);

@@ -17,14 +17,14 @@ import { upgradeWebSocket } from '@hono/node-server';
 import { Hono } from 'hono';
 import { WebSocketServer } from 'ws';
 import type { WSContext, WSEvents } from 'hono/ws';
-import type { AppContext, AppEnv } from '../context.js';
-import { ApiError } from '../errors.js';
+import type { AppContext, AppEnv } from '../env/context.js';
+import { ApiError } from '../answers/errors.js';
 import { decode, encode, parseVsn, reply, type PhoenixMessage, type PhoenixVsn } from '../live/phoenix.js';
 import type { FirehoseEvent, Live, LiveEvent } from '../live/types.js';
-import { acceptUpgrade } from '../upgrades.js';
+import { acceptUpgrade } from '../server/upgrades.js';
 import { planLiveImageQuery } from '../../contexts/search/plan.js';
 import { SearchRequestError } from '../../contexts/search/errors.js';
-import { searchCallerOf } from '../search-caller.js';
+import { searchCallerOf } from '../request/search-caller.js';
 
 const FIREHOSE = 'firehose';
 const SEARCH_PREFIX = 'search:';

@@ -5,11 +5,11 @@
  * the cache of rendered tags (render/tags.ts), as search/tags is.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
+import type { AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
 import { renderTagBySlug } from '../render/tags.js';
 import { cacheFor, jsonText } from '../middleware/cache.js';
-import { validPath } from '../validate.js';
+import { validPath } from '../request/validate.js';
 
 export function tagRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();

@@ -23,8 +23,9 @@
  * `url` is read from the body (and, as the spec's route table names it, from the query when the
  * body has none).
  *
- * Optional dependencies read from the app's deps object beside `AppDeps` (see `UploadDeps`): the
- * image store, the shared limiter, and upload settings such as the largest accepted file.
+ * The limiter is the app's one (`AppDeps.limiter`, the same as every other route's), so that a ban
+ * it issues here is known at once by every route, and a ban lifted anywhere lets submissions
+ * through at once; the settings are `AppDeps.upload`.
  */
 import { crc32 } from 'node:zlib';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -34,41 +35,17 @@ import type { z } from 'zod';
 import { uploadsInLastDay } from '../../contexts/images/uploads.js';
 import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js';
 import { findActiveBan, type ActiveBan } from '../../contexts/users/active-bans.js';
-import { limitPolicyFrom, RequestLimiter } from '../../limits/index.js';
-import type { MediaStorage } from '../../media/storage.js';
-import { storageOf } from '../media-storage.js';
-import type { DepsWithUploads } from '../upload-deps.js';
-import type { AppContext, AppDeps, AppEnv } from '../context.js';
-import { errorResponse } from '../errors.js';
+import type { AppContext, AppEnv } from '../env/context.js';
+import { errorResponse } from '../answers/errors.js';
 import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
 import { renderImage } from '../render/images.js';
-import type { BanErrorBody } from '../schemas/common.js';
-import { routeQuery, SubmissionBody } from '../schemas/params.js';
-import { validQuery } from '../validate.js';
-import { formatTime } from '../views/time.js';
-
+import type { BanErrorBody } from '../../api/schemas/common.js';
+import { routeQuery, SubmissionBody } from '../../api/schemas/params.js';
+import { validQuery } from '../request/validate.js';
+import { formatTime } from '../../api/views/time.js';
 
 /** Largest JSON body of a submission (the description is at most 50,000 bytes). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;
-
-const defaultLimiters = new WeakMap<AppDeps, RequestLimiter | null>();
-
-/** The image area of the app's storage. */
-export function imageStoreOf(deps: AppDeps): MediaStorage {
-  return storageOf(deps).area('images');
-}
-
-/** The limiter of these deps, or null when limits are off (`RATE_LIMITS=off`). */
-export function limiterOf(deps: DepsWithUploads): RequestLimiter | null {
-  if (deps.limiter) return deps.limiter;
-  if (!deps.config.limits.enabled) return null;
-  let limiter = defaultLimiters.get(deps);
-  if (limiter === undefined) {
-    limiter = new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits));
-    defaultLimiters.set(deps, limiter);
-  }
-  return limiter;
-}
 
 /**
  * The caller's address as stored and matched against IP bans (IPv4-mapped IPv6 as IPv4): the
@@ -150,7 +127,7 @@ export function uploadRoutes(): Hono<AppEnv> {
   // Refusals before the body is read leave it unread (middleware/body-limit.ts): the key, bans
   // and the content type are checked first, then the body is read up to its limit.
   const refusalsBeforeBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-    const deps = c.get('deps') as DepsWithUploads;
+    const deps = c.get('deps');
     const user = c.get('user');
     if (!user) return refuseUnread(c, 401, 'Unauthorized');
     const ban = await findActiveBan(deps.db, { userId: user.id, ...ipOf(c) });
@@ -163,7 +140,7 @@ export function uploadRoutes(): Hono<AppEnv> {
   };
 
   app.post('/images', validQuery(routeQuery.submission), refusalsBeforeBody, limitBody(MAX_JSON_BODY_BYTES), async (c) => {
-    const deps = c.get('deps') as DepsWithUploads;
+    const deps = c.get('deps');
     const user = c.get('user')!;
     const { ip } = ipOf(c);
     const text = await c.req.text();
@@ -178,7 +155,7 @@ export function uploadRoutes(): Hono<AppEnv> {
     const body = parsed.data;
     const image = body.image ?? {};
 
-    const limiter = limiterOf(deps);
+    const { limiter } = deps;
     if (limiter) {
       for (const caller of [{ userId: user.id }, ...(ip ? [{ ip }] : [])]) {
         const decision = await limiter.check(caller, 'upload');
@@ -195,7 +172,7 @@ export function uploadRoutes(): Hono<AppEnv> {
       return errorResponse(c, 429, `Daily limit of ${deps.config.limits.uploadDailyCap} submissions reached`);
     }
 
-    const options = deps.upload ?? {};
+    const options = deps.upload;
     const result = await submitImage(
       deps.db,
       {
@@ -210,7 +187,7 @@ export function uploadRoutes(): Hono<AppEnv> {
         anonymous: image.anonymous === true || image.anonymous === 'true' || image.anonymous === '1',
       },
       {
-        fileStore: imageStoreOf(deps),
+        fileStore: deps.storage.area('images'),
         signal: c.req.raw.signal,
         ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
         ...(options.ffmpeg ? { media: options.ffmpeg } : {}),

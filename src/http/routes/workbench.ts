@@ -4,10 +4,10 @@
  * of `/filters/<name or id>`; all of them are handlers of workbench/endpoints.ts.
  */
 import { Hono } from 'hono';
-import type { AppEnv } from '../context.js';
-import { notFound } from '../errors.js';
-import { workbenchQuery } from '../schemas/workbench.js';
-import { validPath, validQuery } from '../validate.js';
+import type { AppEnv } from '../env/context.js';
+import { notFound } from '../answers/errors.js';
+import { workbenchQuery } from '../../api/schemas/workbench.js';
+import { validPath, validQuery } from '../request/validate.js';
 import { explainResponse, savedSpec } from '../workbench/endpoints.js';
 
 export function workbenchRoutes(): Hono<AppEnv> {

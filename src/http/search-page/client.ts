@@ -1,5 +1,5 @@
 /**
- * The search workbench page's script (bundled for the browser by ../browser-bundle.ts). Two
+ * The search workbench page's script (bundled for the browser by ../pages/browser-bundle.ts). Two
  * modes over the JSON API:
  *
  * - Query: the query box offers completions of the term at the caret (`/autocomplete/tags?format=rich`;

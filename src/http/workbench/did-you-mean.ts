@@ -5,8 +5,7 @@
  * word tiers), field names are those of the caller's role within two edits.
  */
 import { editDistanceUpTo, fieldsForRole, parse, TAG_NAMESPACES, type Role, type TermNode } from '../../../grammar/index.js';
-import type { Database } from '../../db/client.js';
-import { autocompleteIndexOf } from '../../search/autocomplete/live-index.js';
+import type { LiveTagIndex } from '../../contexts/tags/autocomplete-index.js';
 import { imageFields } from '../../search/indexes/images/fields.js';
 
 export interface UnknownName {
@@ -44,10 +43,10 @@ function nearFields(name: string, fields: readonly string[]): string[] {
     .map(({ f }) => f);
 }
 
-export async function unknownNames(db: Database, q: string, role: Role): Promise<UnknownName[]> {
+export async function unknownNames(tags: LiveTagIndex, q: string, role: Role): Promise<UnknownName[]> {
   const terms = termsOf(q);
   if (terms.length === 0) return [];
-  const index = await autocompleteIndexOf(db).index();
+  const index = await tags.index();
   const fields = [...fieldsForRole(imageFields, role).byName.keys()];
   const out: UnknownName[] = [];
   for (const term of terms) {

@@ -10,7 +10,7 @@
 import type { ClausePredicates, Doc } from '../../../grammar/index.js';
 import { tagNames } from '../../contexts/tags/by-name.js';
 import type { Database } from '../../db/client.js';
-import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import { loadImageDocuments } from '../../contexts/search/documents/images-documents.js';
 import { FILTER_LISTS, inWrittenText, type CompiledFilter, type FilterList } from '../../contexts/search/filter-clauses.js';
 
 const EXAMPLES = 5;

@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import { FILTER_LISTS, type FilterSpec } from '../../contexts/search/filter-clauses.js';
 import { tagsByName } from '../../contexts/tags/by-name.js';
 import type { Database } from '../../db/client.js';
-import { ApiError } from '../errors.js';
-import type { workbenchQuery } from '../schemas/workbench.js';
+import { ApiError } from '../answers/errors.js';
+import type { workbenchQuery } from '../../api/schemas/workbench.js';
 
 type InlineParams = Partial<Pick<z.output<typeof workbenchQuery.filterExplain>, 'hidden_tag_ids' | 'spoilered_tag_ids' | 'hidden_tags' | 'spoilered_tags' | 'hidden_complex' | 'spoilered_complex'>>;
 

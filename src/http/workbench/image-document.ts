@@ -7,7 +7,7 @@ import type { UserRow } from '../../contexts/users/types.js';
 import { isStaffModerator } from '../../contexts/users/roles.js';
 import type { Database } from '../../db/client.js';
 import type { IndexDocument } from '../../search/engine.js';
-import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import { loadImageDocuments } from '../../contexts/search/documents/images-documents.js';
 
 /** The image's index document, or undefined when there is no such image or the caller may not see it. */
 export async function explainableImageDocument(db: Database, id: number, user: UserRow | null): Promise<IndexDocument | undefined> {

@@ -4,7 +4,7 @@
  * needs (marked "import only" below). Every record is checked on its own here; references between
  * records are checked by the importer.
  *
- * Each record schema is the API's response schema (src/http/schemas/resources.ts) made partial, so
+ * Each record schema is the API's response schema (src/api/schemas/resources.ts) made partial, so
  * a field added to the API is accepted here without a second edit, and extended with what the
  * import needs on top: the fields it requires, defaults for what it may omit, tighter limits where
  * the value is stored as is (names, counters of int32 columns), leniencies for what it only reads
@@ -13,8 +13,8 @@
  */
 import { z } from 'zod';
 import { INT32_MAX } from '../../db/int32.js';
-import { Award, Comment, DnpEntry, Filter, Forum, Gallery, Image, Link, Post, Profile, Tag, Topic } from '../../http/schemas/resources.js';
-import { count, id as apiId } from '../../http/schemas/common.js';
+import { Award, Comment, DnpEntry, Filter, Forum, Gallery, Image, Link, Post, Profile, Tag, Topic } from '../../api/schemas/resources.js';
+import { count, id as apiId } from '../../api/schemas/common.js';
 
 /** RFC 3339 datetime (`Z` or an offset, any precision) as a Date. */
 const datetime = z.iso.datetime({ offset: true }).transform((s) => new Date(s));

@@ -3,11 +3,8 @@
  * per-index folders, which the registry imports, do not import the registry back.
  */
 import type { FieldSet } from '../../../grammar/index.js';
-import type { Database } from '../../db/client.js';
 import type { comments, filters, galleries, images, posts, tags } from '../../db/schema/index.js';
-import type { IndexDocument } from '../engine.js';
 import type { IndexMapping } from '../mapping.js';
-import type { DocumentCache } from './document-cache.js';
 
 export const indexNames = ['images', 'comments', 'posts', 'galleries', 'tags', 'filters'] as const;
 export type IndexName = (typeof indexNames)[number];
@@ -20,7 +17,5 @@ export interface IndexDefinition {
   mapping: IndexMapping;
   /** Query fields of the search language for this index. */
   fields: FieldSet;
-  /** Documents of the rows with these ids, in id order; ids without a row are absent. */
-  loadDocuments(db: Database, ids: number[], cache?: DocumentCache): Promise<IndexDocument[]>;
   table: IndexedTable;
 }

@@ -1,14 +1,11 @@
 /**
  * The registry of search indices, the only one: one definition per index (mapping, query fields,
- * document builder, source table), the query fields by index the compiler is given, and the id
- * iteration a full reindex or drift check walks.
+ * source table) and the query fields by index the compiler is given. The documents of each index
+ * are built from its rows by the search context (`src/contexts/search/documents/`), which reads
+ * them: this folder imports no context.
  */
-import { getTableName } from 'drizzle-orm';
 import type { FieldSet } from '../../../grammar/index.js';
-import type { Database } from '../../db/client.js';
-import type { IndexDocument, IndexSpec } from '../engine.js';
-import type { DocumentCache } from './document-cache.js';
-import { countTableRows, tableIdBatches } from '../../contexts/search/documents/ids.js';
+import type { IndexSpec } from '../engine.js';
 import { commentsIndex } from './comments/index.js';
 import { filtersIndex } from './filters/index.js';
 import { galleriesIndex } from './galleries/index.js';
@@ -42,21 +39,4 @@ export function isIndexName(name: unknown): name is IndexName {
 export function indexSpec(name: IndexName): IndexSpec {
   const def = indexDefinitions[name];
   return { name: def.name, mapping: def.mapping };
-}
-
-/** Build documents of any index by id (missing ids absent); `cache` for the batches of a reindex. */
-export function loadDocuments(db: Database, name: IndexName, ids: number[], cache?: DocumentCache): Promise<IndexDocument[]> {
-  return indexDefinitions[name].loadDocuments(db, ids, cache);
-}
-
-const tableName = (name: IndexName) => getTableName(indexDefinitions[name].table);
-
-/** Number of rows in the index's source table. */
-export function countRows(db: Database, name: IndexName): Promise<number> {
-  return countTableRows(db, tableName(name));
-}
-
-/** Every id of the index's table in ascending order, in batches (see `tableIdBatches`). */
-export function allIds(db: Database, name: IndexName, options: { batchSize?: number; after?: number } = {}): AsyncGenerator<number[]> {
-  return tableIdBatches(db, tableName(name), options);
 }

@@ -1,5 +1,5 @@
 /**
- * The rows comments documents are built of (search/indexes/comments/document.ts): one set-based query
+ * The rows comments documents are built of (`comments-documents.ts`): one set-based query
  * per batch of ids, fetched as one JSON array.
  */
 import type { Database } from '../../../db/client.js';

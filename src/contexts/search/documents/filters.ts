@@ -1,5 +1,5 @@
 /**
- * The rows filters documents are built of (search/indexes/filters/document.ts): one set-based query
+ * The rows filters documents are built of (`filters-documents.ts`): one set-based query
  * per batch of ids, fetched as one JSON array.
  */
 import type { Database } from '../../../db/client.js';

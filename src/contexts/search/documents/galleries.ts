@@ -1,5 +1,5 @@
 /**
- * The rows galleries documents are built of (search/indexes/galleries/document.ts): one set-based query
+ * The rows galleries documents are built of (`galleries-documents.ts`): one set-based query
  * per batch of ids, fetched as one JSON array.
  */
 import type { Database } from '../../../db/client.js';

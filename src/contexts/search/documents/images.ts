@@ -1,5 +1,5 @@
 /**
- * The rows image documents are built of (search/indexes/images/document.ts): one set-based query
+ * The rows image documents are built of (`images-documents.ts`): one set-based query
  * per batch aggregates every relation of the images as id lists, and two more read the names of
  * the tags and users a batch mentions.
  */

@@ -1,5 +1,5 @@
 /**
- * The rows posts documents are built of (search/indexes/posts/document.ts): one set-based query
+ * The rows posts documents are built of (`posts-documents.ts`): one set-based query
  * per batch of ids, fetched as one JSON array.
  */
 import type { Database } from '../../../db/client.js';

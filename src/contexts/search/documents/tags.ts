@@ -1,5 +1,5 @@
 /**
- * The rows tags documents are built of (search/indexes/tags/document.ts): one set-based query
+ * The rows tags documents are built of (`tags-documents.ts`): one set-based query
  * per batch of ids, fetched as one JSON array.
  */
 import type { Database } from '../../../db/client.js';
