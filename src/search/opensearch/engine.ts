@@ -92,6 +92,11 @@ export interface OpenSearchEngineOptions {
    * walks one postings list and one doc-values column per field, and the replicas copy one file set.
    */
   mergeLoadedVersions?: boolean;
+  /**
+   * Let the shard request cache answer repeated searches (default true). Off, every search is
+   * run against the index: what the benchmark measures as the engine's own cost.
+   */
+  requestCache?: boolean;
   /** `_bulk` requests of one write in flight at once when its ids are distinct (default 2). */
   bulkConcurrency?: number;
   /** Bytes of NDJSON per `_bulk` request (default 5 MiB; a larger document goes alone). */
@@ -132,6 +137,7 @@ export class OpenSearchEngine implements SearchEngine {
   private readonly retireDelayMs: number;
   private readonly replicaWaitMs: number;
   private readonly mergeLoaded: boolean;
+  private readonly requestCache: boolean;
   /** `max_result_window` per index argument, read when a page goes past 10,000 (or ours). */
   private readonly windows = new Map<string, number>();
   /** Physical names written to since the last `flush()`. */
@@ -175,6 +181,7 @@ export class OpenSearchEngine implements SearchEngine {
     this.deepPagingStep = Math.max(1, options.deepPagingStep ?? 10_000);
     this.retireDelayMs = options.retireDelayMs ?? 1_000;
     this.mergeLoaded = options.mergeLoadedVersions ?? true;
+    this.requestCache = options.requestCache ?? true;
     this.replicaWaitMs = Math.max(0, options.replicaWaitMs ?? 30_000);
   }
 
@@ -435,7 +442,7 @@ export class OpenSearchEngine implements SearchEngine {
       const { hits, total } = await this.rawSearch(
         index,
         { ...base, from, size, _source: false, track_total_hits: true },
-        request.oneOff !== true,
+        this.requestCache && request.oneOff !== true,
       );
       return { ids: idsOf(hits), total };
     }
