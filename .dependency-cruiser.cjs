@@ -17,11 +17,12 @@ const rules = [
   {
     name: 'grammar-through-index',
     comment:
-      'Everything outside grammar/ uses the grammar through grammar/index.ts, so its internals can move. ' +
+      'Everything outside grammar/ uses the grammar through grammar/index.ts (and grammar/compiler.ts, its door ' +
+      "for turning text into queries, see search-compiled-in-its-context), so its internals can move. " +
       "The grammar's own unit tests (test/grammar/) may reach its modules.",
     severity: 'error',
     from: { pathNot: '^(grammar|test/grammar)/' },
-    to: { path: '^grammar/', pathNot: '^grammar/index\\.ts$' },
+    to: { path: '^grammar/', pathNot: '^grammar/(index|compiler)\\.ts$' },
   },
   {
     name: 'routes-not-indexer',
@@ -29,6 +30,15 @@ const rules = [
     severity: 'error',
     from: { path: '^src/http/routes/' },
     to: { path: '^indexer/' },
+  },
+  {
+    name: 'routes-not-routes',
+    comment:
+      'A route file is one resource, mounted by app.ts; routes do not import each other. What two routes ' +
+      'share lives in the context that owns it or in a shared module of src/http outside routes/.',
+    severity: 'error',
+    from: { path: '^src/http/routes/' },
+    to: { path: '^src/http/routes/' },
   },
   {
     name: 'no-cycles',
@@ -83,6 +93,17 @@ const contextRules = [
     severity: 'error',
     from: { pathNot: '^(src/contexts|indexer|test)/' },
     to: { path: '^indexer/outbox\\.ts$' },
+  },
+  {
+    name: 'search-compiled-in-its-context',
+    comment:
+      "Only src/contexts/search turns query text into queries (grammar/compiler.ts: compileQuery, clauseTree, …): " +
+      'it plans each search, compiling its q and its filter once, and spoilers come from the same compiled ' +
+      'filter. Routes, renderers, the CLIs and the other contexts call it. Benchmarks and tests (oracles build ' +
+      'their own queries) may compile; the indexer needs no compiling.',
+    severity: 'error',
+    from: { pathNot: '^(src/contexts/search|grammar|bench|test)/' },
+    to: { path: '^grammar/compiler\\.ts$' },
   },
 ];
 

@@ -13,7 +13,7 @@
  * JSON object of the figures.
  */
 import { parseArgs } from 'node:util';
-import { cachedImageJson, ImageJsonCache, type CachedImage } from '../src/http/render/image-json-cache.js';
+import { cachedImageJson, ImageJsonCache, type CachedImage } from '../src/caches/image-json-cache.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { table } from '../src/lib/table.js';
 

@@ -18,7 +18,8 @@
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { compileQuery, type CompileOptions } from '../grammar/index.js';
+import { type CompileOptions } from '../grammar/index.js';
+import { compileQuery } from '../grammar/compiler.js';
 import { mulberry32 } from '../src/lib/random.js';
 import { EmbeddedEngine } from '../src/search/embedded/index.js';
 import type { IndexDocument, SearchRequest } from '../src/search/engine.js';

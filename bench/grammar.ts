@@ -10,7 +10,8 @@
  * Rates are per CPU second of this process (one core), so that a busy machine skews them less.
  * Prints one line per figure and a final JSON line.
  */
-import { compileQuery, type Query, compileEvaluator } from '../grammar/index.js';
+import { type Query, compileEvaluator } from '../grammar/index.js';
+import { compileQuery } from '../grammar/compiler.js';
 import { imageFields } from '../src/search/indexes/images/fields.js';
 import { imagesMapping } from '../src/search/indexes/images/mapping.js';
 

@@ -20,7 +20,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/config.js';
-import { createReadCaches } from '../src/http/read-caches.js';
+import { createReadCaches } from '../src/caches/read-caches.js';
 import { warmImageCache } from '../src/http/render/image-cache-warmer.js';
 import { cachedImages } from '../src/http/render/images.js';
 import { mulberry32 } from '../src/lib/random.js';

@@ -6,7 +6,8 @@
  * Also what that DSL means: `match/` says how a leaf query (term, range, wildcard, fuzzy, date,
  * IP …) matches a value, for the embedded engine and for `evaluate/`, which runs a query against
  * one document. Everything here is pure and imports nothing of the rest of the project; the rest
- * of the project imports the grammar through this file only. Errors of the language are
+ * of the project imports the grammar through this file, and through `compiler.ts` for what turns
+ * text into a query (src/contexts/search alone, besides tools, benchmarks and tests). Errors of the language are
  * `QueryError` (message in the reference wording, position in the text); nothing else is thrown
  * for bad input.
  */
@@ -18,7 +19,7 @@ export { QueryError, isQueryError, positionAt, type SourcePosition } from './err
 export { DEFAULT_LIMITS, type QueryLimits } from './limits.js';
 export { parse, parseMessages, type ParseOptions } from './parser.js';
 export { print, printTerm, type PrintOptions } from './print.js';
-export { compile, compileQuery, compileSaved, compileMessages, foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
+export { foldChain, negate, MAX_CLAUSE_COUNT, type CompileOptions } from './compile.js';
 export { splitTermRange, type RangeOp, type TermTarget } from './term-range.js';
 export {
   customField,
@@ -47,7 +48,7 @@ export { checkEachLine, multilineLines, normalizeMultiline, type WrittenLine } f
 export { cleanTagName, slugify, splitNamespace, TAG_NAMESPACES } from './tag-name.js';
 export { DATE_RANGE, formatUtc } from './values/date.js';
 export { junkText, lex } from './lexer.js';
-export { clausePredicates, clauseTree, matchClauses, type Clause, type ClauseKind, type ClauseMatch, type ClausePredicates } from './clauses.js';
+export { clausePredicates, matchClauses, type Clause, type ClauseKind, type ClauseMatch, type ClausePredicates } from './clauses.js';
 export { compileEvaluator, evaluate, type Doc, type DocPredicate, type EvaluateOptions } from './evaluate/index.js';
 export {
   analyze,

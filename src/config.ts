@@ -113,7 +113,7 @@ const schema = z.object({
   /** Days the change log keeps (live search resume, `/changes`); at least a day, so a dump covers the rest. */
   CHANGE_LOG_RETENTION_DAYS: z.coerce.number().min(1).max(366).default(7),
   /**
-   * Memory for the rendered image JSON kept between requests (`src/http/render/image-json-cache.ts`),
+   * Memory for the rendered image JSON kept between requests (`src/caches/image-json-cache.ts`),
    * in MiB; default from the machine's memory (`defaultImageCacheMb`).
    */
   IMAGE_CACHE_MB: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(1_000_000).optional()),

@@ -26,7 +26,7 @@ import { createDatabase, openDatabase, type Database, type DatabaseHandle } from
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervise.js';
 import { startDumpSchedule } from './dumps/schedule.js';
 import { createApp } from './http/app.js';
-import { createReadCaches } from './http/read-caches.js';
+import { createReadCaches } from './caches/read-caches.js';
 import { startImageCacheWarmer } from './http/render/image-cache-warmer.js';
 import { createAppMetrics } from './http/routes/metrics.js';
 import { startHttpServer, type HttpServer } from './http/server.js';

@@ -8,9 +8,10 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isQueryError, isRole, type QueryContext, type Role } from '../../grammar/index.js';
-import { explainQuery, isSearchIndex, SEARCH_INDEXES, type SearchIndexName } from '../search/explain.js';
+import { explainQuery } from '../contexts/search/explain.js';
+import { isIndexName, indexNames, type IndexName } from '../search/indexes/index.js';
 
-const USAGE = `usage: npm run query -- explain --index <${SEARCH_INDEXES.join('|')}> [--role anonymous|user|moderator] [--user-id N] [query]
+const USAGE = `usage: npm run query -- explain --index <${indexNames.join('|')}> [--role anonymous|user|moderator] [--user-id N] [query]
   Prints the OpenSearch query DSL the query compiles to, one JSON line per query.
   Without a query argument, reads one query per line from stdin.
   --role      who is searching (default anonymous; assistant and admin are accepted too)
@@ -23,7 +24,7 @@ export interface CliIo {
 }
 
 interface Options {
-  index: SearchIndexName;
+  index: IndexName;
   role: Role;
   userId: number | undefined;
   query: string | undefined;
@@ -56,7 +57,7 @@ function parseArgs(args: string[]): Options | string {
       positional.push(arg);
     }
   }
-  if (!isSearchIndex(index)) return index === undefined ? '--index is required' : `unknown index ${JSON.stringify(index)}`;
+  if (!isIndexName(index)) return index === undefined ? '--index is required' : `unknown index ${JSON.stringify(index)}`;
   if (!isRole(role)) return `unknown role ${JSON.stringify(role)}`;
   if (userId !== undefined && !/^\d+$/.test(userId)) return '--user-id must be a non-negative integer';
   if (positional.length > 1) return 'give the query as one argument (quote it)';

@@ -26,7 +26,8 @@ import { openapiRoutes } from './routes/openapi.js';
 import { postRoutes } from './routes/posts.js';
 import { profileRoutes } from './routes/profiles.js';
 import { API_PREFIX } from './api-prefix.js';
-import { createReadCaches } from './read-caches.js';
+import { createReadCaches } from '../caches/read-caches.js';
+import { processCaches } from '../caches/registry.js';
 import { LiveService } from './live/service.js';
 import { reverseRoutes } from './routes/reverse.js';
 import { searchRoutes } from './routes/search.js';
@@ -37,6 +38,7 @@ import { socketRoutes } from './routes/socket.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadRoutes } from './routes/upload.js';
 import { workbenchRoutes } from './routes/workbench.js';
+import { autocompleteRoute } from './routes/autocomplete.js';
 
 export type { AppDeps, AppEnv } from './context.js';
 
@@ -50,6 +52,7 @@ export function createApiRoutes(limits?: LimitCheck): Hono<AppEnv> {
   api.route('/', profileRoutes());
   api.route('/', tagRoutes());
   api.route('/', workbenchRoutes());
+  api.route('/', autocompleteRoute());
   api.route('/', filterRoutes());
   api.route('/', forumRoutes());
   api.route('/', oembedRoutes());
@@ -64,6 +67,8 @@ export function createApiRoutes(limits?: LimitCheck): Hono<AppEnv> {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const metrics = deps.metrics ?? createAppMetrics(deps.db, deps.indexerLag, storageOf(deps).health);
   const caches = deps.caches ?? createReadCaches(deps.db, { images: { maxBytes: deps.config.imageCacheBytes } });
+  metrics.caches.watch(processCaches);
+  metrics.caches.watch(caches.registry);
   const appDeps: AppDeps = { ...deps, metrics, caches };
   appDeps.live ??= new LiveService(appDeps);
   const limiter = deps.config.limits.enabled ? new RequestLimiter(deps.db, limitPolicyFrom(deps.config.limits), caches.bans) : null;

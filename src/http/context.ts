@@ -10,7 +10,7 @@ import type { MediaStorage } from '../media/storage.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { SearchEngine } from '../search/engine.js';
 
-import type { ReadCaches } from './read-caches.js';
+import type { ReadCaches } from '../caches/read-caches.js';
 import type { RequestLogger } from './request-logger.js';
 import type { Live } from './live/types.js';
 import type { FilterRow } from '../contexts/filters/types.js';

@@ -4,6 +4,7 @@
  * around it (`excerpt`), so a client can underline the spot without re-parsing.
  */
 import { positionAt, type QueryError } from '../../grammar/index.js';
+import type { SearchRequestError } from '../contexts/search/errors.js';
 import { ApiError } from './errors.js';
 
 /** Characters of context kept on each side of the error. */
@@ -23,4 +24,11 @@ export function queryErrorDetails(text: string, offset: number) {
  */
 export function queryApiError(error: QueryError, input: string, extra?: Record<string, unknown>, offset = error.position.offset): ApiError {
   return new ApiError(400, error.message, { ...queryErrorDetails(input, offset), ...extra });
+}
+
+/** The 400 of a search the search context refused, with where its query fails when it does. */
+export function searchApiError(error: SearchRequestError): ApiError {
+  const { query } = error;
+  if (query === undefined) return new ApiError(400, error.message);
+  return queryApiError(query.error, query.input, query.extra, query.offset);
 }

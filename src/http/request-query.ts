@@ -8,6 +8,8 @@
  * whole query string each time.
  */
 import type { Context } from 'hono';
+import { processCaches, type CacheCounts } from '../caches/registry.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 
 const MAX_ENTRIES = 4_096;
 /** Longer query strings are read each time: rare, and they would hold the most memory. */
@@ -19,24 +21,34 @@ export function queryStringOf(url: string): string {
   return mark < 0 ? '' : url.slice(mark + 1);
 }
 
-/** Values read from query strings, by query string: at most 4,096 kept, and none of a long one. */
+/**
+ * Values read from query strings, by query string: at most 4,096 kept, and none of a long one.
+ * One a process for each `name` (module-level), registered with `processCaches`; what is read
+ * from a query string is a function of it, so nothing invalidates an entry.
+ */
 export class ByQueryString<T> {
-  private readonly table = new Map<string, T>();
+  private readonly table = new BoundedMap<string, T>({ maxEntries: MAX_ENTRIES });
+  private readonly counts: CacheCounts;
+
+  constructor(name: string) {
+    this.counts = processCaches.register({ name, budget: { entries: MAX_ENTRIES }, invalidatedBy: [], held: () => ({ entries: this.table.size }) });
+  }
 
   /** The value kept for `queryString`, else `read()`'s (kept; a throw is not). */
   get(queryString: string, read: () => T): T {
     const kept = this.table.get(queryString);
-    if (kept !== undefined) return kept;
-    const value = read();
-    if (queryString.length <= MAX_KEPT_LENGTH) {
-      if (this.table.size >= MAX_ENTRIES) this.table.clear();
-      this.table.set(queryString, value);
+    if (kept !== undefined) {
+      this.counts.hit();
+      return kept;
     }
+    this.counts.miss();
+    const value = read();
+    if (queryString.length <= MAX_KEPT_LENGTH) this.table.set(queryString, value);
     return value;
   }
 }
 
-const paramsByQueryString = new ByQueryString<ReadonlyMap<string, string>>();
+const paramsByQueryString = new ByQueryString<ReadonlyMap<string, string>>('query_params');
 /** The last URL read and its parameters: a request asks for several names, by the same URL string. */
 let lastUrl = '';
 let lastParams: ReadonlyMap<string, string> = new Map();

@@ -9,7 +9,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { eq, inArray, or, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { cleanTagName, slugify, splitNamespace } from '../../grammar/index.js';
-import { complexProblem } from '../contexts/filters/complex.js';
+import { complexProblem } from '../contexts/search/filter-check.js';
 import type { Database } from '../db/client.js';
 import {
   apiKeys,

@@ -8,6 +8,9 @@
  * of entries, a pause of tens to hundreds of milliseconds on whichever request made the last move,
  * every few seconds under load. Moves now happen only at eviction, at most `MAX_PASSES` for each
  * entry dropped, so a cache that fits its working set never rebuilds its table.
+ *
+ * `bounded-map.ts` keeps the same rule over a queue of its own; this form, over the `Map` itself,
+ * is for the image cache, whose entries are no objects (slots in typed arrays).
  */
 
 /** What the order needs of an entry: whether it was used since eviction last passed it. */
@@ -19,7 +22,7 @@ export interface SecondChanceEntry {
  * Used entries passed over (and moved) at most for one eviction: beyond that the oldest is
  * dropped although used, so that no single eviction walks a whole hot cache.
  */
-const MAX_PASSES = 32;
+export const MAX_PASSES = 32;
 
 /**
  * The key to drop next: the oldest entry not used since it was last passed, the used ones before

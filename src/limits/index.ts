@@ -1,4 +1,3 @@
-export { BanCache } from './ban-cache.js';
 export { ClientGate, type ClientGateOptions, type GateDecision } from './client-gate.js';
 export { callerIdentity, limitPolicyFrom, parseRate, RequestLimiter, searchCost, type Budget, type Caller, type LimitDecision, type LimitPolicy } from './limiter.js';
 export { TokenBuckets, type BucketPolicy, type TakeResult } from './token-buckets.js';

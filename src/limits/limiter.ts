@@ -1,7 +1,7 @@
 import type { Database } from '../db/client.js';
 import { issueAutomaticBan, type ActiveBan } from '../contexts/users/active-bans.js';
 import { pruneSharedLimits } from '../contexts/limits/shared-limits.js';
-import { BanCache } from './ban-cache.js';
+import { BanCache } from '../caches/ban-cache.js';
 import { SharedBuckets } from './shared-buckets.js';
 import type { BucketPolicy } from './token-buckets.js';
 import { SharedViolations } from './violations.js';

@@ -22,6 +22,7 @@
  */
 import { takeSharedTokens } from '../contexts/limits/shared-limits.js';
 import type { Database } from '../db/client.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 import { TokenBuckets, type BucketPolicy, type TakeResult } from './token-buckets.js';
 
 /** After a failed round trip, how long the local fallback answers alone. */
@@ -45,7 +46,7 @@ interface Lease {
 export interface SharedBucketOptions {
   /** Tokens taken per round trip (default: a tenth of the capacity, at least 1). */
   chunk?: number;
-  /** Identities whose leases are kept at most; the oldest are forgotten first. */
+  /** Identities whose leases are kept at most; those not used lately are forgotten first. */
   maxIdentities?: number;
   /** Told of a failed round trip (the request was charged to the local fallback). */
   onError?: (err: unknown) => void;
@@ -54,7 +55,7 @@ export interface SharedBucketOptions {
 export class SharedBuckets {
   readonly chunk: number;
   readonly leaseMs: number;
-  private readonly leases = new Map<string, Lease>();
+  private readonly leases: BoundedMap<string, Lease>;
   private readonly fallback: TokenBuckets;
   private readonly maxIdentities: number;
   /** The store failed: until then the fallback answers. */
@@ -71,6 +72,7 @@ export class SharedBuckets {
     this.leaseMs = Math.min(1000, (this.chunk / policy.refillPerSecond) * 1000);
     this.maxIdentities = options.maxIdentities ?? 100_000;
     this.fallback = new TokenBuckets(policy, this.maxIdentities);
+    this.leases = new BoundedMap({ maxEntries: this.maxIdentities });
   }
 
   /** Take `cost` tokens of `identity`'s budget: at once from its lease, else after one round trip. */
@@ -95,7 +97,6 @@ export class SharedBuckets {
   }
 
   private newLease(identity: string): Lease {
-    if (this.leases.size >= this.maxIdentities) this.leases.delete(this.leases.keys().next().value!);
     const lease: Lease = { tokens: 0, expiresMs: 0, knownLeft: 0, knownAtMs: 0 };
     this.leases.set(identity, lease);
     return lease;

@@ -1,8 +1,10 @@
 /**
  * Token buckets per identity (an API key's user, else the client IP): each request takes `cost`
- * tokens; tokens refill continuously up to the bucket's capacity. Memory is bounded: the least
- * recently used identities are forgotten first (a forgotten bucket is a full one).
+ * tokens; tokens refill continuously up to the bucket's capacity. Memory is bounded: identities
+ * not seen lately are forgotten first (`src/lib/bounded-map.ts`; a forgotten bucket is a full one).
  */
+import { BoundedMap } from '../lib/bounded-map.js';
+
 export interface BucketPolicy {
   /** Burst size. */
   capacity: number;
@@ -18,25 +20,25 @@ interface Bucket {
 }
 
 export class TokenBuckets {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets: BoundedMap<string, Bucket>;
 
   constructor(
     readonly policy: BucketPolicy,
-    private readonly maxIdentities = 100_000,
-  ) {}
+    maxIdentities = 100_000,
+  ) {
+    this.buckets = new BoundedMap({ maxEntries: maxIdentities });
+  }
 
   take(identity: string, cost = 1, nowMs = Date.now()): TakeResult {
     const { capacity, refillPerSecond } = this.policy;
     let b = this.buckets.get(identity);
     if (b) {
-      this.buckets.delete(identity); // re-inserted below: Map order is our LRU order
       b.tokens = Math.min(capacity, b.tokens + ((nowMs - b.updatedMs) / 1000) * refillPerSecond);
       b.updatedMs = nowMs;
     } else {
       b = { tokens: capacity, updatedMs: nowMs };
-      if (this.buckets.size >= this.maxIdentities) this.buckets.delete(this.buckets.keys().next().value!);
+      this.buckets.set(identity, b);
     }
-    this.buckets.set(identity, b);
     // A request costlier than the whole bucket may still run when the bucket is full.
     const needed = Math.min(cost, capacity);
     if (b.tokens >= needed) {

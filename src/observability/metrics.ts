@@ -3,6 +3,7 @@
  * on a second instance in the same process, as in tests).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CacheSeries } from './cache-series.js';
 import { HttpRequestSeries } from './http-series.js';
 
 export interface MetricsSources {
@@ -18,6 +19,8 @@ export class Metrics {
   readonly registry = new Registry();
   /** `http_requests_total` and `http_request_duration_seconds`. */
   readonly http = new HttpRequestSeries(this.registry, [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]);
+  /** `tagwise_cache_*`, of the registries given to `caches.watch`. */
+  readonly caches = new CacheSeries(this.registry);
   readonly searchDuration = new Histogram({
     name: 'search_duration_seconds',
     help: 'Search engine latency by engine and index',

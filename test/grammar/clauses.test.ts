@@ -4,8 +4,9 @@
  * worked out by hand. Also the offsets of a multi-line filter string mapped back to its lines.
  */
 import { describe, expect, it } from 'vitest';
-import { clausePredicates, clauseTree, compileQuery, matchClauses, type ClauseMatch, QueryError } from '../../grammar/index.js';
-import { multilineText } from '../../src/http/workbench/multiline.js';
+import { clausePredicates, matchClauses, type ClauseMatch, QueryError } from '../../grammar/index.js';
+import { clauseTree, compileQuery } from '../../grammar/compiler.js';
+import { multilineText } from '../../src/contexts/search/multiline.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 

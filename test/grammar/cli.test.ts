@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { runQueryCli } from '../../src/cli/query.js';
-import { explainQuery } from '../../src/search/explain.js';
+import { explainQuery } from '../../src/contexts/search/explain.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
 
 async function run(args: string[], stdin = '') {

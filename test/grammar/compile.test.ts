@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compile, foldChain, MAX_CLAUSE_COUNT, negate, parse, type Query } from '../../grammar/index.js';
+import { foldChain, MAX_CLAUSE_COUNT, negate, parse, type Query } from '../../grammar/index.js';
+import { compile } from '../../grammar/compiler.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
 import { dsl, must, mustNot, NOW, queryError, should, tag, type Options } from './helpers.js';

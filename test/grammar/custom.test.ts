@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileSaved, filterIdsIn, type FilterRule, type Query, type QueryContext, type WatchList } from '../../grammar/index.js';
+import { filterIdsIn, type FilterRule, type Query, type QueryContext, type WatchList } from '../../grammar/index.js';
+import { compileSaved } from '../../grammar/compiler.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
 import { dsl, must, queryError, should, tag } from './helpers.js';

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluate, compile, compileQuery, print, type QueryNode, type RangeOp } from '../../grammar/index.js';
+import { evaluate, print, type QueryNode, type RangeOp } from '../../grammar/index.js';
+import { compile, compileQuery } from '../../grammar/compiler.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { assertValidQuery } from '../support/dsl-schema.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cleanTagName, fieldsForRole, type Query, type Role } from '../../grammar/index.js';
-import { queryFields, SEARCH_INDEXES, type SearchIndexName } from '../../src/search/explain.js';
+import { queryFields, indexNames, type IndexName } from '../../src/search/indexes/index.js';
 import { dsl } from './helpers.js';
 
 type Tier = 'anonymous' | 'user' | 'moderator';
@@ -13,7 +13,7 @@ const TIERS: Tier[] = ['anonymous', 'user', 'moderator'];
 const RANK: Record<Tier, number> = { anonymous: 0, user: 1, moderator: 2 };
 
 /** `name:type[>target][@tier]` */
-const EXPECTED: Record<SearchIndexName, { default: [string, 'literal' | 'ngram']; fields: string[] }> = {
+const EXPECTED: Record<IndexName, { default: [string, 'literal' | 'ngram']; fields: string[] }> = {
   images: {
     default: ['tags', 'literal'],
     fields: [
@@ -156,7 +156,7 @@ const EXPECTED: Record<SearchIndexName, { default: [string, 'literal' | 'ngram']
   },
 };
 
-const CUSTOM: Record<SearchIndexName, string[]> = {
+const CUSTOM: Record<IndexName, string[]> = {
   images: ['gallery_id', 'filter_id', 'my'],
   comments: ['my@user'],
   posts: ['my@user'],
@@ -181,7 +181,7 @@ function parseSpec(spec: string) {
   return { name: m[1]!, type: m[2]!, target: m[3] ?? m[1]!, tier: (m[4] ?? 'anonymous') as Tier };
 }
 
-describe.each(SEARCH_INDEXES)('%s fields', (index) => {
+describe.each(indexNames)('%s fields', (index) => {
   const expected = EXPECTED[index];
   const [defaultName, defaultType] = expected.default;
   const asDefault = (text: string): Query =>

@@ -2,15 +2,16 @@
  * Shared helpers of the search-language tests: every compiled query goes through the JSON
  * Schema of the OpenSearch client's query DSL before a test looks at it.
  */
-import { compileQuery, QueryError, type Query, type QueryContext, type QueryLimits, type Role } from '../../grammar/index.js';
-import { queryFields, type SearchIndexName } from '../../src/search/explain.js';
+import { QueryError, type Query, type QueryContext, type QueryLimits, type Role } from '../../grammar/index.js';
+import { compileQuery } from '../../grammar/compiler.js';
+import { queryFields, type IndexName } from '../../src/search/indexes/index.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
 
 /** The clock of every test: 2024-01-10T12:00:00Z. */
 export const NOW = Date.UTC(2024, 0, 10, 12, 0, 0);
 
 export interface Options {
-  index?: SearchIndexName;
+  index?: IndexName;
   role?: Role;
   context?: QueryContext;
   limits?: Partial<QueryLimits>;

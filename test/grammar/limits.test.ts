@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compile, compileQuery, DEFAULT_LIMITS, parse, type QueryNode } from '../../grammar/index.js';
+import { DEFAULT_LIMITS, parse, type QueryNode } from '../../grammar/index.js';
+import { compile, compileQuery } from '../../grammar/compiler.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
 import { dsl, queryError } from './helpers.js';

@@ -13,11 +13,22 @@ const root = resolve(import.meta.dirname, '../..');
 /** Each file of the tree and what it imports. */
 const tree: Record<string, string[]> = {
   'grammar/index.ts': ['./parser.js'],
+  'grammar/compiler.ts': ['./parser.js'],
   'grammar/parser.ts': ['../src/lib/random.js'],
   'src/lib/random.ts': [],
   'src/lib/table.ts': ['../http/routes/images.js'],
-  'src/http/routes/images.ts': ['../../../grammar/index.js', '../../../grammar/parser.js', '../../../indexer/outbox.js', '../../contexts/images/read.js'],
-  'src/http/routes/tags.ts': ['../../db/schema/tags.js'],
+  'src/http/routes/images.ts': [
+    '../../../grammar/index.js',
+    '../../../grammar/parser.js',
+    '../../../grammar/compiler.js',
+    '../../../indexer/outbox.js',
+    '../../contexts/images/read.js',
+    '../../contexts/search/plan.js',
+    './tags.js',
+  ],
+  'src/http/routes/tags.ts': ['../../db/schema/tags.js', '../render/tags.js'],
+  'src/http/render/tags.ts': [],
+  'src/contexts/search/plan.ts': ['../../../grammar/compiler.js', '../../../grammar/index.js'],
   'src/contexts/images/read.ts': ['../../db/schema/images.js', '../../../grammar/index.js'],
   'src/contexts/images/write.ts': ['../../../indexer/outbox.js', '../../http/routes/tags.js'],
   'src/db/schema/images.ts': [],
@@ -26,7 +37,7 @@ const tree: Record<string, string[]> = {
   'src/seed/plan.ts': ['../../test/support/fixtures.js', './pick.js'],
   'src/seed/pick.ts': ['./plan.js'],
   'indexer/outbox.ts': ['../src/db/schema/images.js'],
-  'test/support/fixtures.ts': ['../../src/lib/random.js'],
+  'test/support/fixtures.ts': ['../../src/lib/random.js', '../../grammar/compiler.js'],
   'test/grammar/parser.test.ts': ['../../grammar/parser.js'],
 };
 
@@ -34,6 +45,8 @@ const expected = [
   'grammar-is-pure: grammar/parser.ts → src/lib/random.ts',
   'lib-is-leaf: src/lib/table.ts → src/http/routes/images.ts',
   'grammar-through-index: src/http/routes/images.ts → grammar/parser.ts',
+  'routes-not-routes: src/http/routes/images.ts → src/http/routes/tags.ts',
+  'search-compiled-in-its-context: src/http/routes/images.ts → grammar/compiler.ts',
   'routes-not-indexer: src/http/routes/images.ts → indexer/outbox.ts',
   'http-through-contexts: src/http/routes/tags.ts → src/db/schema/tags.ts',
   'contexts-know-no-http: src/contexts/images/write.ts → src/http/routes/tags.ts',

@@ -20,7 +20,7 @@ import { announceChanges, changeFeedOf, type RecordChange } from '../../src/db/c
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
 import type { SearchEngine } from '../../src/search/engine.js';
-import { ImageJsonCache } from '../../src/http/render/image-json-cache.js';
+import { ImageJsonCache } from '../../src/caches/image-json-cache.js';
 import { insertFilter, insertImage, insertTag, insertUser, startHarness, ymd, type Harness } from './harness.js';
 
 let h: Harness;

@@ -8,10 +8,10 @@ import { findUserByApiKey } from '../../src/contexts/users/api-keys.js';
 import { banUser } from '../../src/contexts/users/bans.js';
 import { issueKey } from '../../src/contexts/users/keys.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
-import { KeyCache, type KeyState } from '../../src/http/key-cache.js';
-import { BanCache } from '../../src/limits/index.js';
+import { KeyCache, type KeyState } from '../../src/caches/key-cache.js';
+import { BanCache } from '../../src/caches/ban-cache.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { HiddenImageIds } from '../../src/http/render/hidden-image-ids.js';
+import { HiddenImageIds } from '../../src/caches/hidden-image-ids.js';
 import { insertImage, insertUser } from './harness.js';
 
 let t: TestDatabase;

@@ -1,8 +1,8 @@
 /** The per-process cache of compiled queries: reuse within a second, then compile again; throws are not kept. */
 import { describe, expect, it } from 'vitest';
-import { compileQuery } from '../../grammar/index.js';
-import { ClockReading, CompiledCache } from '../../src/http/compiled-cache.js';
-import { queryFields } from '../../src/search/explain.js';
+import { compileQuery } from '../../grammar/compiler.js';
+import { ClockReading, CompiledCache } from '../../src/contexts/search/compiled-cache.js';
+import { queryFields } from '../../src/search/indexes/index.js';
 
 describe('CompiledCache', () => {
   it('compiles a key once within a second, and again after', () => {

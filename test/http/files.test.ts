@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { changeFeedOf } from '../../src/db/change-feed.js';
 import * as s from '../../src/db/schema/index.js';
-import { parseRange, resolveFilePath } from '../../src/http/routes/files.js';
+import { resolveFilePath } from '../../src/http/routes/files.js';
+import { parseRange } from '../../src/http/render/file-response.js';
 import { CDN_URL, insertImage, insertTag, startHarness, ymd, type Harness } from './harness.js';
 
 let h: Harness;

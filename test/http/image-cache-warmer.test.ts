@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceChanges, changeFeedOf } from '../../src/db/change-feed.js';
 import type { Database } from '../../src/db/client.js';
-import { createReadCaches, type ReadCaches } from '../../src/http/read-caches.js';
+import { createReadCaches, type ReadCaches } from '../../src/caches/read-caches.js';
 import { warmImageCache } from '../../src/http/render/image-cache-warmer.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { insertImage, insertTag, stubEngine, testConfig } from './harness.js';

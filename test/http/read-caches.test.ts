@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseChange } from '../../src/db/change-feed.js';
 
-import { FilterCache } from '../../src/http/render/filter-cache.js';
-import { ImageAnswerCache, type KeptImageAnswer } from '../../src/http/render/image-answer-cache.js';
-import { RecordJsonCache } from '../../src/http/render/record-json-cache.js';
-import { cachedImageBytes, cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/http/render/image-json-cache.js';
+import { FilterRowCache } from '../../src/caches/filter-row-cache.js';
+import { ImageAnswerCache, type KeptImageAnswer } from '../../src/caches/image-answer-cache.js';
+import { RecordJsonCache } from '../../src/caches/record-json-cache.js';
+import { cachedImageBytes, cachedImageJson, ImageJsonCache, imageJsonParts, type CachedImage } from '../../src/caches/image-json-cache.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
 
 /** One cached image's JSON for a caller whose filter does or does not spoiler it. */
@@ -363,11 +363,11 @@ describe('ImageAnswerCache', () => {
   });
 });
 
-describe('FilterCache', () => {
+describe('FilterRowCache', () => {
   const row = (id: number, name = 'Default') => ({ id, name }) as unknown as FilterRow;
 
   it('reads a filter once until a filter changes', async () => {
-    const cache = new FilterCache();
+    const cache = new FilterRowCache();
     let reads = 0;
     const load = async (id: number) => (reads++, row(id));
     expect((await cache.byId(3, load))?.id).toBe(3);
@@ -382,7 +382,7 @@ describe('FilterCache', () => {
   });
 
   it('remembers that a filter does not exist, and the Default filter', async () => {
-    const cache = new FilterCache();
+    const cache = new FilterRowCache();
     let reads = 0;
     const none = async () => (reads++, undefined);
     expect(await cache.byId(5, none)).toBeNull();
@@ -394,7 +394,7 @@ describe('FilterCache', () => {
 
   it('does not keep a read that a change overlapped, and starts again after a minute', async () => {
     let now = 0;
-    const cache = new FilterCache(() => now);
+    const cache = new FilterRowCache(() => now);
     let reads = 0;
     const racing = async () => {
       reads++;
@@ -413,7 +413,7 @@ describe('FilterCache', () => {
 
   it('hands out a row read again unchanged as the same object, and a changed one as a new one', async () => {
     let now = 0;
-    const cache = new FilterCache(() => now);
+    const cache = new FilterRowCache(() => now);
     const first = await cache.byId(3, async () => row(3));
     const theDefault = await cache.defaultFilter(async () => row(1));
     // another filter changed; a minute passed

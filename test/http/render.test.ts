@@ -9,7 +9,7 @@ import { renderGalleries } from '../../src/http/render/galleries.js';
 import { renderImageListJson, renderImages } from '../../src/http/render/images.js';
 import { renderPosts } from '../../src/http/render/posts.js';
 import { renderTagJson, renderTagRows } from '../../src/http/render/tags.js';
-import { createReadCaches } from '../../src/http/read-caches.js';
+import { createReadCaches } from '../../src/caches/read-caches.js';
 import { loadTags } from '../../src/contexts/tags/load.js';
 import type { AppDeps } from '../../src/http/context.js';
 import { assertResource } from '../support/resources.js';

@@ -6,7 +6,7 @@
  */
 import { Indexer } from '../../indexer/index.js';
 import * as s from '../../src/db/schema/index.js';
-import type { DepsWithUploads } from '../../src/http/routes/upload.js';
+import type { DepsWithUploads } from '../../src/http/upload-deps.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import {
   insertFilter,

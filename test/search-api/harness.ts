@@ -11,7 +11,7 @@ import { Indexer } from '../../indexer/index.js';
 import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
-import { createReadCaches, type ReadCaches } from '../../src/http/read-caches.js';
+import { createReadCaches, type ReadCaches } from '../../src/caches/read-caches.js';
 import { EngineThread } from '../../src/search/embedded/index.js';
 import { serveApp, testConfig } from '../http/harness.js';
 import { createTestDatabase } from '../support/db.js';

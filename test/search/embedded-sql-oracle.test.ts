@@ -15,7 +15,8 @@
  */
 import postgres, { type Sql } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileQuery, type Query } from '../../grammar/index.js';
+import { type Query } from '../../grammar/index.js';
+import { compileQuery } from '../../grammar/compiler.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import type { IndexDocument } from '../../src/search/engine.js';
 import { imageFields } from '../../src/search/indexes/images/fields.js';

@@ -13,10 +13,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileQuery, isQueryError, type Query, type QueryContext, type SortClause } from '../../grammar/index.js';
+import { isQueryError, type Query, type QueryContext, type SortClause } from '../../grammar/index.js';
+import { compileQuery } from '../../grammar/compiler.js';
 import { EmbeddedEngine } from '../../src/search/embedded/index.js';
 import type { SearchEngine, SearchRequest } from '../../src/search/engine.js';
-import { queryFields } from '../../src/search/explain.js';
+import { queryFields } from '../../src/search/indexes/index.js';
 import { imagesMapping } from '../../src/search/indexes/images/mapping.js';
 import { OpenSearchEngine } from '../../src/search/opensearch/index.js';
 import { deleteIndices } from '../support/opensearch.js';

@@ -4,7 +4,7 @@
  */
 import { Client } from '@opensearch-project/opensearch';
 import { describe, expect, it, vi } from 'vitest';
-import { explainQuery } from '../../src/search/explain.js';
+import { explainQuery } from '../../src/contexts/search/explain.js';
 import type { SearchRequest } from '../../src/search/engine.js';
 import { OpenSearchEngine, type OpenSearchEngineOptions } from '../../src/search/opensearch/index.js';
 import { buildImageSearch, parseImageSort } from '../../src/search/requests/index.js';

@@ -1,6 +1,6 @@
 /**
  * The embedded engine's answers kept across writes (src/search/embedded/result-cache.ts) and its
- * remembered filter sets patched by writes (query/filter-cache.ts): after any sequence of
+ * remembered filter sets patched by writes (query/filter-set-cache.ts): after any sequence of
  * writes and deletes, every answer equals the one a freshly built index gives for the same
  * documents, which has no cache, no remembered set and no tombstone.
  */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { complexProblem } from '../../src/contexts/filters/complex.js';
+import { complexProblem } from '../../src/contexts/search/filter-check.js';
 import * as schema from '../../src/db/schema/index.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { boxesSmallerThan } from '../../src/media/representations.js';

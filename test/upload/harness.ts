@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type Database, type PoolOptions } from '../../src/db/client.js';
 import { createApp } from '../../src/http/app.js';
-import type { DepsWithUploads, UploadOptions } from '../../src/http/routes/upload.js';
+import type { DepsWithUploads, UploadOptions } from '../../src/http/upload-deps.js';
 import { createJobHandlers } from '../../src/contexts/images/process-job.js';
 import { JobWorker } from '../../src/jobs/index.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';

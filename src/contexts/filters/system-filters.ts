@@ -3,7 +3,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { cleanTagName } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
 import { filters, tags } from '../../db/schema/index.js';
-import { complexProblem } from './complex.js';
+import { complexProblem } from '../search/filter-check.js';
 import { AdminError } from '../errors.js';
 import type { FilterRow } from './types.js';
 

@@ -1,14 +1,14 @@
 /**
  * A user's own filters: creating and editing them through the API with their key. What a filter
  * may hold is checked as the site checks it: a name, tag ids that exist (an alias stands for its
- * target), and complex expressions that compile for that user (filters/complex.ts). A filter
+ * target), and complex expressions that compile for that user (search/filter-check.ts). A filter
  * that is not the user's own is not theirs to edit, whatever their role: that is the admin CLI's.
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { filters, tags } from '../../db/schema/index.js';
 import type { UserRow } from '../users/types.js';
-import { complexProblem } from './complex.js';
+import { complexProblem } from '../search/filter-check.js';
 import type { FilterRow } from './types.js';
 
 /** A filter's fields as the API names them; each is optional on an edit. */

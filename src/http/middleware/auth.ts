@@ -3,13 +3,13 @@
  * key is an anonymous caller, never an error. A key whose user is deactivated or has not confirmed
  * the account is refused with 403 `{"error":"Forbidden"}` (the reference sends an empty body; every
  * error of ours is JSON). No database query is made when there is no key, nor for a key the app's
- * key cache knows (`src/http/key-cache.ts`).
+ * key cache knows (`src/caches/key-cache.ts`).
  */
 import { findUserByApiKey, isDeactivatedKey } from '../../contexts/users/api-keys.js';
 import type { Database } from '../../db/client.js';
 import type { AppContext } from '../context.js';
 import { forbidden } from '../errors.js';
-import type { KeyState } from '../key-cache.js';
+import type { KeyState } from '../../caches/key-cache.js';
 import { queryParam } from '../request-query.js';
 
 async function readKeyState(db: Database, key: string): Promise<KeyState> {

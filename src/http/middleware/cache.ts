@@ -15,6 +15,8 @@ import { hash } from 'node:crypto';
 import type { AppContext, CachePolicy } from '../context.js';
 import { exposedHeaders } from './request-log.js';
 import { requestHeader } from '../request-header.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
+import { processCaches } from '../../caches/registry.js';
 
 export interface CacheOptions {
   /** The answer depends on who the caller is (`key`). */
@@ -96,20 +98,29 @@ export function bodyEtag(body: ArrayBuffer | Uint8Array | string): string {
 /**
  * Tags of the short sources routes name instead of their bodies (an image's digest and its
  * interactions), remembered: the same image read again needs no hash. Longer sources (whole
- * bodies) are hashed each time; the oldest entry goes first when the table is full.
+ * bodies) are hashed each time; the least used go when the table is full. A tag is a function of
+ * its source: nothing invalidates one.
  */
 const SHORT_SOURCE = 256;
 const REMEMBERED_TAGS = 16_384;
-const tagOfShortSource = new Map<string, string>();
+const tagOfShortSource = new BoundedMap<string, string>({ maxEntries: REMEMBERED_TAGS });
+const tagCounts = processCaches.register({
+  name: 'etag_of_source',
+  budget: { entries: REMEMBERED_TAGS },
+  invalidatedBy: [],
+  held: () => ({ entries: tagOfShortSource.size }),
+});
 
 /** The entity tag of a body determined by `source` (the body itself, or something shorter). */
 export function sourceEtag(source: string | Uint8Array): string {
   if (typeof source !== 'string' || source.length > SHORT_SOURCE) return bodyEtag(source);
   let tag = tagOfShortSource.get(source);
   if (tag === undefined) {
+    tagCounts.miss();
     tag = bodyEtag(source);
-    if (tagOfShortSource.size >= REMEMBERED_TAGS) tagOfShortSource.delete(tagOfShortSource.keys().next().value!);
     tagOfShortSource.set(source, tag);
+  } else {
+    tagCounts.hit();
   }
   return tag;
 }

@@ -1,6 +1,6 @@
 /**
  * Error handling: unknown routes are 404 `{"error":"Not found"}`; an `ApiError` is its own status
- * and message; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed
+ * and message; a search that cannot be made (contexts/search) is 400 with where its query fails; a full decode queue is 503 with `Retry-After`; Hono's `HTTPException` (malformed
  * requests it rejects itself) keeps its 4xx status;
  * a client that hung up before its answer (its body cut off, or anything else failing meanwhile) is
  * logged as 499 "Client closed request", not as an error of ours;
@@ -15,9 +15,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SearchRequestError } from '../../contexts/search/errors.js';
 import { DecodeQueueFull } from '../../media/sandbox/pool.js';
 import { StorageFullError, StorageUnavailableError } from '../../media/storage.js';
 import type { AppEnv, AppLogger } from '../context.js';
+import { searchApiError } from '../query-error.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { isSearchUnavailable, SEARCH_RETRY_AFTER_SECONDS } from '../../search/unavailable.js';
 import { ApiError, errorResponse, INTERNAL_ERROR, notFound } from '../errors.js';
@@ -47,6 +49,10 @@ export const notFoundHandler: NotFoundHandler<AppEnv> = (c) => notFound(c);
 export function errorHandler(fallbackLogger: AppLogger = consoleLogger): ErrorHandler<AppEnv> {
   return (err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.details);
+    if (err instanceof SearchRequestError) {
+      const api = searchApiError(err);
+      return errorResponse(c, api.status, api.message, api.details);
+    }
     if (err instanceof DecodeQueueFull) {
       c.header('Retry-After', String(err.retryAfterSeconds));
       return errorResponse(c, 503, err.message);

@@ -12,12 +12,12 @@ import type { FilterRow } from '../../contexts/filters/types.js';
 import type { UserRow } from '../../contexts/users/types.js';
 import type { AppContext, AppDeps } from '../context.js';
 import { FilterIdParam } from '../schemas/params.js';
-import { liveCaches } from '../read-caches.js';
-import type { FilterCache } from '../render/filter-cache.js';
+import { liveCaches } from '../../caches/read-caches.js';
+import type { FilterRowCache } from '../../caches/filter-row-cache.js';
 import { queryParam } from '../request-query.js';
 
 /** A filter by id, from the cache while it is live. (A function of its own: a closure made per request costs a name.) */
-async function filterById(db: AppDeps['db'], cache: FilterCache | undefined, id: number): Promise<FilterRow | null> {
+async function filterById(db: AppDeps['db'], cache: FilterRowCache | undefined, id: number): Promise<FilterRow | null> {
   return cache ? cache.byId(id, (i) => findFilter(db, i)) : ((await findFilter(db, id)) ?? null);
 }
 

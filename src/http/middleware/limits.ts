@@ -24,7 +24,8 @@
  * `TRUST_PROXY=true`, the last entry of `X-Forwarded-For`.
  */
 import type { ActiveBan } from '../../contexts/users/active-bans.js';
-import { callerIdentity, searchCost, type BanCache, type Budget, type Caller, type LimitDecision, type RequestLimiter } from '../../limits/index.js';
+import { callerIdentity, searchCost, type Budget, type Caller, type LimitDecision, type RequestLimiter } from '../../limits/index.js';
+import type { BanCache } from '../../caches/ban-cache.js';
 import type { Metrics } from '../../observability/metrics.js';
 import { API_PREFIX } from '../api-prefix.js';
 import type { AppContext } from '../context.js';

@@ -1,7 +1,7 @@
 /**
  * A write answered by this process is never followed by a stale read here: before the answer of
  * any request that may write (every method but GET, HEAD and OPTIONS) leaves, the caches of
- * `src/http/read-caches.ts` have heard every change committed so far (`ChangeFeed.sync`).
+ * `src/caches/read-caches.ts` have heard every change committed so far (`ChangeFeed.sync`).
  *
  * Why: the caches learn of changes from PostgreSQL's announcements, which arrive a moment after
  * the commit. Without this, a client that changed an image and read it at once could get the copy

@@ -5,7 +5,7 @@
 import type { Config } from '../../config.js';
 import { MAX_HEADER_BYTES } from '../protocol-answers.js';
 import type { FieldSet, FieldSpec, FieldType } from '../../../grammar/index.js';
-import { queryFields, SEARCH_INDEXES, type SearchIndexName } from '../../search/explain.js';
+import { queryFields, indexNames, type IndexName } from '../../search/indexes/index.js';
 
 const TYPE_LABELS: Record<FieldType, string> = {
   int: 'integers (`:`, `.gt:`, `.gte:`, `.lt:`, `.lte:`, `~` range)',
@@ -33,7 +33,7 @@ function fieldList(set: FieldSet, tier: 'anonymous' | 'user'): string {
 }
 
 /** The fields of one index, for the description of its search operation. */
-export function searchFieldsDescription(index: SearchIndexName): string {
+export function searchFieldsDescription(index: IndexName): string {
   const set = queryFields[index];
   const user = fieldList(set, 'user');
   const moderators = set.fields.some((f) => f.minRole === 'moderator');
@@ -60,7 +60,7 @@ const QUERY_LANGUAGE = `## Search language (\`q\`)
 - **Errors** are 400 \`{"error": "<message>"}\` with the reference's wording, e.g. \`Imbalanced parentheses.\`, \`Expected a term.\`, \`junk at end of expression: …\`, \`range specified for <field>\`.
 - An empty or missing \`q\` matches nothing; \`*\` matches everything.
 
-${SEARCH_INDEXES.map((index) => `- **${index}**: ${searchFieldsDescription(index)}`).join('\n')}`;
+${indexNames.map((index) => `- **${index}**: ${searchFieldsDescription(index)}`).join('\n')}`;
 
 const LIVE = `## Live: the socket, live searches and the change feed
 

@@ -4,7 +4,7 @@
  * kinds of read: showing one record, listing records, and searching an index.
  */
 import { z } from 'zod';
-import type { SearchIndexName } from '../../search/explain.js';
+import type { IndexName } from '../../search/indexes/definition.js';
 import * as S from '../schemas/index.js';
 import { searchFieldsDescription } from './descriptions.js';
 
@@ -146,7 +146,7 @@ export const list = ({ path, operationId, tag, summary, description, schema, mis
 export const search = (
   path: string,
   operationId: string,
-  index: SearchIndexName,
+  index: IndexName,
   summary: string,
   description: string,
   schema: z.ZodType,

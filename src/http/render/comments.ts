@@ -3,9 +3,9 @@ import { loadComments } from '../../contexts/comments/load.js';
 import type { CommentRow } from '../../contexts/comments/types.js';
 import { loadAuthors } from '../../contexts/users/authors.js';
 import type { AppDeps } from '../context.js';
-import { liveCaches } from '../read-caches.js';
+import { liveCaches } from '../../caches/read-caches.js';
 import { commentView, type CommentJson } from '../views/comment.js';
-import { cachedRecordJson } from './record-json-cache.js';
+import { cachedRecordJson } from '../../caches/record-json-cache.js';
 
 /** The comments of `ids` that exist, by id, with their JSON (null for a destroyed one). */
 async function commentViews(deps: AppDeps, ids: readonly number[]): Promise<Map<number, { comment: CommentRow; view: CommentJson | null }>> {

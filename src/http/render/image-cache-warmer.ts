@@ -1,6 +1,6 @@
 /**
  * The warm start of the image cache: after the service is ready, the newest visible images are
- * loaded into `render/image-json-cache.ts` in the background, so that the first search pages over a
+ * loaded into `src/caches/image-json-cache.ts` in the background, so that the first search pages over a
  * large board are answered from memory instead of waiting on PostgreSQL one page at a time.
  *
  * The images go through the loader the lists use (`cachedImages`), a batch at a time, so they are
@@ -13,8 +13,8 @@
 import { setImmediate as yieldToRequests, setTimeout as sleep } from 'node:timers/promises';
 import { newestImageIds } from '../../contexts/images/newest.js';
 import type { AppDeps } from '../context.js';
-import { liveCaches, type ReadCaches } from '../read-caches.js';
-import { cachedImageBytes } from './image-json-cache.js';
+import { liveCaches, type ReadCaches } from '../../caches/read-caches.js';
+import { cachedImageBytes } from '../../caches/image-json-cache.js';
 import { cachedImages } from './images.js';
 
 /**

@@ -10,12 +10,12 @@ import { loadImageData, type ImageData } from '../../contexts/images/load.js';
 import type { UserRow } from '../../contexts/users/types.js';
 import type { Database } from '../../db/client.js';
 import type { AppDeps } from '../context.js';
-import { liveCaches } from '../read-caches.js';
-import { spoileredImageIds } from '../spoiler.js';
+import { liveCaches } from '../../caches/read-caches.js';
+import { spoileredImageIds } from '../../contexts/search/spoiler.js';
 import { imageView, type ImageJson } from '../views/image.js';
 import { oembedView } from '../views/oembed.js';
 import { interactionView, type InteractionJson } from '../views/interactions.js';
-import { cachedImageJson, imageJsonParts, type CachedImage } from './image-json-cache.js';
+import { cachedImageJson, imageJsonParts, type CachedImage } from '../../caches/image-json-cache.js';
 
 export interface RenderContext {
   filter: FilterRow | null;

@@ -4,9 +4,9 @@ import type { TagRow } from '../../contexts/tags/types.js';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/client.js';
 import type { AppDeps } from '../context.js';
-import { liveCaches } from '../read-caches.js';
+import { liveCaches } from '../../caches/read-caches.js';
 import { tagView, type TagJson } from '../views/tag.js';
-import { cachedRecordJson } from './record-json-cache.js';
+import { cachedRecordJson } from '../../caches/record-json-cache.js';
 
 /** The JSON of the given tag rows, in their order. Related slugs are sorted. */
 export async function renderTagRows(deps: { db: Database; config: Pick<Config, 'cdnUrl'> }, rows: readonly TagRow[]): Promise<TagJson[]> {
@@ -32,14 +32,6 @@ export async function renderTagJson(deps: AppDeps, ids: readonly number[]): Prom
   });
 }
 
-/**
- * The ids of tags lately shown by slug, per cache of rendered tags. An id found here is only a
- * guess: the tag's JSON (fresh, see `renderTagJson`) must still show that slug, else the tag was
- * renamed or deleted and the slug is looked up again.
- */
-const slugIds = new WeakMap<object, Map<string, number>>();
-const MAX_SLUGS = 65_536;
-
 /** Whether a tag's JSON text shows `slug` as its own slug (the field is followed by `description`). */
 const showsSlug = (json: string, slug: string) => json.includes(`"slug":${JSON.stringify(slug)},"description":`);
 
@@ -48,23 +40,18 @@ const showsSlug = (json: string, slug: string) => json.includes(`"slug":${JSON.s
  * that a tag page read again costs no query (`GET /tags/:slug`).
  */
 export async function renderTagBySlug(deps: AppDeps, slug: string): Promise<string | null> {
-  const cache = liveCaches(deps.caches)?.tags;
-  let ids = cache ? slugIds.get(cache) : undefined;
-  const guess = ids?.get(slug);
+  const slugIds = liveCaches(deps.caches)?.tagSlugs;
+  const guess = slugIds?.guess(slug);
   if (guess !== undefined) {
     const [json] = await renderTagJson(deps, [guess]);
     if (json !== undefined && showsSlug(json, slug)) return json;
-    ids!.delete(slug);
+    slugIds!.forget(slug);
   }
   const row = await findTagBySlug(deps.db, slug);
   if (!row) return null;
   const [json] = await renderTagJson(deps, [row.id]);
   // renamed between the two reads: answer the row as it was read
   if (json === undefined || !showsSlug(json, slug)) return JSON.stringify((await renderTagRows(deps, [row]))[0]);
-  if (cache) {
-    if (!ids) slugIds.set(cache, (ids = new Map()));
-    if (ids.size >= MAX_SLUGS) ids.clear();
-    ids.set(slug, row.id);
-  }
+  slugIds?.remember(slug, row.id);
   return json;
 }

@@ -34,7 +34,7 @@ import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { nameRoute } from '../route-name.js';
 import { cacheFor } from '../middleware/cache.js';
-import { openedFileResponse } from './files.js';
+import { openedFileResponse } from '../render/file-response.js';
 
 /** How long the index and the latest pointer may be cached: a new dump appears once a day. */
 const INDEX_MAX_AGE = 300;

@@ -28,7 +28,7 @@ import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/
 
 /** A filter is a few small strings: 64 KiB is ample. */
 const MAX_FILTER_BODY_BYTES = 64 * 1024;
-import { explainInlineFilter, imagesUnderFilter, testFilter } from './workbench.js';
+import { explainInlineFilter, imagesUnderFilter, testFilter } from '../workbench/endpoints.js';
 import { filterView } from '../views/filter.js';
 
 const filterPage = ({ rows, total }: Page<FilterRow>) =>

@@ -38,7 +38,7 @@ import { probeStorage } from '../../media/storage.js';
 import type { AppDeps, AppEnv } from '../context.js';
 import { DATABASE_RETRY_AFTER_SECONDS } from '../middleware/errors.js';
 import { storageOf } from '../media-storage.js';
-import { withTimeout } from './metrics.js';
+import { withTimeout } from '../../lib/with-timeout.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
 

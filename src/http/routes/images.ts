@@ -3,11 +3,11 @@ import { Hono } from 'hono';
 import type { AppContext, AppEnv } from '../context.js';
 import { notFound } from '../errors.js';
 import { featuredImageAndWatched } from '../../contexts/images/features.js';
-import { liveCaches } from '../read-caches.js';
+import { liveCaches } from '../../caches/read-caches.js';
 import { renderInteractions, renderImageListJson } from '../render/images.js';
 import { cacheFor, sourceEtag, taggedJson } from '../middleware/cache.js';
-import { answerKeepableThrough } from '../render/image-answer-cache.js';
-import { filterRowNumber } from '../filter-row-number.js';
+import { answerKeepableThrough } from '../../caches/image-answer-cache.js';
+import { filterRowNumber } from '../../contexts/filters/row-number.js';
 import { pathIdValue } from '../schemas/params.js';
 import { nameRoute } from '../route-name.js';
 

@@ -15,7 +15,8 @@ import { SSE_HEADERS, SseStream } from '../live/sse.js';
 import type { LiveEvent } from '../live/types.js';
 import { LiveSearchQuery } from '../schemas/live.js';
 import { validQuery } from '../validate.js';
-import { liveImageQuery } from './search.js';
+import { planLiveImageQuery } from '../../contexts/search/plan.js';
+import { searchCallerOf } from '../search-caller.js';
 
 const LAST_EVENT_ID = /^\d{1,15}$/;
 /** Seconds a client is asked to wait when every live connection place is taken. */
@@ -28,7 +29,7 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     const header = c.req.header('last-event-id');
     if (header !== undefined && !LAST_EVENT_ID.test(header.trim())) throw new ApiError(400, 'Last-Event-ID must be an event id of this stream');
     const resumeFrom = header !== undefined ? Number(header.trim()) : params.last_event_id;
-    const query = await liveImageQuery(c, params.q);
+    const query = await planLiveImageQuery(c.get('deps'), searchCallerOf(c), params.q);
     if (resumeFrom !== undefined) {
       const unusable = await unusableCursorAnswer(c, resumeFrom);
       if (unusable) return unusable;

@@ -1,7 +1,8 @@
 /**
  * GET /metrics: the app's Prometheus metrics in the text exposition format — HTTP requests and
  * latency by route, rate-limit rejections, the search outbox (pending changes, age of the oldest),
- * the job queue by state, media storage refusing writes for want of space, and the process's own (memory, event loop lag, …). Never cached.
+ * the job queue by state, media storage refusing writes for want of space, each cache's hits, misses, entries and budget
+ * (`tagwise_cache_*`), and the process's own (memory, event loop lag, …). Never cached.
  * Operators who do not want it public should keep it off their proxy's public routes.
  */
 import { Hono } from 'hono';
@@ -10,6 +11,7 @@ import type { Database } from '../../db/client.js';
 import { queueStats } from '../../jobs/queue.js';
 import type { StorageHealth } from '../../media/storage.js';
 import { Metrics } from '../../observability/metrics.js';
+import { withTimeout } from '../../lib/with-timeout.js';
 import type { AppEnv, IndexerLag } from '../context.js';
 
 export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
@@ -19,16 +21,6 @@ export function metricsRoutes(metrics: Metrics): Hono<AppEnv> {
     return c.body(body, 200, { 'Content-Type': metrics.registry.contentType, 'Cache-Control': 'no-store' });
   });
   return app;
-}
-
-/** Settle `promise` within `ms`, else reject. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    timer.unref?.();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

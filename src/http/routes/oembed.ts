@@ -41,7 +41,7 @@ export function oembedRoutes(): Hono<AppEnv> {
     const { url } = c.req.valid('query');
     const id = url ? imageIdFromUrl(url) : undefined;
     if (id === undefined) return notFound(c);
-    // the answer is rendered with the image's JSON and kept beside it (render/image-json-cache.ts)
+    // the answer is rendered with the image's JSON and kept beside it (src/caches/image-json-cache.ts)
     const [image] = await cachedImages(c.get('deps'), [id], true);
     if (!image?.oembed) return notFound(c);
     cacheFor(c, OEMBED_CACHE_AGE);

@@ -48,8 +48,8 @@ import { tarpitOf } from '../tarpit.js';
 import type { ImageListResponse } from '../schemas/envelopes.js';
 import { routeQuery } from '../schemas/params.js';
 import { queryValues } from '../validate.js';
-import { hiddenBy } from './search.js';
-import type { DepsWithUploads } from './upload.js';
+import { hiddenBy } from '../../contexts/search/filter.js';
+import type { DepsWithUploads } from '../upload-deps.js';
 
 type Params = Record<string, unknown>;
 

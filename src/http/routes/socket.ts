@@ -22,7 +22,9 @@ import { ApiError } from '../errors.js';
 import { decode, encode, parseVsn, reply, type PhoenixMessage, type PhoenixVsn } from '../live/phoenix.js';
 import type { FirehoseEvent, Live, LiveEvent } from '../live/types.js';
 import { acceptUpgrade } from '../upgrades.js';
-import { liveImageQuery } from './search.js';
+import { planLiveImageQuery } from '../../contexts/search/plan.js';
+import { SearchRequestError } from '../../contexts/search/errors.js';
+import { searchCallerOf } from '../search-caller.js';
 
 const FIREHOSE = 'firehose';
 const SEARCH_PREFIX = 'search:';
@@ -65,13 +67,13 @@ function connection(c: AppContext, live: Live, vsn: PhoenixVsn): WSEvents {
     }
     if (!m.topic.startsWith(SEARCH_PREFIX)) return send(reply(vsn, m, 'error', { reason: 'not_found' }));
     try {
-      const q = await liveImageQuery(c, m.topic.slice(SEARCH_PREFIX.length));
+      const q = await planLiveImageQuery(c.get('deps'), searchCallerOf(c), m.topic.slice(SEARCH_PREFIX.length));
       await live.start();
       const frame = (e: LiveEvent) => encode(vsn, { joinRef: null, ref: null, topic: m.topic, event: e.event }, e.data);
       joined.set(m.topic, live.subscribeSearch(q, (events) => events.forEach((e) => send(frame(e)))));
       send(reply(vsn, m, 'ok', {}));
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
+      if (!(err instanceof ApiError || err instanceof SearchRequestError)) throw err;
       send(reply(vsn, m, 'error', { reason: err.message }));
     }
   }

@@ -35,9 +35,9 @@ import { uploadsInLastDay } from '../../contexts/images/uploads.js';
 import { submitImage, type SubmitErrors } from '../../contexts/images/submit.js';
 import { findActiveBan, type ActiveBan } from '../../contexts/users/active-bans.js';
 import { limitPolicyFrom, RequestLimiter } from '../../limits/index.js';
-import type { FfmpegOptions } from '../../media/ffmpeg.js';
 import type { MediaStorage } from '../../media/storage.js';
 import { storageOf } from '../media-storage.js';
+import type { DepsWithUploads } from '../upload-deps.js';
 import type { AppContext, AppDeps, AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { isJson, leaveBodyUnread, limitBody, refuseUnread } from '../middleware/body-limit.js';
@@ -47,23 +47,6 @@ import { routeQuery, SubmissionBody } from '../schemas/params.js';
 import { validQuery } from '../validate.js';
 import { formatTime } from '../views/time.js';
 
-export interface UploadOptions {
-  /** Largest accepted file in bytes (default 131,072,000, the reference's limit). */
-  maxBytes?: number;
-  /** ffprobe/ffmpeg settings for WebM analysis. */
-  ffmpeg?: FfmpegOptions;
-  /** Time limit of one download (default 60 s). */
-  fetchTimeoutMs?: number;
-}
-
-/** Optional members of the app's deps used by the upload and reverse-search routes. */
-export interface UploadDeps {
-  /** The process's request limiter; default one per app built from `config.limits`. */
-  limiter?: RequestLimiter;
-  upload?: UploadOptions;
-}
-
-export type DepsWithUploads = AppDeps & UploadDeps;
 
 /** Largest JSON body of a submission (the description is at most 50,000 bytes). */
 export const MAX_JSON_BODY_BYTES = 1024 * 1024;

@@ -3,7 +3,7 @@
  * lists under the plural with `total`, and search lists with `interactions` too.
  */
 import { z } from 'zod';
-import { SEARCH_INDEXES } from '../../search/explain.js';
+import { indexNames } from '../../search/indexes/definition.js';
 import { count } from './common.js';
 import {
   Comment,
@@ -102,7 +102,7 @@ export const GalleryListResponse = z
 
 export const ExplainResponse = z
   .strictObject({
-    index: z.enum(SEARCH_INDEXES).meta({ description: 'The index the query was compiled for.' }),
+    index: z.enum(indexNames).meta({ description: 'The index the query was compiled for.' }),
     query: z.looseObject({}).meta({ description: 'The compiled query, as OpenSearch query DSL.' }),
     image: ExplainImage.optional().meta({ description: 'With `image_id` (images only): which clauses that image matches.' }),
     did_you_mean: z.array(UnknownName).optional().meta({ description: 'Images only: the query\'s tags that no tag has and its misspelt field names, each with the nearest names that exist (empty when every name is known).' }),

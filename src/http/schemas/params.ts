@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_DISTANCE, MAX_LIMIT, parseDistance, parseLimit } from '../../contexts/images/reverse-search.js';
-import { SEARCH_INDEXES } from '../../search/explain.js';
+import { indexNames } from '../../search/indexes/definition.js';
 import { IMAGE_SORT_FIELDS } from '../../search/requests/image-sort.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE } from '../middleware/paging.js';
 import { INT32_MAX } from '../../db/int32.js';
@@ -182,11 +182,11 @@ export const OembedUrlParam = single(z.string())
     examples: ['https://example.org/images/123'],
   });
 
-const KNOWN_INDEXES = SEARCH_INDEXES.join(', ');
+const KNOWN_INDEXES = indexNames.join(', ');
 
 /** Required: missing or unknown is 400 with the list of indexes. */
 export const IndexParam = single(
-  z.enum(SEARCH_INDEXES, {
+  z.enum(indexNames, {
     error: (issue) =>
       issue.input === undefined
         ? `index is required; one of: ${KNOWN_INDEXES}`

@@ -11,7 +11,7 @@ import type { ClausePredicates, Doc } from '../../../grammar/index.js';
 import { tagNames } from '../../contexts/tags/by-name.js';
 import type { Database } from '../../db/client.js';
 import { loadImageDocuments } from '../../search/indexes/images/document.js';
-import { FILTER_LISTS, inWrittenText, type CompiledFilter, type FilterList } from './filter-rules.js';
+import { FILTER_LISTS, inWrittenText, type CompiledFilter, type FilterList } from '../../contexts/search/filter-clauses.js';
 
 const EXAMPLES = 5;
 const CHUNK = 250;

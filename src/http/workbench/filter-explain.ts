@@ -6,7 +6,7 @@
  * by id is spoilered too).
  */
 import { matchClauses, type ClauseMatch, type Doc } from '../../../grammar/index.js';
-import { FILTER_LISTS, inWrittenText, type CompiledFilter, type FilterList } from './filter-rules.js';
+import { FILTER_LISTS, inWrittenText, type CompiledFilter, type FilterList } from '../../contexts/search/filter-clauses.js';
 
 export interface FilterPartExplanation {
   tag_ids: number[];

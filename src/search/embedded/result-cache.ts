@@ -1,10 +1,11 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
 import type { PhysicalIndex } from './index/physical-index.js';
 import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 import { Bitmap } from './postings/bitmap.js';
 import { fieldChanges } from './query/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
-import { dropFilters, patchFilters } from './query/filter-cache.js';
+import { dropFilters, patchFilters } from './query/filter-set-cache.js';
 import { concerns, readsOf, type FieldChanges, type Reads } from './query/reads.js';
 import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
@@ -254,11 +255,13 @@ function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean
 
 export class ResultCache {
   private readonly options: Required<ResultCacheOptions>;
-  /** Every answer, least recently used first; keys are `<owner id>\0<answer key>`. */
-  private readonly entries = new Map<string, Entry>();
+  /** Every answer, dropped for room by second chance (`src/lib/bounded-map.ts`); keys are `<owner id>\0<answer key>`. */
+  private readonly entries: BoundedMap<string, Entry>;
   private readonly owners = new WeakMap<PhysicalIndex, IndexAnswers>();
   private nextOwner = 1;
-  private bytes = 0;
+  /** Searches answered from memory, and searches run (with a key: the others are not counted). */
+  hits = 0;
+  misses = 0;
   /** Answers dropped by writes so far (for benchmarks). */
   dropped = 0;
   /** Queries the checks of writes have run so far, each on the written documents (for benchmarks). */
@@ -268,6 +271,9 @@ export class ResultCache {
 
   constructor(options: ResultCacheOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
+    const { maxEntries, maxBytes } = this.options;
+    // (no entries at all: `answer` keeps nothing then)
+    this.entries = new BoundedMap({ maxEntries: Math.max(1, maxEntries), maxBytes, sizeOf: (e) => e.bytes, onEvict: (full, e) => e.owner.keys.delete(full) });
   }
 
   get size(): number {
@@ -282,21 +288,18 @@ export class ResultCache {
     const full = `${owner.id}\u0000${key}`;
     const hit = this.entries.get(full);
     if (hit) {
-      this.entries.delete(full);
-      this.entries.set(full, hit);
+      this.hits++;
       return { ids: hit.result.ids.slice(), total: hit.result.total };
     }
+    this.misses++;
     const result = search();
     const queryText = JSON.stringify(request.query ?? null);
     const bytes = entryBytes(full, queryText, result);
     if (bytes > this.options.maxBytes / 16) return result;
     const sortText = JSON.stringify(request.sort ?? null);
+    // the newest entry, within the budget alone, is not the one dropped for room
     this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, sortText, from: request.from ?? 0, result: { ids: result.ids.slice(), total: result.total }, bytes });
     owner.keys.add(full);
-    this.bytes += bytes;
-    while (this.entries.size > this.options.maxEntries || this.bytes > this.options.maxBytes) {
-      this.delete(this.entries.keys().next().value!);
-    }
     return result;
   }
 
@@ -310,11 +313,10 @@ export class ResultCache {
   }
 
   private delete(full: string): void {
-    const e = this.entries.get(full);
+    const e = this.entries.peek(full);
     if (!e) return;
     this.entries.delete(full);
     e.owner.keys.delete(full);
-    this.bytes -= e.bytes;
   }
 
   /** Forget every answer of `index`. */
@@ -336,7 +338,7 @@ export class ResultCache {
     const keyed = one >= 0 ? new SortKeysOf(index, one) : null;
     for (const full of newestFirst(owner.keys)) {
       if (skip?.has(full)) continue;
-      const e = this.entries.get(full)!;
+      const e = this.entries.peek(full)!;
       let hit = matched.get(e.queryText);
       if (hit === undefined && deadline.passed()) hit = true;
       if (hit === undefined) {
@@ -372,7 +374,7 @@ export class ResultCache {
     const matched = new Map<string, boolean>();
     const keyed = new SortKeysOf(index, doc);
     for (const full of newestFirst(owner.keys)) {
-      const e = this.entries.get(full)!;
+      const e = this.entries.peek(full)!;
       // nothing it reads changed: the document matches it as before, with the same sort keys
       if (changes !== null && keyed.settles(e) && !concerns(this.readsOf(index, e), changes)) {
         untouched.add(full);
@@ -417,7 +419,7 @@ export class ResultCache {
     const keyed = new SortKeysOf(index, doc);
     const stays = new Set<string>();
     for (const [full, keys] of keysBefore) {
-      const e = this.entries.get(full);
+      const e = this.entries.peek(full);
       if (!e) continue;
       const now = doc >= 0 && (keyed.known(e) || !deadline.passed()) ? keyed.of(e) : null;
       if (now !== null && (sameValues(keys, now) || this.pageStays(index, e, index.ids[doc]!, keys, now, deadline))) stays.add(full);
@@ -458,7 +460,7 @@ export class ResultCache {
   /**
    * A write or delete of the documents with `ids` is about to run on `index`: answers their old
    * versions concern go now, those their new versions concern when it is `done`; the index's
-   * remembered filter sets (query/filter-cache.ts) take in the new versions. `docs`, when given,
+   * remembered filter sets (query/filter-set-cache.ts) take in the new versions. `docs`, when given,
    * are the new versions (of a write), which tell what changed.
    */
   changing(index: PhysicalIndex, ids: readonly unknown[], docs?: readonly Readonly<Record<string, unknown>>[]): PendingChange {

@@ -1,11 +1,14 @@
 /**
- * The registry of search indices: one definition per index (mapping, query fields, document
- * builder, source table), and the id iteration a full reindex or drift check walks.
+ * The registry of search indices, the only one: one definition per index (mapping, query fields,
+ * document builder, source table), the query fields by index the compiler is given, and the id
+ * iteration a full reindex or drift check walks.
  */
 import { getTableName } from 'drizzle-orm';
+import type { FieldSet } from '../../../grammar/index.js';
 import type { Database } from '../../db/client.js';
 import type { IndexDocument, IndexSpec } from '../engine.js';
 import type { DocumentCache } from './document-cache.js';
+import { countTableRows, tableIdBatches } from '../../contexts/search/documents/ids.js';
 import { commentsIndex } from './comments/index.js';
 import { filtersIndex } from './filters/index.js';
 import { galleriesIndex } from './galleries/index.js';
@@ -25,8 +28,14 @@ export const indexDefinitions: Record<IndexName, IndexDefinition> = {
   filters: filtersIndex,
 };
 
-export function isIndexName(name: string): name is IndexName {
-  return (indexNames as readonly string[]).includes(name);
+/** The search language's fields of each index, as its definition gives them. */
+export const queryFields: Readonly<Record<IndexName, FieldSet>> = Object.freeze(
+  Object.fromEntries(indexNames.map((name) => [name, indexDefinitions[name].fields])) as Record<IndexName, FieldSet>,
+);
+
+/** Whether `name` names an index (a non-string names none). */
+export function isIndexName(name: unknown): name is IndexName {
+  return typeof name === 'string' && (indexNames as readonly string[]).includes(name);
 }
 
 /** What an engine needs to create the index. */
@@ -43,30 +52,11 @@ export function loadDocuments(db: Database, name: IndexName, ids: number[], cach
 const tableName = (name: IndexName) => getTableName(indexDefinitions[name].table);
 
 /** Number of rows in the index's source table. */
-export async function countRows(db: Database, name: IndexName): Promise<number> {
-  const rows = await db.$client.unsafe<{ n: number }[]>(`select count(*)::int as n from "${tableName(name)}"`);
-  return rows[0]?.n ?? 0;
+export function countRows(db: Database, name: IndexName): Promise<number> {
+  return countTableRows(db, tableName(name));
 }
 
-/**
- * Every id of the index's table in ascending order, in batches of `batchSize`, by keyset
- * (`id > last order by id limit n`), so a walk over millions of rows never holds a cursor or
- * an offset. Rows inserted behind the walk are not seen; the outbox covers them.
- */
-export async function* allIds(
-  db: Database,
-  name: IndexName,
-  options: { batchSize?: number; after?: number } = {},
-): AsyncGenerator<number[]> {
-  const batchSize = options.batchSize ?? 5000;
-  const query = `select id from "${tableName(name)}" where id > $1 order by id limit $2`;
-  let last = options.after ?? -2_147_483_648;
-  for (;;) {
-    const rows = await db.$client.unsafe<{ id: number }[]>(query, [last, batchSize], { prepare: true });
-    if (rows.length === 0) return;
-    const ids = rows.map((r) => r.id);
-    yield ids;
-    last = ids[ids.length - 1]!;
-    if (rows.length < batchSize) return;
-  }
+/** Every id of the index's table in ascending order, in batches (see `tableIdBatches`). */
+export function allIds(db: Database, name: IndexName, options: { batchSize?: number; after?: number } = {}): AsyncGenerator<number[]> {
+  return tableIdBatches(db, tableName(name), options);
 }

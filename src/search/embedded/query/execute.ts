@@ -27,7 +27,7 @@ import {
   type Scorer,
 } from './score.js';
 import { outsideSearchMemory } from '../search-memory.js';
-import { cachedFilter, filterFor, rememberFilter } from './filter-cache.js';
+import { cachedFilter, filterFor, rememberFilter } from './filter-set-cache.js';
 import { atLeast } from '../terms/text-index.js';
 
 /*

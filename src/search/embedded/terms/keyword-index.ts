@@ -7,6 +7,7 @@ import {
   wildcardLiterals,
   type FuzzyOptions,
 } from '../../../../grammar/index.js';
+import { BoundedMap } from '../../../lib/bounded-map.js';
 import { Bitmap } from '../postings/bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
 import { FlatPostings } from '../postings/flat-postings.js';
@@ -108,7 +109,7 @@ export class TermDictionary {
    * made every wildcard query merge its thousands of lists again.
    */
   private version = 0;
-  private unions = new Map<string, { version: number; bits: Bitmap; ords: Uint32Array }>();
+  private readonly unions = new BoundedMap<string, { version: number; bits: Bitmap; ords: Uint32Array }>({ maxEntries: CACHED_UNIONS_MAX });
 
   get size(): number {
     return this.store.size;
@@ -429,20 +430,15 @@ export class TermDictionary {
    */
   /** The union `cachedUnion` keeps under `key`, if it is kept and current; nothing is built. */
   keptUnion(key: string): Bitmap | undefined {
-    const hit = this.unions.get(key);
+    const hit = this.unions.peek(key);
     return hit !== undefined && hit.version === this.version ? hit.bits : undefined;
   }
 
   cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
     const hit = this.unions.get(key);
-    this.unions.delete(key);
-    if (hit !== undefined && hit.version === this.version) {
-      this.unions.set(key, hit);
-      return hit.bits;
-    }
+    if (hit !== undefined && hit.version === this.version) return hit.bits;
     const ords = sortedDistinct(expand());
     const bits = outsideSearchMemory(() => this.union(ords, space));
-    if (this.unions.size >= CACHED_UNIONS_MAX) this.unions.delete(this.unions.keys().next().value!);
     this.unions.set(key, { version: this.version, bits, ords });
     return bits;
   }

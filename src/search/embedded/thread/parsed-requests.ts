@@ -5,6 +5,7 @@
  * is found by identity. Kept requests are frozen, to the last array, so nothing can change one
  * that later searches share.
  */
+import { BoundedMap } from '../../../lib/bounded-map.js';
 import type { SearchRequest } from '../../engine.js';
 
 const MAX_ENTRIES = 4_096;
@@ -12,7 +13,7 @@ const MAX_ENTRIES = 4_096;
 const MAX_TEXT = 16_384;
 
 export class ParsedRequests {
-  private readonly byText = new Map<string, SearchRequest>();
+  private readonly byText = new BoundedMap<string, SearchRequest>({ maxEntries: MAX_ENTRIES });
 
   /** `JSON.parse(text)`, the same object for the same text while it is kept. */
   parse(text: string): SearchRequest {
@@ -20,7 +21,6 @@ export class ParsedRequests {
     if (kept !== undefined) return kept;
     const request = JSON.parse(text) as SearchRequest;
     if (text.length > MAX_TEXT) return request;
-    if (this.byText.size >= MAX_ENTRIES) this.byText.clear();
     this.byText.set(text, deepFreeze(request));
     return request;
   }

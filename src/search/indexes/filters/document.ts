@@ -1,6 +1,6 @@
 import type { Database } from '../../../db/client.js';
 import type { IndexDocument } from '../../engine.js';
-import { fetchDocumentRows, isoTime } from '../document-rows.js';
+import { filterDocumentRows, type FilterDocumentRow } from '../../../contexts/search/documents/filters.js';
 
 /**
  * Filter documents as Philomena's `Filters.SearchIndex.as_json` builds them (reference §2.7):
@@ -8,32 +8,7 @@ import { fetchDocumentRows, isoTime } from '../document-rows.js';
  * lowercased, and the counts are the lengths of the tag-id lists.
  */
 
-const QUERY = `
-select
-  f.id, ${isoTime('f.created_at')} as created_at, f.user_id, lower(u.name) as creator, lower(f.name) as name,
-  f.description, f.system, f.public or f.system as public, f.spoilered_tag_ids, f.hidden_tag_ids,
-  lower(f.spoilered_complex_str) as spoilered_complex_str, lower(f.hidden_complex_str) as hidden_complex_str
-from filters f
-  left join users u on u.id = f.user_id
-where f.id = any($1::int[])
-order by f.id`;
-
-interface FilterRow {
-  id: number;
-  created_at: string;
-  user_id: number | null;
-  creator: string | null;
-  name: string;
-  description: string;
-  system: boolean;
-  public: boolean;
-  spoilered_tag_ids: number[];
-  hidden_tag_ids: number[];
-  spoilered_complex_str: string;
-  hidden_complex_str: string;
-}
-
-export function buildFilterDocument(row: FilterRow): IndexDocument {
+export function buildFilterDocument(row: FilterDocumentRow): IndexDocument {
   return {
     id: row.id,
     created_at: row.created_at,
@@ -54,5 +29,5 @@ export function buildFilterDocument(row: FilterRow): IndexDocument {
 
 /** Documents of the filters with these ids, in id order; ids without a row are absent. */
 export async function loadFilterDocuments(db: Database, ids: number[]): Promise<IndexDocument[]> {
-  return (await fetchDocumentRows<FilterRow>(db, QUERY, ids)).map(buildFilterDocument);
+  return (await filterDocumentRows(db, ids)).map(buildFilterDocument);
 }

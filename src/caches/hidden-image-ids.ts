@@ -11,10 +11,11 @@
  * heard, PostgreSQL is asked every time; when it cannot be reached, the ids last known answer (as
  * the key and ban caches do), so that files stay served through an outage.
  */
-import { allHiddenImageIds, isImageHidden } from '../../contexts/images/hidden.js';
-import type { RecordChange } from '../../db/change-feed.js';
-import type { Database } from '../../db/client.js';
-import { isDatabaseUnavailable } from '../../db/unavailable.js';
+import { allHiddenImageIds, isImageHidden } from '../contexts/images/hidden.js';
+import type { RecordChange } from '../db/change-feed.js';
+import type { Database } from '../db/client.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
 const MAX_UNSETTLED = 10_000;
 
@@ -25,9 +26,18 @@ export class HiddenImageIds {
   /** Image changes heard, and reconnects: an answer read across either may be stale. */
   private changes = 0;
   private resets = 0;
+  private readonly counts: CacheCounts;
+
+  /** Its budget counts the unsettled ids: the hidden ones are as many as the board hides. */
+  constructor(registry = new CacheRegistry()) {
+    const held = () => ({ entries: (this.hidden?.size ?? 0) + this.unsettled.size });
+    this.counts = registry.register({ name: 'hidden_image_ids', budget: { entries: MAX_UNSETTLED }, invalidatedBy: ['images', '*'], held });
+  }
 
   /** Whether the image is merged or deleted (false for an id no image has); `live`: changes are heard. */
   async isHidden(db: Database, id: number, live: boolean): Promise<boolean> {
+    if (!live || this.unsettled.has(id) || this.hidden === undefined) this.counts.miss();
+    else this.counts.hit();
     if (!live) return this.askOrRecall(db, id);
     if (this.unsettled.has(id)) return this.settle(db, id);
     const hidden = this.hidden ?? (await this.load(db));

@@ -13,8 +13,10 @@
 import { findActiveBan, type ActiveBan } from '../contexts/users/active-bans.js';
 import type { ChangeFeed, RecordChange } from '../db/change-feed.js';
 import type { Database } from '../db/client.js';
+import { BoundedMap } from '../lib/bounded-map.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
-/** Identities kept at most; past that the cache starts again. */
+/** Identities kept at most; past that the least used go. */
 const MAX_ENTRIES = 50_000;
 
 interface Entry {
@@ -24,16 +26,20 @@ interface Entry {
 }
 
 export class BanCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new BoundedMap<string, Entry>({ maxEntries: MAX_ENTRIES });
   /** Bumped by every change heard: a read that overlapped one must not be kept. */
   private changeCount = 0;
+  private readonly counts: CacheCounts;
 
   constructor(
     private readonly db: Database,
     private readonly ttlMs = 5_000,
     private readonly feed?: ChangeFeed,
+    registry = new CacheRegistry(),
   ) {
     feed?.subscribe((change) => this.onChange(change));
+    const invalidatedBy = ['bans', '*', `age ${ttlMs} ms while changes cannot be heard`];
+    this.counts = registry.register({ name: 'bans', budget: { entries: MAX_ENTRIES }, invalidatedBy, held: () => ({ entries: this.entries.size }) });
   }
 
   onChange(change: RecordChange): void {
@@ -49,7 +55,9 @@ export class BanCache {
    */
   known(who: { userId?: number; ip?: string }, nowMs = Date.now()): { ban: ActiveBan | undefined } | undefined {
     const hit = this.entries.get(identity(who));
-    return hit && this.fresh(hit, nowMs) ? { ban: inForce(hit.ban, nowMs) } : undefined;
+    if (hit === undefined || !this.fresh(hit, nowMs)) return undefined;
+    this.counts.hit();
+    return { ban: inForce(hit.ban, nowMs) };
   }
 
   private fresh(hit: Entry, nowMs: number): boolean {
@@ -59,7 +67,11 @@ export class BanCache {
   async lookup(who: { userId?: number; ip?: string }, nowMs = Date.now()): Promise<ActiveBan | undefined> {
     const key = identity(who);
     const hit = this.entries.get(key);
-    if (hit && this.fresh(hit, nowMs)) return inForce(hit.ban, nowMs);
+    if (hit && this.fresh(hit, nowMs)) {
+      this.counts.hit();
+      return inForce(hit.ban, nowMs);
+    }
+    this.counts.miss();
     const mark = this.changeCount;
     let ban: ActiveBan | undefined;
     try {
@@ -68,10 +80,7 @@ export class BanCache {
       if (hit) return inForce(hit.ban, nowMs);
       throw err;
     }
-    if (mark === this.changeCount) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(key, { ban, readAt: nowMs });
-    }
+    if (mark === this.changeCount) this.entries.set(key, { ban, readAt: nowMs });
     return ban;
   }
 

@@ -20,15 +20,16 @@ export interface ComplexCheckOptions {
 /** Why a complex filter string is not acceptable, or null when it is (an empty string is fine). */
 export async function complexProblem(q: string, options: ComplexCheckOptions = {}): Promise<string | null> {
   if (/\bmy\s*:\s*downvotes\b/i.test(q)) return 'may not contain my:downvotes';
-  const [grammar, { imageFields }] = await Promise.all([
+  const [grammar, { compileQuery }, { imageFields }] = await Promise.all([
     import('../../../grammar/index.js'),
+    import('../../../grammar/compiler.js'),
     import('../../search/indexes/images/fields.js'),
   ]);
   try {
     const compileOptions = { fields: imageFields, role: options.role ?? 'anonymous', context: { filter: true, userId: options.userId ?? null } } as const;
     // Line by line first, so that a broken line gets the message the same text gets as a search.
-    grammar.checkEachLine(q, (line) => grammar.compileQuery(line, compileOptions));
-    grammar.compileQuery(grammar.normalizeMultiline(q), compileOptions);
+    grammar.checkEachLine(q, (line) => compileQuery(line, compileOptions));
+    compileQuery(grammar.normalizeMultiline(q), compileOptions);
     return null;
   } catch (err) {
     if (grammar.isQueryError(err)) return err.message;

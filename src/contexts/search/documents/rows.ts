@@ -2,7 +2,7 @@
  * How every index's documents are read from PostgreSQL: one set-based query per batch of ids, its
  * rows fetched as one JSON array, and timestamps formatted by the database as the documents store them.
  */
-import { sqlClientOf, type Database } from '../../db/client.js';
+import { sqlClientOf, type Database } from '../../../db/client.js';
 
 /** A timestamptz column as an ISO 8601 UTC string with milliseconds, like `Date#toISOString`. */
 export const isoTime = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -1,3 +1,4 @@
+import { BoundedMap } from '../../../lib/bounded-map.js';
 import type { Bitmap } from '../postings/bitmap.js';
 import type { PhysicalIndex } from '../index/physical-index.js';
 import { outsideSearchMemory } from '../search-memory.js';
@@ -18,18 +19,13 @@ interface FilterEntry {
   within: (cand: Bitmap) => Bitmap;
 }
 
-const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: Map<string, FilterEntry> }>();
+const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: BoundedMap<string, FilterEntry> }>();
 const FILTER_CACHE_SIZE = 32;
 
 export function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
   const c = filterCache.get(index);
   if (!c || c.version !== index.version) return undefined;
-  const entry = c.entries.get(key);
-  if (entry) {
-    c.entries.delete(key);
-    c.entries.set(key, entry);
-  }
-  return entry?.bits;
+  return c.entries.get(key)?.bits;
 }
 
 /**
@@ -40,11 +36,10 @@ export function rememberFilter(index: PhysicalIndex, key: string, build: () => B
   const bits = outsideSearchMemory(() => build().withBitsets());
   let c = filterCache.get(index);
   if (!c || c.version !== index.version) {
-    c = { version: index.version, entries: new Map() };
+    c = { version: index.version, entries: new BoundedMap({ maxEntries: FILTER_CACHE_SIZE }) };
     filterCache.set(index, c);
   }
   c.entries.set(key, { bits, within });
-  if (c.entries.size > FILTER_CACHE_SIZE) c.entries.delete(c.entries.keys().next().value!);
   return bits;
 }
 

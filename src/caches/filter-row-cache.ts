@@ -10,26 +10,31 @@
  * row (anonymous searches' engine requests, spoiler checks, whole answers of images) stays valid, where
  * a new object every minute, or whenever any filter changed, made every page be built again.
  */
-import type { RecordChange } from '../../db/change-feed.js';
-import type { FilterRow } from '../../contexts/filters/types.js';
+import type { RecordChange } from '../db/change-feed.js';
+import type { FilterRow } from '../contexts/filters/types.js';
+import { BoundedMap } from '../lib/bounded-map.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
-/** Rows kept at most; past that the cache starts again (there are few filters in use at once). */
+/** Rows kept at most; past that the least used go (there are few filters in use at once). */
 const MAX_ROWS = 5_000;
 const MAX_AGE_MS = 60_000;
 
-export class FilterCache {
-  private readonly rows = new Map<number, FilterRow | null>();
+export class FilterRowCache {
+  private readonly rows = new BoundedMap<number, FilterRow | null>({ maxEntries: MAX_ROWS });
   private defaultRow: FilterRow | null | undefined = undefined;
   /** Bumped by every change heard: a read that overlapped one must not be kept. */
   private changeCount = 0;
   private startedAt: number;
   private readonly now: () => number;
   /** Every row handed out lately, by id: a row read again unchanged is this one. */
-  private readonly handedOut = new Map<number, FilterRow>();
+  private readonly handedOut = new BoundedMap<number, FilterRow>({ maxEntries: MAX_ROWS });
+  private readonly counts: CacheCounts;
 
-  constructor(now: () => number = Date.now) {
+  constructor(now: () => number = Date.now, registry = new CacheRegistry()) {
     this.now = now;
     this.startedAt = now();
+    const held = () => ({ entries: this.rows.size + (this.defaultRow === undefined ? 0 : 1) });
+    this.counts = registry.register({ name: 'filter_rows', budget: { entries: MAX_ROWS + 1 }, invalidatedBy: ['filters', '*', `age ${MAX_AGE_MS / 1000} s`], held });
   }
 
   onChange(change: RecordChange): void {
@@ -52,20 +57,25 @@ export class FilterCache {
   async byId(id: number, load: (id: number) => Promise<FilterRow | undefined>): Promise<FilterRow | null> {
     this.expire();
     const kept = this.rows.get(id);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) {
+      this.counts.hit();
+      return kept;
+    }
+    this.counts.miss();
     const mark = this.changeCount;
     const row = this.sameAsBefore((await load(id)) ?? null);
-    if (mark === this.changeCount) {
-      if (this.rows.size >= MAX_ROWS) this.rows.clear();
-      this.rows.set(id, row);
-    }
+    if (mark === this.changeCount) this.rows.set(id, row);
     return row;
   }
 
   /** The system filter `Default` (null: there is none), read through `load` when not kept. */
   async defaultFilter(load: () => Promise<FilterRow | undefined>): Promise<FilterRow | null> {
     this.expire();
-    if (this.defaultRow !== undefined) return this.defaultRow;
+    if (this.defaultRow !== undefined) {
+      this.counts.hit();
+      return this.defaultRow;
+    }
+    this.counts.miss();
     const mark = this.changeCount;
     const row = this.sameAsBefore((await load()) ?? null);
     if (mark === this.changeCount) this.defaultRow = row;
@@ -77,7 +87,6 @@ export class FilterCache {
     if (row === null) return null;
     const before = this.handedOut.get(row.id);
     if (before !== undefined && JSON.stringify(before) === JSON.stringify(row)) return before;
-    if (this.handedOut.size >= MAX_ROWS) this.handedOut.clear();
     this.handedOut.set(row.id, row);
     return row;
   }

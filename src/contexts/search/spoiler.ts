@@ -3,58 +3,20 @@
  * an image is spoilered by the current filter when
  *   (a) its tag ids meet the filter's spoilered or hidden tag ids, or
  *   (b) its index document (§2.2) matches the filter's hidden or spoilered complex expression,
- *       compiled by the grammar for the images index and evaluated in process.
+ *       evaluated in process by the predicates of the filter as the search compiled it
+ *       (`filter.ts`: the same compiled queries, kept once per filter and caller).
  * An expression that is empty or does not compile is ignored: it never spoilers everything.
  */
-import { compileEvaluator, type DocPredicate } from '../../grammar/index.js';
-import { imagesMapping } from '../search/indexes/images/mapping.js';
-import { loadImageDocuments } from '../search/indexes/images/document.js';
-import type { AppDeps } from './context.js';
-import { compileComplexFilter } from './filter-query.js';
-import type { FilterRow } from '../contexts/filters/types.js';
-import type { UserRow } from '../contexts/users/types.js';
+import { loadImageDocuments } from '../../search/indexes/images/document.js';
+import type { FilterRow } from '../filters/types.js';
+import type { UserRow } from '../users/types.js';
+import type { SearchDeps } from './caller.js';
+import { compiledFilterOf } from './filter.js';
 import type { TagCheckMemo } from './tag-check-memo.js';
 
 export interface SpoilerCandidate extends Partial<TagCheckMemo> {
   id: number;
   tagIds: ArrayLike<number>;
-}
-
-/**
- * Compiled expressions, by source and caller (fields and `my:` depend on who asks). Entries
- * expire after a minute, so relative dates (`created_at.gt:3 days ago`) move with the clock.
- */
-const predicateCache = new Map<string, { at: number; predicate: DocPredicate | null }>();
-const CACHE_LIMIT = 512;
-const CACHE_TTL_MS = 60_000;
-
-/** A predicate for one complex expression, or null when it is empty or unusable. */
-function complexPredicate(source: string, user: UserRow | null): DocPredicate | null {
-  if (source.trim() === '') return null;
-  const key = `${user?.id ?? 0}\u0000${user?.role ?? 'anonymous'}\u0000${source}`;
-  const now = Date.now();
-  const cached = predicateCache.get(key);
-  if (cached !== undefined && now - cached.at < CACHE_TTL_MS) return cached.predicate;
-  let predicate: DocPredicate | null = null;
-  const query = compileComplexFilter(source, user, now);
-  if (query !== null) {
-    try {
-      predicate = compileEvaluator(query, imagesMapping, { now: () => now });
-    } catch {
-      predicate = null;
-    }
-  }
-  predicateCache.delete(key);
-  if (predicateCache.size >= CACHE_LIMIT) predicateCache.delete(predicateCache.keys().next().value!);
-  predicateCache.set(key, { at: now, predicate });
-  return predicate;
-}
-
-/** The usable complex expressions of a filter (hidden, then spoilered). */
-export function complexPredicates(filter: FilterRow, user: UserRow | null): DocPredicate[] {
-  return [filter.hiddenComplexStr, filter.spoileredComplexStr]
-    .map((source) => complexPredicate(source, user))
-    .filter((p): p is DocPredicate => p !== null);
 }
 
 interface FilteredTags {
@@ -94,7 +56,7 @@ function meetsTags(candidate: SpoilerCandidate, filtered: FilteredTags): boolean
 
 /** Ids of the given images the filter spoilers. */
 export async function spoileredImageIds(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<SearchDeps, 'db'>,
   filter: FilterRow | null,
   user: UserRow | null,
   candidates: readonly SpoilerCandidate[],
@@ -108,7 +70,7 @@ export async function spoileredImageIds(
     else rest.push(c.id);
   }
   if (rest.length === 0) return hit;
-  const predicates = complexPredicates(filter, user);
+  const predicates = compiledFilterOf(filter, user).predicates();
   if (predicates.length === 0) return hit;
   const docs = await loadImageDocuments(deps.db, rest);
   for (const doc of docs) {

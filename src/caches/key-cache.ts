@@ -12,18 +12,25 @@
  */
 import type { RecordChange } from '../db/change-feed.js';
 import type { UserRow } from '../contexts/users/types.js';
+import { BoundedMap } from '../lib/bounded-map.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
 export type KeyState = { kind: 'user'; user: UserRow } | { kind: 'anonymous' } | { kind: 'refused'; userId: number | null };
 
-/** Keys kept at most; past that the cache starts again. */
+/** Keys kept at most; past that the least used go. */
 const MAX_ENTRIES = 20_000;
 
 const userIdOf = (state: KeyState): number | null => (state.kind === 'user' ? state.user.id : state.kind === 'refused' ? state.userId : null);
 
 export class KeyCache {
-  private readonly entries = new Map<string, KeyState>();
+  private readonly entries = new BoundedMap<string, KeyState>({ maxEntries: MAX_ENTRIES });
   /** Bumped by every change heard: a read that overlapped one must not be kept. */
   private changeCount = 0;
+  private readonly counts: CacheCounts;
+
+  constructor(registry = new CacheRegistry()) {
+    this.counts = registry.register({ name: 'api_keys', budget: { entries: MAX_ENTRIES }, invalidatedBy: ['user', '*'], held: () => ({ entries: this.entries.size }) });
+  }
 
   get size(): number {
     return this.entries.size;
@@ -35,7 +42,7 @@ export class KeyCache {
       this.entries.clear();
     } else if (change.kind === 'user') {
       this.changeCount++;
-      for (const [key, state] of this.entries) {
+      for (const [key, state] of this.entries.entries()) {
         const owner = userIdOf(state);
         if (owner === null || owner === change.id) this.entries.delete(key);
       }
@@ -48,7 +55,11 @@ export class KeyCache {
    */
   async resolve(key: string, live: boolean, load: () => Promise<KeyState>): Promise<KeyState> {
     const known = this.entries.get(key);
-    if (live && known !== undefined) return known;
+    if (live && known !== undefined) {
+      this.counts.hit();
+      return known;
+    }
+    this.counts.miss();
     const mark = this.changeCount;
     let state: KeyState;
     try {
@@ -57,10 +68,7 @@ export class KeyCache {
       if (known !== undefined) return known;
       throw err;
     }
-    if (mark === this.changeCount) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(key, state);
-    }
+    if (mark === this.changeCount) this.entries.set(key, state);
     return state;
   }
 }

@@ -25,7 +25,7 @@
  * PostgreSQL: at 1M images, hundreds of loads a second for nothing.
  *
  * Memory: the entries live outside the JavaScript heap. Each image is one record in a large
- * buffer (a slab), and what the cache knows of it besides is kept in typed arrays by slot; only
+ * buffer (a slab, `image-slabs.ts`), and what the cache knows of it besides is kept in typed arrays by slot; only
  * the map from image id to slot is a heap object, one table of small integers. Why: a warm cache
  * of a million images held as objects (six or so an image, a gigabyte of heap) made every young
  * collection several times slower and every full one seconds of marking, the main cause of the
@@ -33,9 +33,11 @@
  * found, which die young.
  */
 import { createHash } from 'node:crypto';
-import type { RecordChange } from '../../db/change-feed.js';
-import { nextToEvictBy } from '../../lib/second-chance.js';
-import type { TagCheckMemo } from '../tag-check-memo.js';
+import type { RecordChange } from '../db/change-feed.js';
+import { nextToEvictBy } from '../lib/second-chance.js';
+import type { TagCheckMemo } from '../contexts/search/tag-check-memo.js';
+import { LENGTH, SLOT, SlabAllocator, Slots, type Slab } from './image-slabs.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
 /**
  * One image's JSON as UTF-8, rendered with `spoilered: false`: a page is copied from these bytes
@@ -85,8 +87,7 @@ const DIGEST_CHARS = 22;
  * as words, then the digest, the JSON and the oEmbed text as bytes.
  */
 const HEADER_WORDS = 8;
-const SLOT = 0;
-const LENGTH = 1;
+// SLOT and LENGTH, the first two, are the allocator's (image-slabs.ts)
 const ID = 2;
 const UPLOADER = 3;
 const TAG_COUNT = 4;
@@ -175,116 +176,6 @@ function touches(touched: Touched, id: number, uploaderId: number | null, tagIds
   return false;
 }
 
-/** The largest slab: a few megabytes, so that moving one's records when compacting is brief. */
-const SLAB_BYTES = 4 * 1024 * 1024;
-
-/**
- * One large buffer of records, appended to and never written over: a view handed out by a lookup
- * stays valid (and unchanged) for as long as it is held, even after its record was dropped or
- * moved, because a slab is never reused, only let go.
- */
-interface Slab {
-  bytes: Buffer;
-  /** The same memory as 32-bit words, for headers and tag ids. */
-  words: Int32Array;
-  /** Bytes appended so far. */
-  used: number;
-  /** Bytes of the records in it that the cache still holds. */
-  live: number;
-}
-
-/** A slot's fields, one run of words a slot (see `Slots`). */
-const SLOT_SLAB = 0;
-const SLOT_OFFSET = 1;
-const SLOT_USED = 2;
-const SLOT_GENERATION = 3;
-const SLOT_CHECK_TOKEN = 4;
-const SLOT_CHECK_MEETS = 5;
-/** Eight words: 32 bytes, so that a slot's fields never straddle two cache lines. */
-const SLOT_WORDS = 8;
-
-/**
- * What the cache keeps by slot besides the record: where it is (slab and offset), whether it was
- * read since eviction last passed it (`src/lib/second-chance.ts`), and the last tag check
- * remembered (the filter tags' token, 0 for none, and its answer). A slot's fields sit side by
- * side in one array: a lookup at a million images misses the processor's caches on nearly every
- * image, once a field if each had its own array. A slot's generation changes each time it takes
- * an image, so a view of an image no longer held cannot touch its successor's memo.
- */
-class Slots {
-  fields = new Int32Array(1024 * SLOT_WORDS);
-  private readonly free: number[] = [];
-  private next = 0;
-
-  take(): number {
-    const slot = this.free.pop() ?? this.next++;
-    if ((slot + 1) * SLOT_WORDS > this.fields.length) {
-      const grown = new Int32Array(2 * this.fields.length);
-      grown.set(this.fields);
-      this.fields = grown;
-    }
-    const f = slot * SLOT_WORDS;
-    this.fields[f + SLOT_GENERATION] = (this.fields[f + SLOT_GENERATION]! + 1) | 0;
-    this.fields[f + SLOT_USED] = 0;
-    this.fields[f + SLOT_CHECK_TOKEN] = 0;
-    return slot;
-  }
-
-  release(slot: number): void {
-    this.fields[slot * SLOT_WORDS + SLOT_SLAB] = -1;
-    this.free.push(slot);
-  }
-
-  slab(slot: number): number {
-    return this.fields[slot * SLOT_WORDS + SLOT_SLAB]!;
-  }
-
-  offset(slot: number): number {
-    return this.fields[slot * SLOT_WORDS + SLOT_OFFSET]!;
-  }
-
-  place(slot: number, slab: number, offset: number): void {
-    this.fields[slot * SLOT_WORDS + SLOT_SLAB] = slab;
-    this.fields[slot * SLOT_WORDS + SLOT_OFFSET] = offset;
-  }
-
-  markUsed(slot: number): void {
-    this.fields[slot * SLOT_WORDS + SLOT_USED] = 1;
-  }
-
-  /** Whether the slot was read since eviction last passed it, clearing its flag. */
-  takeUse(slot: number): boolean {
-    const used = this.fields[slot * SLOT_WORDS + SLOT_USED] === 1;
-    this.fields[slot * SLOT_WORDS + SLOT_USED] = 0;
-    return used;
-  }
-
-  generation(slot: number): number {
-    return this.fields[slot * SLOT_WORDS + SLOT_GENERATION]!;
-  }
-
-  /** Whether the slot still holds the image it took at `generation`, marking it read if so. */
-  holdsStill(slot: number, generation: number): boolean {
-    const f = slot * SLOT_WORDS;
-    if (f >= this.fields.length || this.fields[f + SLOT_SLAB] === -1 || this.fields[f + SLOT_GENERATION] !== generation) return false;
-    this.fields[f + SLOT_USED] = 1;
-    return true;
-  }
-
-  recallTagCheck(slot: number, generation: number, token: number): boolean | undefined {
-    const f = slot * SLOT_WORDS;
-    if (this.fields[f + SLOT_GENERATION] !== generation || this.fields[f + SLOT_CHECK_TOKEN] !== token) return undefined;
-    return this.fields[f + SLOT_CHECK_MEETS] === 1;
-  }
-
-  rememberTagCheck(slot: number, generation: number, token: number, meets: boolean): void {
-    const f = slot * SLOT_WORDS;
-    if (this.fields[f + SLOT_GENERATION] !== generation) return;
-    this.fields[f + SLOT_CHECK_TOKEN] = token;
-    this.fields[f + SLOT_CHECK_MEETS] = meets ? 1 : 0;
-  }
-}
-
 /** A cached image as a lookup hands it out: views of its record, and its slot's tag check memo. */
 class StoredImage implements CachedImage {
   readonly id: number;
@@ -340,14 +231,9 @@ export class ImageJsonCache {
   /** Image id to slot, in the order eviction passes them. */
   private readonly slotsById = new Map<number, number>();
   private readonly slots = new Slots();
-  private readonly slabs: (Slab | undefined)[] = [];
-  private readonly freeSlabIndexes: number[] = [];
-  /** The slab records are appended to; -1 before the first. */
-  private head = -1;
-  private readonly slabBytesEach: number;
-  /** Memory of the slabs kept. */
-  private slabBytes = 0;
+  private readonly slabs: SlabAllocator;
   private readonly maxBytes: number;
+  private readonly counts: CacheCounts;
   /** Bytes counted against `maxBytes`: the records and `ENTRY_OVERHEAD_BYTES` each. */
   private bytes = 0;
   /**
@@ -365,10 +251,11 @@ export class ImageJsonCache {
   private readonly changedTags = new Set<number>();
   private readonly changedUsers = new Set<number>();
 
-  constructor(options: ImageJsonCacheOptions = {}) {
+  constructor(options: ImageJsonCacheOptions = {}, registry = new CacheRegistry()) {
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-    // a small budget gets small slabs: their unused ends are not worth megabytes
-    this.slabBytesEach = Math.max(64 * 1024, Math.min(SLAB_BYTES, 2 ** Math.ceil(Math.log2(Math.max(1, this.maxBytes / 16)))));
+    this.slabs = new SlabAllocator(this.maxBytes, this.slots);
+    const held = () => ({ entries: this.slotsById.size, bytes: this.bytes });
+    this.counts = registry.register({ name: 'image_json', budget: { bytes: this.maxBytes }, invalidatedBy: ['images', 'tag_display', 'user', '*'], held });
   }
 
   get size(): number {
@@ -390,7 +277,7 @@ export class ImageJsonCache {
    * slab is compacted (at most a quarter of the records' bytes, or two slabs).
    */
   get storedBytes(): number {
-    return this.slabBytes;
+    return this.slabs.storedBytes;
   }
 
   /** Bytes of the records held: what is counted, less each entry's overhead. */
@@ -420,7 +307,7 @@ export class ImageJsonCache {
         missing.push(id);
         continue;
       }
-      const slab = this.slabs[this.slots.slab(slot)]!;
+      const slab = this.slabs.slab(this.slots.slab(slot));
       const at = this.slots.offset(slot);
       if (withOembed && slab.words[(at >> 2) + OEMBED_BYTES] === NO_OEMBED) {
         missing.push(id);
@@ -429,6 +316,8 @@ export class ImageJsonCache {
       this.slots.markUsed(slot);
       found.set(id, new StoredImage(slab, at, this.slots, slot));
     }
+    this.counts.hit(found.size);
+    this.counts.miss(missing.length);
     return { found, missing };
   }
 
@@ -475,7 +364,7 @@ export class ImageJsonCache {
       this.store(image);
     }
     while (this.bytes > this.maxBytes) this.drop(nextToEvictBy(this.slotsById, this.takeUse)!);
-    this.compact();
+    this.slabs.compact(this.recordBytes);
   }
 
   private readonly takeUse = (slot: number): boolean => this.slots.takeUse(slot);
@@ -487,8 +376,8 @@ export class ImageJsonCache {
     const oembedBytes = oembedBytesOf(oembed);
     const length = recordLength(tags, image.json.byteLength, oembedBytes);
     const slot = this.slots.take();
-    const index = this.allocate(length);
-    const slab = this.slabs[index]!;
+    const index = this.slabs.allocate(length);
+    const slab = this.slabs.slab(index);
     const at = slab.used - length;
     const w = at >> 2;
     const words = slab.words;
@@ -512,101 +401,24 @@ export class ImageJsonCache {
     this.bytes += ENTRY_OVERHEAD_BYTES + length;
   }
 
-  /**
-   * Room for a record of `length` bytes at the end of a slab (its `used` moved past it): the
-   * current one, a new one when it is full, or one of its own for a record over a quarter of a
-   * slab. Returns the slab's index.
-   */
-  private allocate(length: number): number {
-    if (length > this.slabBytesEach / 4) {
-      const index = this.newSlab(length);
-      this.slabs[index]!.used = length;
-      return index;
-    }
-    let head = this.head === -1 ? undefined : this.slabs[this.head];
-    if (head === undefined || head.used + length > head.bytes.length) {
-      const old = this.head;
-      this.head = this.newSlab(this.slabBytesEach);
-      if (head !== undefined && head.live === 0) this.freeSlab(old);
-      head = this.slabs[this.head]!;
-    }
-    head.used += length;
-    return this.head;
-  }
-
-  private newSlab(size: number): number {
-    // its own memory, outside the JS heap (a pooled Buffer would share a small one)
-    const bytes = Buffer.allocUnsafeSlow(size);
-    const slab: Slab = { bytes, words: new Int32Array(bytes.buffer, bytes.byteOffset, size >> 2), used: 0, live: 0 };
-    const index = this.freeSlabIndexes.pop() ?? this.slabs.length;
-    this.slabs[index] = slab;
-    this.slabBytes += size;
-    return index;
-  }
-
-  private freeSlab(index: number): void {
-    this.slabBytes -= this.slabs[index]!.bytes.length;
-    this.slabs[index] = undefined;
-    this.freeSlabIndexes.push(index);
-  }
-
   private drop(id: number): void {
     const slot = this.slotsById.get(id);
     if (slot === undefined) return;
     const index = this.slots.slab(slot);
-    const slab = this.slabs[index]!;
-    const length = slab.words[(this.slots.offset(slot) >> 2) + LENGTH]!;
-    slab.live -= length;
-    if (slab.live === 0 && index !== this.head) this.freeSlab(index);
+    const length = this.slabs.slab(index).words[(this.slots.offset(slot) >> 2) + LENGTH]!;
+    this.slabs.release(index, length);
     this.bytes -= ENTRY_OVERHEAD_BYTES + length;
     this.slotsById.delete(id);
     this.slots.release(slot);
-  }
-
-  /**
-   * Give back the room dropped records left in their slabs once it exceeds a quarter of the
-   * records held (and two slabs): the records of the emptiest slabs, at most two a call, are
-   * appended again at the head, and those slabs let go.
-   */
-  private compact(): void {
-    for (let round = 0; round < 2; round++) {
-      const waste = this.slabBytes - this.recordBytes;
-      if (waste <= Math.max(2 * this.slabBytesEach, this.recordBytes / 4)) return;
-      let emptiest = -1;
-      for (let i = 0; i < this.slabs.length; i++) {
-        const slab = this.slabs[i];
-        if (slab === undefined || i === this.head) continue;
-        if (emptiest === -1 || slab.live / slab.bytes.length < this.slabs[emptiest]!.live / this.slabs[emptiest]!.bytes.length) emptiest = i;
-      }
-      if (emptiest === -1) return;
-      this.moveRecords(emptiest);
-    }
-  }
-
-  /** Append the records a slab still holds to the head, and let the slab go. */
-  private moveRecords(index: number): void {
-    const from = this.slabs[index]!;
-    for (let at = 0, length = 0; at < from.used; at += length) {
-      length = from.words[(at >> 2) + LENGTH]!;
-      const slot = from.words[(at >> 2) + SLOT]!;
-      if (this.slots.slab(slot) !== index || this.slots.offset(slot) !== at) continue;
-      const to = this.allocate(length);
-      const slab = this.slabs[to]!;
-      slab.bytes.set(from.bytes.subarray(at, at + length), slab.used - length);
-      slab.live += length;
-      this.slots.place(slot, to, slab.used - length);
-    }
-    this.freeSlab(index);
   }
 
   /** Drop whatever `change` may have made stale. */
   onChange(change: RecordChange): void {
     if (!('id' in change)) {
       this.clearedAt = ++this.changeCount;
-      for (let i = 0; i < this.slabs.length; i++) if (this.slabs[i] !== undefined) this.freeSlab(i);
+      this.slabs.clear();
       for (const slot of this.slotsById.values()) this.slots.release(slot);
       this.slotsById.clear();
-      this.head = -1;
       this.bytes = 0;
       this.changedTags.clear();
       this.changedUsers.clear();
@@ -644,7 +456,7 @@ export class ImageJsonCache {
     if (this.changedTags.size === 0 && this.changedUsers.size === 0) return;
     const changed: Touched = { images: new Set(), tags: this.changedTags, users: this.changedUsers };
     for (const [id, slot] of this.slotsById) {
-      const words = this.slabs[this.slots.slab(slot)]!.words;
+      const words = this.slabs.slab(this.slots.slab(slot)).words;
       const w = this.slots.offset(slot) >> 2;
       const uploader = words[w + UPLOADER]!;
       const tags = words.subarray(w + HEADER_WORDS, w + HEADER_WORDS + words[w + TAG_COUNT]!);

@@ -21,12 +21,15 @@
  * requests that are not reused (a random order's seed), nor anything while changes cannot be
  * heard; a `*` lets every answer go.
  *
- * Memory: bounded by bytes; the oldest answer goes first. One whose key is never asked for again
- * (an expired request) leaves in its turn.
+ * Memory: bounded by bytes; the oldest answer not asked for lately goes first
+ * (`src/lib/bounded-map.ts`). One whose key is never asked for again (an expired request) leaves
+ * in its turn.
  */
-import type { RecordChange } from '../../db/change-feed.js';
-import type { FilterRow } from '../../contexts/filters/types.js';
+import type { RecordChange } from '../db/change-feed.js';
+import type { FilterRow } from '../contexts/filters/types.js';
+import { BoundedMap } from '../lib/bounded-map.js';
 import type { ImageJsonCache } from './image-json-cache.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
 export interface KeptImageAnswer {
   /** The images listed, in order (for a search page, the engine's answer it was made from). */
@@ -68,10 +71,15 @@ export const answerKeepableThrough = (filter: FilterRow | null): boolean =>
   filter === null || (filter.hiddenComplexStr.trim() === '' && filter.spoileredComplexStr.trim() === '');
 
 export class ImageAnswerCache {
-  private readonly answers = new Map<unknown, KeptImageAnswer>();
-  private bytes = 0;
+  private readonly answers: BoundedMap<unknown, KeptImageAnswer>;
+  private readonly counts: CacheCounts;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number, registry = new CacheRegistry()) {
+    this.answers = new BoundedMap({ maxBytes, sizeOf: answerBytes });
+    const held = () => ({ entries: this.answers.size, bytes: this.answers.bytes });
+    // the image cache's changes reach it through `holdsStill`
+    this.counts = registry.register({ name: 'image_answers', budget: { bytes: maxBytes }, invalidatedBy: ['images', 'tag_display', 'user', '*'], held });
+  }
 
   get size(): number {
     return this.answers.size;
@@ -84,17 +92,17 @@ export class ImageAnswerCache {
    */
   find(key: unknown, images: ImageJsonCache, engine?: { ids: readonly number[]; total: number }): KeptImageAnswer | undefined {
     const answer = this.answers.get(key);
-    if (answer === undefined) return undefined;
-    if (engine === undefined || (answer.total === engine.total && sameIds(answer.ids, engine.ids))) {
+    if (answer !== undefined && (engine === undefined || (answer.total === engine.total && sameIds(answer.ids, engine.ids)))) {
       // (an image evicted for room is no staler than before: only a change heard makes one stale)
       const mark = images.mark();
-      if (mark === answer.checkedAt) return answer;
-      if (images.holdsStill(answer.places)) {
+      if (mark === answer.checkedAt || images.holdsStill(answer.places)) {
         answer.checkedAt = mark;
+        this.counts.hit();
         return answer;
       }
     }
-    this.drop(key, answer);
+    if (answer !== undefined) this.answers.delete(key);
+    this.counts.miss();
     return undefined;
   }
 
@@ -111,18 +119,9 @@ export class ImageAnswerCache {
     this.keep(key, { ids: [...made.ids], total: made.total, places, body: made.body, etag: made.etag, checkedAt: before });
   }
 
-  /** Keep `answer` for `key`, in place of any before it; the oldest answers leave while over budget. */
+  /** Keep `answer` for `key`, in place of any before it; the least asked for leave while over budget. */
   keep(key: unknown, answer: KeptImageAnswer): void {
-    const bytes = answerBytes(answer);
-    if (bytes > this.maxBytes) return;
-    const old = this.answers.get(key);
-    if (old !== undefined) this.drop(key, old);
     this.answers.set(key, answer);
-    this.bytes += bytes;
-    for (const [oldest, kept] of this.answers) {
-      if (this.bytes <= this.maxBytes) break;
-      this.drop(oldest, kept);
-    }
   }
 
   /** Any other change is met when an answer is asked for (`find`): only `*` lets every answer go now. */
@@ -132,12 +131,6 @@ export class ImageAnswerCache {
 
   clear(): void {
     this.answers.clear();
-    this.bytes = 0;
-  }
-
-  private drop(key: unknown, answer: KeptImageAnswer): void {
-    this.answers.delete(key);
-    this.bytes -= answerBytes(answer);
   }
 }
 

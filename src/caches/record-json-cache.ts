@@ -7,11 +7,12 @@
  * implications and DNP entries; a comment: itself, its image, its author), and a change drops the
  * entries watching its key, found through an index of watchers: one change costs what it drops,
  * not a pass over the cache. A load that overlapped any change is not kept (it may predate it);
- * `*` empties the cache. Bounded by bytes, the oldest not read lately dropped first (second chance,
- * `src/lib/second-chance.ts`: a read only marks its entry).
+ * `*` empties the cache. Bounded by bytes, the oldest not read lately dropped first
+ * (`src/lib/bounded-map.ts`).
  */
-import type { RecordChange } from '../../db/change-feed.js';
-import { nextToEvict } from '../../lib/second-chance.js';
+import type { RecordChange } from '../db/change-feed.js';
+import { BoundedMap } from '../lib/bounded-map.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
 export interface RecordJson {
   id: number;
@@ -21,11 +22,10 @@ export interface RecordJson {
   watches: readonly string[];
 }
 
-interface Entry {
-  record: RecordJson;
-  bytes: number;
-  /** Read since eviction last passed it (`src/lib/second-chance.ts`). */
-  used: boolean;
+/** A cache's name on `/metrics` and the change kinds its records watch. */
+export interface RecordJsonPolicy {
+  name: string;
+  invalidatedBy: readonly string[];
 }
 
 /** What an entry costs besides its text (objects, watch keys, map slots), roughly. */
@@ -34,13 +34,17 @@ const ENTRY_OVERHEAD_BYTES = 300;
 const bytesOf = (record: RecordJson) => ENTRY_OVERHEAD_BYTES + 2 * record.json.length + record.watches.reduce((n, w) => n + 40 + 2 * w.length, 0);
 
 export class RecordJsonCache {
-  private readonly entries = new Map<number, Entry>();
+  private readonly entries: BoundedMap<number, RecordJson>;
   /** Who watches each key. */
   private readonly watchers = new Map<string, Set<number>>();
-  private bytes = 0;
   private changeCount = 0;
+  private readonly counts: CacheCounts;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(maxBytes: number, policy: RecordJsonPolicy = { name: 'records', invalidatedBy: ['*'] }, registry = new CacheRegistry()) {
+    this.entries = new BoundedMap({ maxBytes, sizeOf: bytesOf, onEvict: (id, record) => this.unwatch(id, record) });
+    const held = () => ({ entries: this.entries.size, bytes: this.entries.bytes });
+    this.counts = registry.register({ name: policy.name, budget: { bytes: maxBytes }, invalidatedBy: policy.invalidatedBy, held });
+  }
 
   get size(): number {
     return this.entries.size;
@@ -56,14 +60,12 @@ export class RecordJsonCache {
     const found = new Map<number, string>();
     const missing: number[] = [];
     for (const id of ids) {
-      const entry = this.entries.get(id);
-      if (entry === undefined) {
-        missing.push(id);
-        continue;
-      }
-      entry.used = true;
-      found.set(id, entry.record.json);
+      const record = this.entries.get(id);
+      if (record === undefined) missing.push(id);
+      else found.set(id, record.json);
     }
+    this.counts.hit(found.size);
+    this.counts.miss(missing.length);
     return { found, missing };
   }
 
@@ -72,16 +74,13 @@ export class RecordJsonCache {
     if (mark !== this.changeCount) return;
     for (const record of records) {
       this.drop(record.id);
-      const entry = { record, bytes: bytesOf(record), used: false };
-      this.entries.set(record.id, entry);
-      this.bytes += entry.bytes;
+      if (!this.entries.set(record.id, record)) continue;
       for (const key of record.watches) {
         let set = this.watchers.get(key);
         if (set === undefined) this.watchers.set(key, (set = new Set()));
         set.add(record.id);
       }
     }
-    while (this.bytes > this.maxBytes) this.drop(nextToEvict(this.entries)!);
   }
 
   onChange(change: RecordChange): void {
@@ -89,7 +88,6 @@ export class RecordJsonCache {
     if (!('id' in change)) {
       this.entries.clear();
       this.watchers.clear();
-      this.bytes = 0;
       return;
     }
     const watching = this.watchers.get(`${change.kind}:${change.id}`);
@@ -97,11 +95,14 @@ export class RecordJsonCache {
   }
 
   private drop(id: number): void {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return;
+    const record = this.entries.peek(id);
+    if (record === undefined) return;
     this.entries.delete(id);
-    this.bytes -= entry.bytes;
-    for (const key of entry.record.watches) {
+    this.unwatch(id, record);
+  }
+
+  private unwatch(id: number, record: RecordJson): void {
+    for (const key of record.watches) {
       const set = this.watchers.get(key);
       set?.delete(id);
       if (set?.size === 0) this.watchers.delete(key);

@@ -7,7 +7,8 @@
  * more) and those featured after it (hidden now; shown again, one of them would be featured). An
  * image deleted outright is announced as a change too. A load that overlapped a change is not kept.
  */
-import type { RecordChange } from '../../db/change-feed.js';
+import type { RecordChange } from '../db/change-feed.js';
+import { CacheRegistry, type CacheCounts } from './registry.js';
 
 interface Featured {
   imageId: number | undefined;
@@ -17,10 +18,20 @@ interface Featured {
 export class FeaturedImageCache {
   private kept: Featured | undefined;
   private changeCount = 0;
+  private readonly counts: CacheCounts;
+
+  constructor(registry = new CacheRegistry()) {
+    const held = () => ({ entries: this.kept === undefined ? 0 : 1 });
+    this.counts = registry.register({ name: 'featured_image', budget: { entries: 1 }, invalidatedBy: ['image_features', 'images', '*'], held });
+  }
 
   /** The featured image id (undefined: none), read through `load` when not kept. */
   async imageId(load: () => Promise<{ imageId: number | undefined; watched: number[] }>): Promise<number | undefined> {
-    if (this.kept !== undefined) return this.kept.imageId;
+    if (this.kept !== undefined) {
+      this.counts.hit();
+      return this.kept.imageId;
+    }
+    this.counts.miss();
     const mark = this.changeCount;
     const { imageId, watched } = await load();
     if (mark === this.changeCount) this.kept = { imageId, watched: new Set(watched) };

@@ -1,0 +1,71 @@
+/**
+ * Every cache of the app, with its policy: its name, its budget (entries or bytes), the events
+ * that invalidate it, and its hits and misses, served on `/metrics` (`src/observability/
+ * cache-series.ts`: `tagwise_cache_hits_total{cache}`, `…_misses_total`, `…_entries`, `…_bytes`,
+ * `…_budget{unit}`).
+ *
+ * Two registries: each app's read caches (`read-caches.ts`) register with the app's own, as tests
+ * run several apps in one process; caches held by a module, one per process, register with
+ * `processCaches`. Joining is one call, in the cache's constructor or beside its module-level map:
+ *
+ *     const counts = registry.register({ name, budget, invalidatedBy, held: () => ({ entries }) });
+ *     counts.hit(); counts.miss();
+ *
+ * `npm run check` (`tools/check/caches.ts`) fails a module under `src/` that holds a bounded cache
+ * and registers none.
+ */
+
+/** What a cache may hold: a number of entries, or of bytes (as it counts them). */
+export type CacheBudget = { entries: number } | { bytes: number };
+
+export interface CacheSpec {
+  /** Unique in its registry; the `cache` label of its series (snake_case). */
+  name: string;
+  budget: CacheBudget;
+  /**
+   * What drops its entries, besides room: announced change kinds (`images`, `user`, `*` for a
+   * reconnect of the change feed, …; see `src/db/change-feed.ts`), or a plain phrase (`age 60 s`).
+   * Empty for a cache of pure functions of their key.
+   */
+  invalidatedBy: readonly string[];
+  /** What it holds now: entries, and bytes when it counts them. */
+  held: () => { entries: number; bytes?: number };
+}
+
+/** A cache's hits and misses, counted by the cache where it decides one. */
+export class CacheCounts {
+  hits = 0;
+  misses = 0;
+
+  hit(n = 1): void {
+    this.hits += n;
+  }
+
+  miss(n = 1): void {
+    this.misses += n;
+  }
+}
+
+export interface RegisteredCache extends CacheSpec {
+  counts: CacheCounts;
+}
+
+export class CacheRegistry {
+  private readonly caches = new Map<string, RegisteredCache>();
+
+  /** Add a cache; its counts to count its hits and misses on. A name taken already is refused. */
+  register(spec: CacheSpec): CacheCounts {
+    if (!/^[a-z][a-z0-9_]*$/.test(spec.name)) throw new Error(`cache name ${JSON.stringify(spec.name)}: lower snake_case`);
+    if (this.caches.has(spec.name)) throw new Error(`cache ${spec.name} is registered already`);
+    const counts = new CacheCounts();
+    this.caches.set(spec.name, { ...spec, counts });
+    return counts;
+  }
+
+  list(): readonly RegisteredCache[] {
+    return [...this.caches.values()];
+  }
+}
+
+/** The caches of which a process holds one (module-level maps). */
+export const processCaches = new CacheRegistry();

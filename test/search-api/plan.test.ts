@@ -1,0 +1,93 @@
+/**
+ * The search context plans a search for a plain caller (no HTTP request): `q` compiled, the
+ * current filter compiled once for the request's hiding and for spoilers, errors in the order
+ * the API answers them. The HTTP suites (images, workbench, live search, reverse) check the answers.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Doc } from '../../grammar/index.js';
+import type { SearchCaller, SearchDeps } from '../../src/contexts/search/caller.js';
+import { SearchRequestError } from '../../src/contexts/search/errors.js';
+import { compiledFilterOf, hiddenBy } from '../../src/contexts/search/filter.js';
+import { planImageSearch, planLiveImageQuery } from '../../src/contexts/search/plan.js';
+import type { FilterRow } from '../../src/contexts/filters/types.js';
+
+let lastId = 900_000;
+
+function filterRow(values: Partial<FilterRow>): FilterRow {
+  return {
+    id: ++lastId,
+    name: 'test filter',
+    description: '',
+    system: true,
+    public: true,
+    userId: null,
+    userCount: 0,
+    hiddenTagIds: [],
+    spoileredTagIds: [],
+    hiddenComplexStr: '',
+    spoileredComplexStr: '',
+    createdAt: new Date(0),
+    updatedAt: new Date(0),
+    ...values,
+  };
+}
+
+/** Planning an anonymous search without `filter_id:` reads nothing of the database or the engine. */
+function depsWith(warnings: unknown[] = []): SearchDeps {
+  return { logger: { warn: (obj: unknown) => warnings.push(obj) } } as unknown as SearchDeps;
+}
+
+const anonymous = (filter: FilterRow | null): SearchCaller => ({ user: null, currentFilter: async () => filter });
+
+describe('planning a search', () => {
+  it('plans /search/images for a plain caller, its request kept and hiding by the compiled filter', async () => {
+    const row = filterRow({ hiddenTagIds: [7], hiddenComplexStr: 'score.gt:100' });
+    const input = { q: 'safe', page: 1, perPage: 25 };
+    const first = await planImageSearch(depsWith(), anonymous(row), input);
+    expect(first.filter).toBe(row);
+    const again = await planImageSearch(depsWith(), anonymous(row), input);
+    expect(again.request).toBe(first.request);
+    expect(again.reused).toBe(true);
+    const hidden = compiledFilterOf(row, null).hiddenComplex;
+    expect(hidden).toEqual({ range: { score: { gt: 100 } } });
+    expect(JSON.stringify(first.request.query)).toContain(JSON.stringify(hidden));
+  });
+
+  it('compiles a filter once for hiding and spoilers: the same queries, the predicates made once', () => {
+    const row = filterRow({ hiddenComplexStr: 'score.gt:100', spoileredComplexStr: 'width.gt:500' });
+    const compiled = compiledFilterOf(row, null);
+    expect(compiledFilterOf(row, null)).toBe(compiled);
+    expect(hiddenBy(depsWith(), row, null)[0]!.complex).toBe(compiled.hiddenComplex);
+    const predicates = compiled.predicates();
+    expect(compiled.predicates()).toBe(predicates);
+    const doc = (values: Record<string, unknown>) => ({ id: 1, score: 0, width: 0, ...values }) as Doc;
+    expect(predicates.map((p) => p(doc({ score: 101 })))).toEqual([true, false]);
+    expect(predicates.map((p) => p(doc({ width: 501 })))).toEqual([false, true]);
+  });
+
+  it('ignores a broken hidden expression (hiding nothing by it) and reports it once', () => {
+    const warnings: unknown[] = [];
+    const row = filterRow({ hiddenTagIds: [3], hiddenComplexStr: 'score.gt:' });
+    expect(hiddenBy(depsWith(warnings), row, null)).toEqual([{ tagIds: [3], complex: { match_none: {} } }]);
+    hiddenBy(depsWith(warnings), row, null);
+    expect(warnings).toEqual([{ filterId: row.id, hiddenComplex: 'score.gt:' }]);
+    expect(compiledFilterOf(row, null).predicates()).toEqual([]);
+  });
+
+  it('refuses a query that does not compile with where it fails, before a filter that cannot be used', async () => {
+    const refused: SearchCaller = {
+      user: null,
+      currentFilter: () => Promise.reject(new Error('filter refused')),
+    };
+    const bad = await planImageSearch(depsWith(), refused, { q: 'safe AND (', page: 1, perPage: 25 }).catch((err: unknown) => err);
+    expect(bad).toBeInstanceOf(SearchRequestError);
+    expect((bad as SearchRequestError).query?.input).toBe('safe AND (');
+    await expect(planImageSearch(depsWith(), refused, { q: 'safe', page: 1, perPage: 25 })).rejects.toThrow('filter refused');
+  });
+
+  it('refuses a live search without a query', async () => {
+    await expect(planLiveImageQuery(depsWith(), anonymous(null), ' ')).rejects.toEqual(new SearchRequestError('q is required'));
+    const live = await planLiveImageQuery(depsWith(), anonymous(null), 'safe');
+    expect(live.filter).toBeNull();
+  });
+});
