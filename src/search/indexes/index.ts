@@ -56,7 +56,11 @@ export function countRows(db: Database, name: IndexName): Promise<number> {
   return countTableRows(db, tableName(name));
 }
 
-/** Every id of the index's table in ascending order, in batches (see `tableIdBatches`). */
-export function allIds(db: Database, name: IndexName, options: { batchSize?: number; after?: number } = {}): AsyncGenerator<number[]> {
+/** Every id of the index's table in ascending order (or newest first), in batches (see `tableIdBatches`). */
+export function allIds(
+  db: Database,
+  name: IndexName,
+  options: { batchSize?: number; after?: number; newestFirst?: boolean } = {},
+): AsyncGenerator<number[]> {
   return tableIdBatches(db, tableName(name), options);
 }

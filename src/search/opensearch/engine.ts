@@ -126,6 +126,7 @@ function escapeRegExp(s: string): string {
 
 export class OpenSearchEngine implements SearchEngine {
   readonly kind = 'opensearch' as const;
+  readonly loadsNewestFirst = true;
   readonly client: Client;
   private readonly node: string;
   private readonly prefix: string;
