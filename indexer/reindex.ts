@@ -136,7 +136,8 @@ async function load(ctx: ReindexContext, name: IndexName, version: string, optio
     });
   };
   report(0, 'loading');
-  const batches = allIds(db, name, { batchSize });
+  const newestFirst = engine.loadsNewestFirst === true;
+  const batches = allIds(db, name, { batchSize, newestFirst });
   const cache: DocumentCache = new Map();
   const fetchNext = async () => {
     const next = await batches.next();
@@ -156,6 +157,8 @@ async function load(ctx: ReindexContext, name: IndexName, version: string, optio
     const docs = await ahead.shift()!;
     if (docs === null) break;
     prefetch();
+    // the loaders answer in ascending id order whatever order they were asked in
+    if (newestFirst) docs.sort((a, b) => Number(b.id) - Number(a.id));
     if (docs.length > 0) await engine.write(version, docs);
     done += docs.length;
     report(done, 'loading');

@@ -82,6 +82,14 @@ export interface PersistedState {
  */
 export interface SearchEngine {
   readonly kind: 'embedded' | 'opensearch';
+  /**
+   * A full reindex writes this engine's documents newest (highest id) first. Lucene visits the
+   * documents of a segment in the order they were written, so written newest first, a search in
+   * the default order (newest first) meets its page at once and passes over every later match
+   * with one comparison instead of reordering its top hits for each (a popular tag's first page
+   * took about a third of the time on the 1M benchmark board).
+   */
+  readonly loadsNewestFirst?: boolean;
   /** Create the alias and a first version if the index does not exist yet. */
   ensureIndex(spec: IndexSpec): Promise<void>;
   /** Insert or replace documents by id. */

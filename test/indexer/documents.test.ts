@@ -188,6 +188,13 @@ describe('document builders', () => {
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
       const docs = await loadDocuments(t.db, name, ids);
       expect(docs.map((d) => d.id)).toEqual(ids);
+      // newest first (the OpenSearch load order): the same ids, descending, in batches alike
+      const newest: number[] = [];
+      for await (const batch of allIds(t.db, name, { batchSize: 2, newestFirst: true })) {
+        expect(batch.length).toBeLessThanOrEqual(2);
+        newest.push(...batch);
+      }
+      expect(newest).toEqual([...ids].reverse());
       const mapped = new Set(Object.keys(def.mapping.properties));
       for (const doc of docs) {
         for (const key of Object.keys(doc)) expect(mapped.has(key), `${name}.${key} is mapped`).toBe(true);

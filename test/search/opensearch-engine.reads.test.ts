@@ -32,7 +32,7 @@ describe('search', () => {
     expect(await engine.search('images', request)).toEqual({ ids: [3, 2], total: 3 });
     const [req] = fake.requests;
     expect(`${req!.method} ${req!.path}`).toBe('POST /test_images/_search');
-    expect(req!.query).toEqual({ allow_partial_search_results: 'false' });
+    expect(req!.query).toEqual({ allow_partial_search_results: 'false', request_cache: 'true' });
     expect(searchBodies()).toEqual([
       {
         query: { bool: { must: [{ ids: { values: ['2', '3', '5'] } }] } },

@@ -186,6 +186,7 @@ describe('createVersion and switchAlias', () => {
 
     await engine.switchAlias('images', version);
     expect(summary(fake.requests)).toEqual([
+      'POST /test_images_v2/_forcemerge',
       'PUT /test_images_v2/_settings',
       'GET /_cluster/health/test_images_v2',
       'GET /test_images_v2/_refresh',
@@ -194,9 +195,10 @@ describe('createVersion and switchAlias', () => {
       'GET /_cat/indices/test_images_v*',
       'DELETE /test_images_v1',
     ]);
-    expect(fake.requests[0]!.body).toEqual({ index: { refresh_interval: '2s', number_of_replicas: 2 } });
-    expect(fake.requests[1]!.query).toMatchObject({ wait_for_status: 'green', timeout: '30s' });
-    expect(fake.requests[4]!.body).toEqual({
+    expect(fake.requests[0]!.query).toMatchObject({ max_num_segments: '1' });
+    expect(fake.requests[1]!.body).toEqual({ index: { refresh_interval: '2s', number_of_replicas: 2 } });
+    expect(fake.requests[2]!.query).toMatchObject({ wait_for_status: 'green', timeout: '30s' });
+    expect(fake.requests[5]!.body).toEqual({
       actions: [
         { remove: { index: 'test_images_v1', alias: 'test_images' } },
         { add: { index: 'test_images_v2', alias: 'test_images' } },
@@ -220,7 +222,7 @@ describe('createVersion and switchAlias', () => {
     expect(fake.indices.get(`test_${version}`)!.settings).toMatchObject({ 'index.number_of_replicas': '0', 'index.number_of_shards': '2' });
     fake.clearRequests();
     await engine.switchAlias('images', version);
-    expect(fake.requests[0]!.body).toEqual({ index: { refresh_interval: '1s', auto_expand_replicas: '0-1' } });
+    expect(fake.requestsTo(/_settings$/, 'PUT')[0]!.body).toEqual({ index: { refresh_interval: '1s', auto_expand_replicas: '0-1' } });
   });
 
   it('points a missing alias at the version without removing anything', async () => {

@@ -96,7 +96,8 @@ describe('write and remove', () => {
   });
 
   it('reports the permanent failures with id, status, type and reason, after writing the rest', async () => {
-    const engine = makeEngine({ retry: { attempts: 3, initialDelayMs: 1 }, bulkMaxDocs: 2 });
+    // one request at a time, so that the order of the requests below is fixed
+    const engine = makeEngine({ retry: { attempts: 3, initialDelayMs: 1 }, bulkMaxDocs: 2, bulkConcurrency: 1 });
     await engine.ensureIndex(images);
     fake.failBulkItem(4, 429, 'es_rejected_execution_exception', 'queue full');
     const bad = { ...docs(3)[0]!, width: 'wide' };

@@ -195,5 +195,46 @@ describe.skipIf(!url)('OpenSearch engine against a live node', () => {
     expect((settings.body[`${prefix}images_v2`] as { settings: Record<string, string> }).settings['index.refresh_interval']).toBe('1s');
   });
 
+  it('answers a repeated search from the shard request cache, and a write makes it ask the index again', async () => {
+    const hitsOf = async () => {
+      const stats = await admin.indices.stats({ index: `${prefix}images`, metric: 'request_cache' });
+      const all = (stats.body as { _all: { total: { request_cache: { hit_count: number; miss_count: number } } } })._all.total;
+      return all.request_cache;
+    };
+    const request: SearchRequest = { query: { term: { tags: 'solo' } }, sort: byId, size: 3 };
+    const first = await engine.search('images', request);
+    const before = await hitsOf();
+    expect(await engine.search('images', request)).toEqual(first);
+    const after = await hitsOf();
+    expect(after.hit_count).toBe(before.hit_count + 1);
+    // a new document the query matches: the refresh drops the cached answer, never serving it stale
+    await engine.write('images', [{ ...corpus[0]!, id: 500 }]);
+    const fresh = await engine.search('images', { ...request, size: 10 });
+    expect(fresh.ids).toContain(500);
+    expect(await engine.search('images', request)).toEqual({ ids: first.ids, total: first.total + 1 });
+    await engine.remove('images', [500]);
+    // a random order with a drawn seed (one-off) is not cached
+    const oneOff = await hitsOf();
+    await engine.search('images', { query: random(7), sort: randomSort, size: 3, oneOff: true });
+    await engine.search('images', { query: random(7), sort: randomSort, size: 3, oneOff: true });
+    expect((await hitsOf()).hit_count).toBe(oneOff.hit_count);
+  });
+
+  it('merges a freshly loaded version to one segment before it goes live, writing its batches side by side', async () => {
+    const loader = makeEngine({ indexPrefix: `${prefix}merge_`, bulkMaxDocs: 7, bulkConcurrency: 3, waitForRefresh: false });
+    await loader.ensureIndex(spec);
+    const version = await loader.createVersion(spec);
+    // many small requests, several in flight: every document arrives
+    for (let batch = 0; batch < 4; batch++) {
+      await loader.write(version, Array.from({ length: 50 }, (_, i) => ({ ...corpus[i % corpus.length]!, id: batch * 50 + i + 1 })));
+      // each batch ends up in a segment of its own before the merge
+      await admin.indices.flush({ index: `${prefix}merge_${version}` });
+    }
+    await loader.switchAlias('images', version);
+    const segments = await admin.cat.segments({ index: `${prefix}merge_images`, format: 'json' });
+    expect((segments.body as unknown[]).length).toBe(1);
+    expect(await loader.count('images')).toBe(200);
+  });
+
   runEngineConformance('OpenSearch engine', async () => makeEngine());
 });

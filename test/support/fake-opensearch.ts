@@ -5,7 +5,7 @@
  * body, raw body, time) and answers like a single node would for the APIs the engine uses:
  * index creation and deletion, settings, the mapping's `_meta`, aliases (`HEAD`/`GET /_alias`, `POST /_aliases`),
  * `_cat/indices`, `_bulk` (with `require_alias`, numeric-field parse errors and injected item
- * failures), `_mget`, `_count`, `_refresh` and `_search`. Errors have OpenSearch's shape:
+ * failures), `_mget`, `_count`, `_refresh`, `_forcemerge` (a no-op) and `_search`. Errors have OpenSearch's shape:
  * `{"error": {"root_cause": [...], "type", "reason"}, "status"}`.
  *
  * `_search` is not an engine: it evaluates only `match_all`, `match_none`, `ids`, `bool` and
@@ -262,6 +262,9 @@ export class FakeOpenSearch {
       case '_count':
         return { status: 200, body: { count: this.single(first).docs.size, _shards: { total: 1, successful: 1, failed: 0 } } };
       case '_refresh':
+        return this.refresh(first, r);
+      case '_forcemerge':
+        // one segment a shard already: merging changes nothing here
         return this.refresh(first, r);
       case '_settings':
         return m === 'PUT' ? this.putSettings(first, r.body) : this.getSettings(first, third, r);

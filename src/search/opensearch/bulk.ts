@@ -29,6 +29,12 @@ export interface BulkOptions {
   attempts: number;
   initialDelayMs: number;
   maxDelayMs: number;
+  /**
+   * Requests of one write in flight at once. While the node indexes one chunk, the next is on
+   * the wire and the one after is being serialised here: a reindex keeps every core of a node
+   * busy instead of alternating between the client and the node.
+   */
+  concurrency: number;
 }
 
 function docId(doc: IndexDocument): string {
@@ -67,10 +73,26 @@ export class BulkSender {
 
   /** Sends every operation to `target`; throws a `BulkWriteError` listing those that failed for good. */
   async send(verb: 'write' | 'remove', target: string, ops: BulkOp[], params: BulkParams, deletes: boolean): Promise<void> {
+    const chunks = this.chunks(ops);
+    // Operations on the same id must land in order; only a write whose ids are all distinct
+    // (every reindex batch, most outbox batches) sends its chunks side by side.
+    const parallel = new Set(ops.map((op) => op.id)).size === ops.length ? this.options.concurrency : 1;
     const failures: BulkItemFailure[] = [];
-    for (const chunk of this.chunks(ops)) {
-      failures.push(...(await this.sendChunk(verb, target, chunk, params, deletes)));
-    }
+    let next = 0;
+    let failed = false;
+    const lane = async () => {
+      while (next < chunks.length && !failed) {
+        const chunk = chunks[next++]!;
+        try {
+          failures.push(...(await this.sendChunk(verb, target, chunk, params, deletes)));
+        } catch (err) {
+          // the other lanes stop after their current request: the write has failed
+          failed = true;
+          throw err;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, chunks.length) }, lane));
     if (failures.length > 0) {
       const listed = failures
         .slice(0, FAILURES_IN_MESSAGE)

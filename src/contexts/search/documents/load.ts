@@ -42,6 +42,10 @@ export function countRows(db: Database, name: IndexName): Promise<number> {
 }
 
 /** Every id of the index's table in ascending order, in batches (see `tableIdBatches`). */
-export function allIds(db: Database, name: IndexName, options: { batchSize?: number; after?: number } = {}): AsyncGenerator<number[]> {
+export function allIds(
+  db: Database,
+  name: IndexName,
+  options: { batchSize?: number; after?: number; newestFirst?: boolean } = {},
+): AsyncGenerator<number[]> {
   return tableIdBatches(db, tableName(name), options);
 }
