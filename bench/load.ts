@@ -34,7 +34,9 @@
  *    database (`bench/load/writer.ts`): the ratio of the two read throughputs. Each runs as two
  *    passes of half that time in the order read-only, writes, writes, read-only, after a warm-up
  *    of `--mix-seconds` (at least W), so that the caches warming over the mix (it asks many
- *    distinct searches) favour neither side; a group's p99 is the worse of its two passes.
+ *    distinct searches) favour neither side; a group's p99 is the worse of its two passes. The
+ *    service's RSS (VmRSS) is sampled every 5 s from its warm start to the end of the mix
+ *    (`bench/load/rss.ts`): start, max, end and when it levelled are printed and in the JSON line.
  * 5. After the service stops, the same driver against a trivial Hono app answering a small
  *    constant JSON, at full and half load: the ceiling of the stack.
  *
@@ -56,6 +58,7 @@ import { drive, startHonoCeiling } from './harness/http.js';
 import { startService, type Target } from './harness/service.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
 import { loopStatsFrom, type LoopStats } from './load/loop-stats.js';
+import { type RssFigures, sampleRss } from './load/rss.js';
 import { startWriter } from './load/writer.js';
 import { openBoard } from './search/board.js';
 
@@ -491,6 +494,8 @@ async function main(): Promise<void> {
           nodeFlags,
           awaitWarmStart: true,
         });
+    // the service's resident memory from its warm start to the end of the mix
+    const rss = target.pid === undefined ? undefined : sampleRss(target.pid);
     // the writes of the mixed run go to the service's database (joined when the service runs it)
     const db = bulk?.db ?? (target.dataDir ? (joined = await openDatabase({ dataDir: target.dataDir, max: 2 })).db : undefined);
     const board = await discover(target.origin);
@@ -526,7 +531,7 @@ async function main(): Promise<void> {
         },
       );
       const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
-      log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s (load ${loadAverage()})`);
+      log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s, RSS ${fmt(rss?.now() ?? Number.NaN, 0)} MiB (load ${loadAverage()})`);
       return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
     };
     loads.mix = loadAverage();
@@ -547,6 +552,7 @@ async function main(): Promise<void> {
     }
     const readOnly: MixRun = { passes: withWrites ? [firstReadOnly, await pass(0, false, half)] : [firstReadOnly], writes: 0 };
     if (!db) log('  (no database at hand with --url: the run with writes is left out)');
+    const memory: RssFigures | undefined = rss?.stop();
     await target.stop();
     target = undefined;
 
@@ -604,6 +610,12 @@ async function main(): Promise<void> {
     const writeRatio = withWrites ? mixRps(withWrites) / mixRps(readOnly) : Number.NaN;
     log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);
     log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
+    if (memory) {
+      log(
+        `service RSS: ${fmt(memory.startMb, 0)} MiB after its warm start, max ${fmt(memory.maxMb, 0)} MiB, ${fmt(memory.endMb, 0)} MiB at the end of the mix; ` +
+          `levelled (within 5% of the max) after ${fmt(memory.levelledAfterS, 0)} s (${memory.samples} samples)`,
+      );
+    }
     log(`load average (1/5/15 min): ${Object.entries(loads).map(([k, v]) => `${k} ${v}`).join('; ')}`);
     const byRoute = Object.fromEntries(
       routes.map(({ route, full, half, fullCpuUs }) => [
@@ -629,6 +641,12 @@ async function main(): Promise<void> {
         mix_rps: round(mixRps(readOnly), 1),
         mix_1wps_rps: round(withWrites ? mixRps(withWrites) : Number.NaN, 1),
         write_ratio: round(writeRatio, 3),
+        mix_p99_ms: round(mixP99(readOnly), 2),
+        mix_1wps_p99_ms: round(withWrites ? mixP99(withWrites) : Number.NaN, 2),
+        rss_start_mb: round(memory?.startMb ?? Number.NaN, 0),
+        rss_max_mb: round(memory?.maxMb ?? Number.NaN, 0),
+        rss_end_mb: round(memory?.endMb ?? Number.NaN, 0),
+        rss_levelled_s: round(memory?.levelledAfterS ?? Number.NaN, 0),
         load_end: loads.end,
       }),
     );
