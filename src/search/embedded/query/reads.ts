@@ -43,19 +43,6 @@ export function readsOf(query: unknown, sort: unknown, isKeyword: IsKeyword): Re
   return reads;
 }
 
-/** Whether `changes` may concern an answer that reads `reads`. */
-export function concerns(reads: Reads, changes: FieldChanges): boolean {
-  if (reads.everything) return true;
-  for (const [field, changed] of changes) {
-    if (reads.fields.has(field)) return true;
-    const terms = reads.terms.get(field);
-    if (terms === undefined) continue;
-    if (changed === null) return true;
-    for (const term of terms) if (changed.has(term)) return true;
-  }
-  return false;
-}
-
 /**
  * The term a keyword value is compared by, when it is one this module can compare exactly (a
  * string, a whole number); undefined for anything else.
