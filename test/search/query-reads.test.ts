@@ -22,8 +22,15 @@ describe('what a query reads', () => {
     };
     const reads = readsOf(query, [{ created_at: 'desc' }, { id: 'desc' }], isKeyword);
     expect(reads.everything).toBe(false);
-    expect([...reads.fields].sort()).toEqual(['approved', 'created_at', 'id', 'score', 'tags', 'uploader']);
+    expect([...reads.fields].sort()).toEqual(['approved', 'created_at', 'id', 'score', 'uploader']);
     expect(Object.fromEntries([...reads.terms].map(([f, t]) => [f, [...t].sort()]))).toEqual({ tags: ['safe'], tag_ids: ['3', '7'] });
+    // a pattern on a keyword field reads the terms it passes; on another field, the field whole
+    expect([...reads.patterns.keys()]).toEqual(['tags']);
+    const test = reads.patterns.get('tags')!.get('wildcard:s:ab*')!;
+    expect(['ab', 'abc', 'xab', 'Ab'].filter(test)).toEqual(['ab', 'abc']);
+    const caseless = readsOf({ prefix: { tags: { value: 'Ab', case_insensitive: true } } }, undefined, isKeyword).patterns.get('tags')!.get('prefix:i:Ab')!;
+    expect(['ab', 'ABC', 'xab'].filter(caseless)).toEqual(['ab', 'ABC']);
+    expect(readsOf({ prefix: { description: 'ab' } }, undefined, isKeyword)).toMatchObject({ fields: new Set(['description']), patterns: new Map() });
   });
 
   it('reads everything of what it does not work out: unknown kinds, nested queries, sorts on _script', () => {
@@ -64,7 +71,10 @@ describe('how a document changed', () => {
     // an order not settled by sort keys alone: checked at every edit, whatever it reads
     answers.add('scoreUnsettled', listed.score, false);
     const concerned = () => [...answers.concerned(changes)].sort();
-    expect(concerned()).toEqual(['dog', 'prefix', 'safeByTagCount', 'scoreUnsettled', 'script']);
+    // (the prefix `s` does not pass `dog`: its search is not concerned)
+    expect(concerned()).toEqual(['dog', 'safeByTagCount', 'scoreUnsettled', 'script']);
+    const sheep = fieldChanges({ tags: ['safe'] }, { tags: ['safe', 'sheep'] }, isKeyword);
+    expect([...answers.concerned(sheep)].sort()).toEqual(['prefix', 'scoreUnsettled', 'script']);
     // a keyword field changed whole concerns every answer reading some of its terms
     expect([...answers.concerned(new Map([['tags', null]]))].sort()).toEqual(['dog', 'prefix', 'safe', 'safeByTagCount', 'scoreUnsettled', 'script']);
     expect([...answers.concerned(new Map([['score', null]]))].sort()).toEqual(['score', 'scoreUnsettled', 'script']);
@@ -72,6 +82,8 @@ describe('how a document changed', () => {
     answers.remove('dog', listed.dog, true);
     answers.remove('script', listed.script, true);
     answers.remove('scoreUnsettled', listed.score, false);
-    expect(concerned()).toEqual(['prefix', 'safeByTagCount']);
+    expect(concerned()).toEqual(['safeByTagCount']);
+    answers.remove('prefix', listed.prefix, true);
+    expect([...answers.concerned(sheep)]).toEqual([]);
   });
 });
