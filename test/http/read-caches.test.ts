@@ -461,11 +461,21 @@ describe('RecordJsonCache', () => {
     expect(cache.lookup([2]).missing).toEqual([2]);
   });
 
-  it('keeps no load that overlapped a change, and empties on `*`', () => {
+  it('keeps of a load that overlapped changes the records none of them concerns, and empties on `*`', () => {
     const cache = new RecordJsonCache(1_000_000);
     const mark = cache.mark();
     cache.onChange({ kind: 'comments', id: 77 });
-    cache.keep(mark, [record(1)]);
+    cache.onChange({ kind: 'tags', id: 9 });
+    cache.keep(mark, [record(1), record(2, 'tags:9'), record(77)]);
+    expect([...cache.lookup([1, 2, 77]).found.keys()]).toEqual([1, 77]);
+    // a load that overlapped `*`, or more changes than are remembered, keeps nothing
+    const beforeAll = cache.mark();
+    cache.onChange({ kind: '*' });
+    expect(cache.size).toBe(0);
+    cache.keep(beforeAll, [record(3)]);
+    const beforeMany = cache.mark();
+    for (let i = 0; i < 1025; i++) cache.onChange({ kind: 'images', id: i });
+    cache.keep(beforeMany, [record(4)]);
     expect(cache.size).toBe(0);
     cache.keep(cache.mark(), [record(1), record(2)]);
     cache.onChange({ kind: '*' });
