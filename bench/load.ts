@@ -34,7 +34,9 @@
  *    database (`bench/load/writer.ts`): the ratio of the two read throughputs. Each runs as two
  *    passes of half that time in the order read-only, writes, writes, read-only, after a warm-up
  *    of `--mix-seconds` (at least W), so that the caches warming over the mix (it asks many
- *    distinct searches) favour neither side; a group's p99 is the worse of its two passes.
+ *    distinct searches) favour neither side; a group's p99 is the worse of its two passes. The
+ *    service's RSS (VmRSS) is sampled every 5 s from its warm start to the end of the mix
+ *    (`bench/load/rss.ts`): start, max, end and when it levelled are printed and in the JSON line.
  * 5. After the service stops, the same driver against a trivial Hono app answering a small
  *    constant JSON, at full and half load: the ceiling of the stack.
  *
@@ -54,6 +56,7 @@ import { startService, type Target } from './harness/service.js';
 import { loadAverage, processCpuMs, serverCpuMs } from './harness/stats.js';
 import { GROUPS, SHARES, fmt, printLoadReport, type Group, type MixPass, type MixRun, type RouteFigures } from './load/report.js';
 import { loopStatsFrom } from './load/loop-stats.js';
+import { type RssFigures, sampleRss } from './load/rss.js';
 import { startWriter } from './load/writer.js';
 import { openBoard } from './search/board.js';
 
@@ -396,7 +399,8 @@ async function bulkBoard(images: number): Promise<{ dataDir: string; db: Databas
 
 /**
  * The mix, read-only and then with one write a second when `withWriter` is given, the CPU clocks
- * of the service and its PostgreSQL read over each measured window (Linux /proc).
+ * of the service and its PostgreSQL read over each measured window (Linux /proc), and the
+ * service's RSS as `rss` last sampled it logged after each pass.
  */
 async function measureMix(
   target: Target,
@@ -404,6 +408,7 @@ async function measureMix(
   o: Options,
   withWriter: Database | undefined,
   imageIds: number[],
+  rss: { now(): number | undefined } | undefined,
 ): Promise<{ readOnly: MixRun; withWrites: MixRun | undefined }> {
   const pg = target.dataDir ? postmasterPid(join(target.dataDir, 'postgres')) : undefined;
   const svcPid = target.pid;
@@ -419,7 +424,7 @@ async function measureMix(
       },
     );
     const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
-    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s (load ${loadAverage()})`);
+    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s, RSS ${fmt(rss?.now() ?? Number.NaN, 0)} MiB (load ${loadAverage()})`);
     return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
   };
   log(`the mix (load ${loadAverage()})`);
@@ -480,6 +485,8 @@ async function main(): Promise<void> {
           nodeFlags,
           awaitWarmStart: true,
         });
+    // the service's resident memory from its warm start to the end of the mix
+    const rss = target.pid === undefined ? undefined : sampleRss(target.pid);
     // the writes of the mixed run go to the service's database (joined when the service runs it)
     const db = bulk?.db ?? (target.dataDir ? (joined = await openDatabase({ dataDir: target.dataDir, max: 2 })).db : undefined);
     const board = await discover(target.origin);
@@ -500,8 +507,9 @@ async function main(): Promise<void> {
     for (const route of o.only === 'mix' ? [] : o.only ? [o.only] : ROUTES) routes.push(await fullAndHalf(route, target.origin, routePaths[route], o, serviceCpuMs));
 
     loads.mix = loadAverage();
-    const { readOnly, withWrites } = await measureMix(target, mix, o, o.only === undefined || o.only === 'mix' ? db : undefined, board.imageIds);
+    const { readOnly, withWrites } = await measureMix(target, mix, o, o.only === undefined || o.only === 'mix' ? db : undefined, board.imageIds, rss);
     if (!db) log('  (no database at hand with --url: the run with writes is left out)');
+    const memory: RssFigures | undefined = rss?.stop();
     await target.stop();
     target = undefined;
 
@@ -509,7 +517,7 @@ async function main(): Promise<void> {
     const ceiling = await measureCeiling(o, loads.ceiling);
     loads.end = loadAverage();
 
-    printLoadReport({ images: o.bulk ?? o.images, routes, ceiling, readOnly, withWrites, loads }, log);
+    printLoadReport({ images: o.bulk ?? o.images, routes, ceiling, readOnly, withWrites, loads, memory }, log);
   } finally {
     await cleanup();
   }

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { table } from '../../src/lib/table.js';
 import type { DriverResult, Figures } from '../harness/driver.js';
 import type { LoopStats } from './loop-stats.js';
+import type { RssFigures } from './rss.js';
 
 // Route groups and their shares of the mix
 export const GROUPS = ['image show', 'image search', 'tag show', 'comment/post search', 'featured/forums/filters', 'oembed'] as const;
@@ -87,10 +88,13 @@ export interface LoadFigures {
   withWrites: MixRun | undefined;
   /** The load average at the start of each phase, by phase. */
   loads: Record<string, string>;
+  /** The service's RSS from its warm start to the end of the mix (none when it was not sampled). */
+  memory?: RssFigures | undefined;
 }
 
 /** The tables of each route and of the mix, the CPU a request, the targets, and one JSON line. */
-export function printLoadReport({ images, routes, ceiling, readOnly, withWrites, loads }: LoadFigures, log: (msg: string) => void): void {
+export function printLoadReport(figures: LoadFigures, log: (msg: string) => void): void {
+  const { routes, ceiling, readOnly, withWrites, loads, memory } = figures;
   const pct = (x: number) => `${fmt(x * 100, 1)}%`;
   const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop, fullCpuUs }) => [
     route,
@@ -134,7 +138,18 @@ export function printLoadReport({ images, routes, ceiling, readOnly, withWrites,
   const writeRatio = withWrites ? mixRps(withWrites) / mixRps(readOnly) : Number.NaN;
   log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);
   log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
+  if (memory) {
+    log(
+      `service RSS: ${fmt(memory.startMb, 0)} MiB after its warm start, max ${fmt(memory.maxMb, 0)} MiB, ${fmt(memory.endMb, 0)} MiB at the end of the mix; ` +
+        `levelled (within 5% of the max) after ${fmt(memory.levelledAfterS, 0)} s (${memory.samples} samples)`,
+    );
+  }
   log(`load average (1/5/15 min): ${Object.entries(loads).map(([k, v]) => `${k} ${v}`).join('; ')}`);
+  console.log(JSON.stringify(loadJson(figures, writeRatio)));
+}
+
+/** The figures as the one JSON line a run prints last (for scripts comparing runs). */
+function loadJson({ images, routes, ceiling, readOnly, withWrites, loads, memory }: LoadFigures, writeRatio: number): Record<string, unknown> {
   const byRoute = Object.fromEntries(
     routes.map(({ route, full, half, fullCpuUs }) => [
       route,
@@ -149,17 +164,21 @@ export function printLoadReport({ images, routes, ceiling, readOnly, withWrites,
       },
     ]),
   );
-  console.log(
-    JSON.stringify({
-      images,
-      hono_ceiling_rps: round(ceiling.full.rps, 1),
-      hono_cpu_us: round(ceiling.fullCpuUs, 1),
-      hono_half_p99_ms: round(ceiling.half.p99, 2),
-      routes: byRoute,
-      mix_rps: round(mixRps(readOnly), 1),
-      mix_1wps_rps: round(withWrites ? mixRps(withWrites) : Number.NaN, 1),
-      write_ratio: round(writeRatio, 3),
-      load_end: loads.end,
-    }),
-  );
+  return {
+    images,
+    hono_ceiling_rps: round(ceiling.full.rps, 1),
+    hono_cpu_us: round(ceiling.fullCpuUs, 1),
+    hono_half_p99_ms: round(ceiling.half.p99, 2),
+    routes: byRoute,
+    mix_rps: round(mixRps(readOnly), 1),
+    mix_1wps_rps: round(withWrites ? mixRps(withWrites) : Number.NaN, 1),
+    write_ratio: round(writeRatio, 3),
+    mix_p99_ms: round(mixP99(readOnly), 2),
+    mix_1wps_p99_ms: round(withWrites ? mixP99(withWrites) : Number.NaN, 2),
+    rss_start_mb: round(memory?.startMb ?? Number.NaN, 0),
+    rss_max_mb: round(memory?.maxMb ?? Number.NaN, 0),
+    rss_end_mb: round(memory?.endMb ?? Number.NaN, 0),
+    rss_levelled_s: round(memory?.levelledAfterS ?? Number.NaN, 0),
+    load_end: loads.end,
+  };
 }

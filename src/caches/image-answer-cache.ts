@@ -107,14 +107,16 @@ export class ImageAnswerCache {
   }
 
   /**
-   * Keep an answer made from `images` since its mark `before`, when it can be checked later:
-   * no change was heard while it was made (an image read from the cache before a change and
-   * stored again after it would pass for current), it lists every id asked for (one gone from
-   * PostgreSQL meanwhile is looked for again each time), and the cache holds each of them.
+   * Keep an answer made from `images` since its mark `before`, when it can be checked later: no
+   * change heard while it was made touched one of its images (one read from the cache before a
+   * change and stored again after it would pass for current; changes to other images do not
+   * matter, and on a board edited every second most answers are made while one is heard), it
+   * lists every id asked for (one gone from PostgreSQL meanwhile is looked for again each time),
+   * and the cache holds each of them.
    */
   keepMade(key: unknown, images: ImageJsonCache, before: number, made: MadeImageAnswer): void {
-    if (images.mark() !== before || made.listed.length !== made.ids.length) return;
-    const places = images.placesOf(made.listed);
+    if (made.listed.length !== made.ids.length) return;
+    const places = images.placesUntouchedSince(before, made.listed);
     if (places === null) return;
     this.keep(key, { ids: [...made.ids], total: made.total, places, body: made.body, etag: made.etag, checkedAt: before });
   }

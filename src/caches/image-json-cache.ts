@@ -338,6 +338,30 @@ export class ImageJsonCache {
   }
 
   /**
+   * `placesOf(ids)` for something made of these images since `mark` (read from the cache or
+   * loaded): null also when a change heard since then touched one of them (the image, a tag it
+   * carries, its uploader), as what was made may hold its JSON from before the change, or when
+   * the changes since `mark` are no longer all remembered or one was `*`. Changes to other
+   * images leave it made of current images.
+   */
+  placesUntouchedSince(mark: number, ids: readonly number[]): Int32Array | null {
+    if (mark < this.clearedAt || this.changeCount - mark > RECENT_CHANGES) return null;
+    const places = this.placesOf(ids);
+    const touched = places === null ? null : this.changedSince(mark);
+    if (touched === null) return places;
+    for (let i = 0; i < ids.length; i++) if (this.heldTouches(touched, ids[i]!, places![2 * i]!)) return null;
+    return places;
+  }
+
+  /** Whether `touched` names the image held in `slot`, one of its tags or its uploader. */
+  private heldTouches(touched: Touched, id: number, slot: number): boolean {
+    const words = this.slabs.slab(this.slots.slab(slot)).words;
+    const w = this.slots.offset(slot) >> 2;
+    const uploader = words[w + UPLOADER]!;
+    return touches(touched, id, uploader === -1 ? null : uploader, words.subarray(w + HEADER_WORDS, w + HEADER_WORDS + words[w + TAG_COUNT]!));
+  }
+
+  /**
    * Whether every image of `places` (from `placesOf`) is still held as it was then: none dropped,
    * nor dropped and stored again, since. Counts as a read of each for eviction.
    */
@@ -455,13 +479,7 @@ export class ImageJsonCache {
   private sweep(): void {
     if (this.changedTags.size === 0 && this.changedUsers.size === 0) return;
     const changed: Touched = { images: new Set(), tags: this.changedTags, users: this.changedUsers };
-    for (const [id, slot] of this.slotsById) {
-      const words = this.slabs.slab(this.slots.slab(slot)).words;
-      const w = this.slots.offset(slot) >> 2;
-      const uploader = words[w + UPLOADER]!;
-      const tags = words.subarray(w + HEADER_WORDS, w + HEADER_WORDS + words[w + TAG_COUNT]!);
-      if (touches(changed, id, uploader === -1 ? null : uploader, tags)) this.drop(id);
-    }
+    for (const [id, slot] of this.slotsById) if (this.heldTouches(changed, id, slot)) this.drop(id);
     this.changedTags.clear();
     this.changedUsers.clear();
   }

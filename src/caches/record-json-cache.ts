@@ -6,9 +6,10 @@
  * Each entry names what it watches as `kind:id` keys (a tag: itself, its alias target, aliases,
  * implications and DNP entries; a comment: itself, its image, its author), and a change drops the
  * entries watching its key, found through an index of watchers: one change costs what it drops,
- * not a pass over the cache. A load that overlapped any change is not kept (it may predate it);
- * `*` empties the cache. Bounded by bytes, the oldest not read lately dropped first
- * (`src/lib/bounded-map.ts`).
+ * not a pass over the cache. Of a load that overlapped changes, the records watching one of them
+ * are not kept (they may predate it), the others are (on a board edited every second most loads
+ * overlap some change); `*` empties the cache. Bounded by bytes, the oldest not read lately
+ * dropped first (`src/lib/bounded-map.ts`).
  */
 import type { RecordChange } from '../db/record-change-feed.js';
 import { BoundedMap } from '../lib/bounded-map.js';
@@ -28,6 +29,9 @@ export interface RecordJsonPolicy {
   invalidatedBy: readonly string[];
 }
 
+/** Changes remembered for loads that overlapped them (a load that overlapped more keeps nothing). */
+const RECENT_CHANGES = 1024;
+
 /** What an entry costs besides its text (objects, watch keys, map slots), roughly. */
 const ENTRY_OVERHEAD_BYTES = 300;
 
@@ -39,6 +43,10 @@ export class RecordJsonCache {
   private readonly watchers = new Map<string, Set<number>>();
   private changeCount = 0;
   private readonly counts: CacheCounts;
+  /** The `kind:id` of the last changes, by change number modulo `RECENT_CHANGES`. */
+  private readonly recent: string[] = [];
+  /** The number of the last `*`: no load from before it is kept. */
+  private clearedAt = 0;
 
   constructor(maxBytes: number, policy: RecordJsonPolicy = { name: 'records', invalidatedBy: ['*'] }, registry = new CacheRegistry()) {
     this.entries = new BoundedMap({ maxBytes, sizeOf: bytesOf, onEvict: (id, record) => this.unwatch(id, record) });
@@ -69,10 +77,13 @@ export class RecordJsonCache {
     return { found, missing };
   }
 
-  /** Keep records loaded since `mark`, unless a change was heard meanwhile. */
+  /** Keep records loaded since `mark`, but those watching a change heard meanwhile. */
   keep(mark: number, records: readonly RecordJson[]): void {
-    if (mark !== this.changeCount) return;
+    if (mark < this.clearedAt || this.changeCount - mark > RECENT_CHANGES) return;
+    const heard = new Set<string>();
+    for (let n = mark + 1; n <= this.changeCount; n++) heard.add(this.recent[n % RECENT_CHANGES]!);
     for (const record of records) {
+      if (heard.size > 0 && record.watches.some((key) => heard.has(key))) continue;
       this.drop(record.id);
       if (!this.entries.set(record.id, record)) continue;
       for (const key of record.watches) {
@@ -86,11 +97,14 @@ export class RecordJsonCache {
   onChange(change: RecordChange): void {
     this.changeCount++;
     if (!('id' in change)) {
+      this.clearedAt = this.changeCount;
       this.entries.clear();
       this.watchers.clear();
       return;
     }
-    const watching = this.watchers.get(`${change.kind}:${change.id}`);
+    const key = `${change.kind}:${change.id}`;
+    this.recent[this.changeCount % RECENT_CHANGES] = key;
+    const watching = this.watchers.get(key);
     if (watching !== undefined) for (const id of [...watching]) this.drop(id);
   }
 

@@ -322,7 +322,7 @@ describe('ImageAnswerCache', () => {
     expect(pages.find(request, images, { ids: [1, 2, 3], total: 3 })).toBeUndefined();
   });
 
-  it('keeps an answer just made only when no change was heard meanwhile and it lists every image, held by the cache', () => {
+  it('keeps an answer just made only when no change heard meanwhile touched its images and it lists every image, held by the cache', () => {
     const { images } = setUp();
     const answers = new ImageAnswerCache(1024 * 1024);
     const made = (ids: number[], listed = ids) => ({ ids, total: ids.length, listed, body: Buffer.from('{}'), etag: `"${ids.join('-')}"` });
@@ -332,11 +332,31 @@ describe('ImageAnswerCache', () => {
     expect(answers.find('0 1', images)?.etag).toBe('"1"');
     images.onChange({ kind: 'images', id: 1 });
     expect(answers.find('0 1', images)).toBeUndefined();
-    // a change heard while it was made (here: to another image) leaves it unkept
+    // a change heard while it was made to one of its images, a tag one carries or its uploader
+    // leaves it unkept (image 2 stored again after its change: held, but not as it was read)
+    for (const change of [{ kind: 'images', id: 2 }, { kind: 'tag_display', id: 11 }, { kind: 'user', id: 7 }]) {
+      images.keep(images.mark(), [image(2, [10, 11]), image(3, [], 7)]);
+      const during = images.mark();
+      images.onChange(change);
+      images.keep(images.mark(), [image(2, [10, 11]), image(3, [], 7)]);
+      answers.keepMade('2 3', images, during, made([2, 3]));
+      expect(answers.find('2 3', images), change.kind).toBeUndefined();
+    }
+    // one to another image, its tag or its uploader does not
     const during = images.mark();
     images.onChange({ kind: 'images', id: 4 });
-    answers.keepMade('0 2', images, during, made([2]));
-    expect(answers.find('0 2', images)).toBeUndefined();
+    images.onChange({ kind: 'tag_display', id: 12 });
+    images.onChange({ kind: 'user', id: 8 });
+    answers.keepMade('2 3', images, during, made([2, 3]));
+    expect(answers.find('2 3', images)?.etag).toBe('"2-3"');
+    answers.onChange({ kind: '*' });
+    // nor one overlapped by `*`
+    const beforeAll = images.mark();
+    images.onChange({ kind: '*' });
+    images.keep(images.mark(), [image(2, [10, 11]), image(3, [], 7)]);
+    answers.keepMade('2 3', images, beforeAll, made([2, 3]));
+    expect(answers.find('2 3', images)).toBeUndefined();
+    images.keep(images.mark(), [image(2, [10, 11]), image(3, [], 7)]);
     // an id missing from the answer, or an image the cache does not hold
     answers.keepMade('page', images, images.mark(), made([2, 3, 99], [2, 3]));
     answers.keepMade('0 1', images, images.mark(), made([1]));
@@ -441,11 +461,21 @@ describe('RecordJsonCache', () => {
     expect(cache.lookup([2]).missing).toEqual([2]);
   });
 
-  it('keeps no load that overlapped a change, and empties on `*`', () => {
+  it('keeps of a load that overlapped changes the records none of them concerns, and empties on `*`', () => {
     const cache = new RecordJsonCache(1_000_000);
     const mark = cache.mark();
     cache.onChange({ kind: 'comments', id: 77 });
-    cache.keep(mark, [record(1)]);
+    cache.onChange({ kind: 'tags', id: 9 });
+    cache.keep(mark, [record(1), record(2, 'tags:9'), record(77)]);
+    expect([...cache.lookup([1, 2, 77]).found.keys()]).toEqual([1, 77]);
+    // a load that overlapped `*`, or more changes than are remembered, keeps nothing
+    const beforeAll = cache.mark();
+    cache.onChange({ kind: '*' });
+    expect(cache.size).toBe(0);
+    cache.keep(beforeAll, [record(3)]);
+    const beforeMany = cache.mark();
+    for (let i = 0; i < 1025; i++) cache.onChange({ kind: 'images', id: i });
+    cache.keep(beforeMany, [record(4)]);
     expect(cache.size).toBe(0);
     cache.keep(cache.mark(), [record(1), record(2)]);
     cache.onChange({ kind: '*' });

@@ -1,11 +1,13 @@
 /**
  * What a query and a sort read of a document (src/search/embedded/query/reads.ts) and how a
- * document's fields changed (query/field-changes.ts): the two halves of telling which kept
- * answers a write cannot concern. Whole-engine behaviour is in result-cache.test.ts.
+ * document's fields changed (query/field-changes.ts), the two halves of telling which kept
+ * answers a write cannot concern, and the kept answers listed by what they read
+ * (answers-by-reads.ts). Whole-engine behaviour is in result-cache.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { fieldChanges } from '../../src/search/embedded/query/field-changes.js';
-import { concerns, readsOf } from '../../src/search/embedded/query/reads.js';
+import { AnswersByReads } from '../../src/search/embedded/answers-by-reads.js';
+import { readsOf } from '../../src/search/embedded/query/reads.js';
 
 const KEYWORDS = new Set(['tags', 'tag_ids', 'uploader']);
 const isKeyword = (path: string) => KEYWORDS.has(path);
@@ -20,8 +22,15 @@ describe('what a query reads', () => {
     };
     const reads = readsOf(query, [{ created_at: 'desc' }, { id: 'desc' }], isKeyword);
     expect(reads.everything).toBe(false);
-    expect([...reads.fields].sort()).toEqual(['approved', 'created_at', 'id', 'score', 'tags', 'uploader']);
+    expect([...reads.fields].sort()).toEqual(['approved', 'created_at', 'id', 'score', 'uploader']);
     expect(Object.fromEntries([...reads.terms].map(([f, t]) => [f, [...t].sort()]))).toEqual({ tags: ['safe'], tag_ids: ['3', '7'] });
+    // a pattern on a keyword field reads the terms it passes; on another field, the field whole
+    expect([...reads.patterns.keys()]).toEqual(['tags']);
+    const test = reads.patterns.get('tags')!.get('wildcard:s:ab*')!;
+    expect(['ab', 'abc', 'xab', 'Ab'].filter(test)).toEqual(['ab', 'abc']);
+    const caseless = readsOf({ prefix: { tags: { value: 'Ab', case_insensitive: true } } }, undefined, isKeyword).patterns.get('tags')!.get('prefix:i:Ab')!;
+    expect(['ab', 'ABC', 'xab'].filter(caseless)).toEqual(['ab', 'ABC']);
+    expect(readsOf({ prefix: { description: 'ab' } }, undefined, isKeyword)).toMatchObject({ fields: new Set(['description']), patterns: new Map() });
   });
 
   it('reads everything of what it does not work out: unknown kinds, nested queries, sorts on _script', () => {
@@ -49,10 +58,32 @@ describe('how a document changed', () => {
   it('concerns the answers that read a changed field or term, and only those', () => {
     const changes = fieldChanges({ tags: ['safe'], tag_count: 1 }, { tags: ['safe', 'dog'], tag_count: 2 }, isKeyword);
     const byTag = (tag: string, sort: unknown = [{ id: 'desc' }]) => readsOf({ term: { tags: tag } }, sort, isKeyword);
-    expect(concerns(byTag('safe'), changes)).toBe(false);
-    expect(concerns(byTag('dog'), changes)).toBe(true);
-    expect(concerns(byTag('safe', [{ tag_count: 'desc' }, { id: 'desc' }]), changes)).toBe(true);
-    expect(concerns(readsOf({ prefix: { tags: 's' } }, undefined, isKeyword), changes)).toBe(true);
-    expect(concerns(readsOf({ range: { score: { gt: 1 } } }, undefined, isKeyword), changes)).toBe(false);
+    const answers = new AnswersByReads();
+    const listed = {
+      safe: byTag('safe'),
+      dog: byTag('dog'),
+      safeByTagCount: byTag('safe', [{ tag_count: 'desc' }, { id: 'desc' }]),
+      prefix: readsOf({ prefix: { tags: 's' } }, undefined, isKeyword),
+      score: readsOf({ range: { score: { gt: 1 } } }, undefined, isKeyword),
+      script: readsOf({ script: { source: 'x' } }, undefined, isKeyword),
+    };
+    for (const [key, reads] of Object.entries(listed)) answers.add(key, reads, true);
+    // an order not settled by sort keys alone: checked at every edit, whatever it reads
+    answers.add('scoreUnsettled', listed.score, false);
+    const concerned = () => [...answers.concerned(changes)].sort();
+    // (the prefix `s` does not pass `dog`: its search is not concerned)
+    expect(concerned()).toEqual(['dog', 'safeByTagCount', 'scoreUnsettled', 'script']);
+    const sheep = fieldChanges({ tags: ['safe'] }, { tags: ['safe', 'sheep'] }, isKeyword);
+    expect([...answers.concerned(sheep)].sort()).toEqual(['prefix', 'scoreUnsettled', 'script']);
+    // a keyword field changed whole concerns every answer reading some of its terms
+    expect([...answers.concerned(new Map([['tags', null]]))].sort()).toEqual(['dog', 'prefix', 'safe', 'safeByTagCount', 'scoreUnsettled', 'script']);
+    expect([...answers.concerned(new Map([['score', null]]))].sort()).toEqual(['score', 'scoreUnsettled', 'script']);
+    // taken out, an answer is no longer found, and the others still are
+    answers.remove('dog', listed.dog, true);
+    answers.remove('script', listed.script, true);
+    answers.remove('scoreUnsettled', listed.score, false);
+    expect(concerned()).toEqual(['safeByTagCount']);
+    answers.remove('prefix', listed.prefix, true);
+    expect([...answers.concerned(sheep)]).toEqual([]);
   });
 });

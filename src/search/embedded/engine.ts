@@ -195,11 +195,12 @@ export class EmbeddedEngine implements SearchEngine {
   }
 
   /**
-   * Search answers kept, how many writes dropped so far, and how many queries their checks ran
-   * (for diagnostics and benchmarks).
+   * Search answers kept, how many writes dropped so far, how many queries their checks ran and
+   * how many answers they looked at (for diagnostics and benchmarks).
    */
-  keptAnswers(): { entries: number; dropped: number; checkRuns: number; patched: number } {
-    return { entries: this.results.size, dropped: this.results.dropped, checkRuns: this.results.checkRuns, patched: this.results.patched };
+  keptAnswers(): { entries: number; dropped: number; checkRuns: number; patched: number; looked: number } {
+    const r = this.results;
+    return { entries: r.size, dropped: r.dropped, checkRuns: r.checkRuns, patched: r.patched, looked: r.looked };
   }
 
   /** Approximate bytes held by an index's structures (for diagnostics and benchmarks). */

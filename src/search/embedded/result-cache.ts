@@ -1,4 +1,5 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
+import { AnswersByReads } from './answers-by-reads.js';
 import type { PhysicalIndex } from './index/physical-index.js';
 import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
@@ -6,7 +7,7 @@ import { Bitmap } from './postings/bitmap.js';
 import { fieldChanges } from './query/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
 import { dropFilters, patchFilters } from './query/filter-set-cache.js';
-import { concerns, readsOf, type FieldChanges, type Reads } from './query/reads.js';
+import { readsOf, type FieldChanges, type Reads } from './query/reads.js';
 import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
 
@@ -34,7 +35,8 @@ import { withSearchMemory } from './search-memory.js';
  * Such an answer need not even run its query on the document when the edit changed nothing the
  * query and sort read (query/reads.ts): a tag added to an image concerns the searches for that
  * tag, the patterns and the sorts on tags, not a search for two other tags. Most kept answers of
- * a board are of that kind, so most of a tag edit's checks cost a look at two small sets.
+ * a board are of that kind, and the answers are listed by what they read (answers-by-reads.ts),
+ * so a tag edit looks only at those it concerns, not at every answer kept.
  *
  * In a keyed order, a document that is not on an answer's page and whose sort keys fall past the
  * page's last document both before and after a write of one document leaves the page as it is:
@@ -100,14 +102,20 @@ interface Entry {
   from: number;
   result: SearchResult;
   bytes: number;
-  /** What the query and sort read of a document, worked out at the first write checked. */
-  reads?: Reads;
+  /** What the query and sort read of a document. */
+  reads: Reads;
+  /** Whether its order is settled by sort keys alone (`keyedOrder`). */
+  settled: boolean;
+  /** When it was kept (later: larger). */
+  seq: number;
 }
 
 /** The answers of one physical index. */
 interface IndexAnswers {
   id: number;
   keys: Set<string>;
+  /** The same answers by what they read. */
+  byReads: AnswersByReads;
 }
 
 /** A write under way on one index: call `done` once it returned or threw. */
@@ -198,7 +206,6 @@ function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | unde
  */
 class SortKeysOf {
   private readonly values = new Map<string, (number | undefined)[] | null | undefined>();
-  private readonly settled = new Map<string, boolean>();
   /** Queries run so far. */
   runs = 0;
 
@@ -206,13 +213,6 @@ class SortKeysOf {
     private readonly index: PhysicalIndex,
     private readonly doc: number,
   ) {}
-
-  /** Whether the answer's order is settled by sort keys alone (`keyedOrder`). */
-  settles(e: Entry): boolean {
-    let settled = this.settled.get(e.sortText);
-    if (settled === undefined) this.settled.set(e.sortText, (settled = keyedOrder(this.index, e.sort)));
-    return settled;
-  }
 
   /** Whether the keys of the answer's query and sort were found already (no run left to pay). */
   known(e: Entry): boolean {
@@ -255,10 +255,14 @@ function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean
 
 export class ResultCache {
   private readonly options: Required<ResultCacheOptions>;
-  /** Every answer, dropped for room by second chance (`src/lib/bounded-map.ts`); keys are `<owner id>\0<answer key>`. */
+  /**
+   * Every answer, dropped for room by second chance (`src/lib/bounded-map.ts`), whose eviction
+   * callback takes it out of its index's lists too (`forget`); keys are `<owner id>\0<answer key>`.
+   */
   private readonly entries: BoundedMap<string, Entry>;
   private readonly owners = new WeakMap<PhysicalIndex, IndexAnswers>();
   private nextOwner = 1;
+  private nextSeq = 0;
   /** Searches answered from memory, and searches run (with a key: the others are not counted). */
   hits = 0;
   misses = 0;
@@ -268,12 +272,14 @@ export class ResultCache {
   checkRuns = 0;
   /** Answers a write concerned that stayed, their page past where the document was and went (for benchmarks). */
   patched = 0;
+  /** Kept answers the checks of writes looked at, concerned or not (for benchmarks and tests). */
+  looked = 0;
 
   constructor(options: ResultCacheOptions = {}) {
     this.options = { ...DEFAULTS, ...options };
     const { maxEntries, maxBytes } = this.options;
     // (no entries at all: `answer` keeps nothing then)
-    this.entries = new BoundedMap({ maxEntries: Math.max(1, maxEntries), maxBytes, sizeOf: (e) => e.bytes, onEvict: (full, e) => e.owner.keys.delete(full) });
+    this.entries = new BoundedMap({ maxEntries: Math.max(1, maxEntries), maxBytes, sizeOf: (e) => e.bytes, onEvict: (full, e) => this.forget(full, e) });
   }
 
   get size(): number {
@@ -297,16 +303,20 @@ export class ResultCache {
     const bytes = entryBytes(full, queryText, result);
     if (bytes > this.options.maxBytes / 16) return result;
     const sortText = JSON.stringify(request.sort ?? null);
-    // the newest entry, within the budget alone, is not the one dropped for room
-    this.entries.set(full, { owner, query: request.query, queryText, sort: request.sort, sortText, from: request.from ?? 0, result: { ids: result.ids.slice(), total: result.total }, bytes });
+    const reads = readsOf(request.query, request.sort, keywordFieldOf(index));
+    const settled = keyedOrder(index, request.sort);
+    const entry: Entry = { owner, query: request.query, queryText, sort: request.sort, sortText, from: request.from ?? 0, result: { ids: result.ids.slice(), total: result.total }, bytes, reads, settled, seq: this.nextSeq++ };
+    // listed before it is set: an answer dropped for room, even this one, leaves both lists (`forget`)
     owner.keys.add(full);
+    owner.byReads.add(full, reads, settled);
+    if (!this.entries.set(full, entry)) this.forget(full, entry);
     return result;
   }
 
   private ownerOf(index: PhysicalIndex): IndexAnswers {
     let owner = this.owners.get(index);
     if (!owner) {
-      owner = { id: this.nextOwner++, keys: new Set() };
+      owner = { id: this.nextOwner++, keys: new Set(), byReads: new AnswersByReads() };
       this.owners.set(index, owner);
     }
     return owner;
@@ -316,7 +326,13 @@ export class ResultCache {
     const e = this.entries.peek(full);
     if (!e) return;
     this.entries.delete(full);
+    this.forget(full, e);
+  }
+
+  /** Take an answer no longer kept out of its index's lists. */
+  private forget(full: string, e: Entry): void {
     e.owner.keys.delete(full);
+    e.owner.byReads.remove(full, e.reads, e.settled);
   }
 
   /** Forget every answer of `index`. */
@@ -326,26 +342,28 @@ export class ResultCache {
   }
 
   /**
-   * Drop the answers of `index` whose query matches one of `docs`, but for those in `skip`; past
-   * the deadline, drop those not checked.
+   * Drop the answers of `index` (or of them, those of `candidates`) whose query matches one of
+   * `docs`, but for those in `skip`; past the deadline, drop those not checked.
    */
-  private dropMatching(index: PhysicalIndex, docs: Bitmap, deadline: CheckDeadline, skip?: Set<string>, entering = false): void {
+  private dropMatching(index: PhysicalIndex, docs: Bitmap, deadline: CheckDeadline, skip?: Set<string>, entering = false, candidates?: readonly string[]): void {
     const owner = this.owners.get(index);
     if (!owner || docs.isEmpty()) return;
     const matched = new Map<string, boolean>();
     // one document entering a keyed answer past its page leaves the page as it is
     const one = entering && docs.size === 1 ? docs.toArray()[0]! : -1;
     const keyed = one >= 0 ? new SortKeysOf(index, one) : null;
-    for (const full of newestFirst(owner.keys)) {
+    for (const full of candidates ?? newestFirst(owner.keys)) {
       if (skip?.has(full)) continue;
-      const e = this.entries.peek(full)!;
+      const e = this.entries.peek(full);
+      if (e === undefined) continue;
+      this.looked++;
       let hit = matched.get(e.queryText);
       if (hit === undefined && deadline.passed()) hit = true;
       if (hit === undefined) {
         matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
         this.checkRuns++;
       }
-      if (hit && keyed !== null && !deadline.passed() && keyed.settles(e)) {
+      if (hit && keyed !== null && !deadline.passed() && e.settled) {
         const keys = keyed.of(e);
         if (keys && this.pageStays(index, e, index.ids[one]!, undefined, keys, deadline)) continue;
       }
@@ -357,35 +375,39 @@ export class ResultCache {
     this.checkRuns += keyed?.runs ?? 0;
   }
 
-  private readsOf(index: PhysicalIndex, e: Entry): Reads {
-    e.reads ??= readsOf(e.query, e.sort, keywordFieldOf(index));
-    return e.reads;
+  /**
+   * The keys of the answers of `owner` that a one-document edit with `changes` may concern, the
+   * most recently kept first: all of them when what changed is not known. The others read
+   * nothing the edit changed and have a settled order: the document matches them as before,
+   * with the same sort keys, and they stay without a look.
+   */
+  private toCheck(owner: IndexAnswers, changes: FieldChanges | null): string[] {
+    if (changes === null) return newestFirst(owner.keys);
+    const seqOf = (full: string) => this.entries.peek(full)?.seq ?? -1;
+    return [...owner.byReads.concerned(changes)].sort((a, b) => seqOf(b) - seqOf(a));
   }
 
   /**
    * Before one document `doc` changes: drops the answers whose query matches it and whose order
    * is not settled by sort keys alone; returns the sort keys of those it matches that may stay.
    */
-  private keysBefore(index: PhysicalIndex, doc: number, changes: FieldChanges | null, untouched: Set<string>, deadline: CheckDeadline): Map<string, (number | undefined)[]> {
+  private keysBefore(index: PhysicalIndex, doc: number, changes: FieldChanges | null, deadline: CheckDeadline): Map<string, (number | undefined)[]> {
     const kept = new Map<string, (number | undefined)[]>();
     const owner = this.owners.get(index);
     if (!owner) return kept;
     const docs = Bitmap.of(doc);
     const matched = new Map<string, boolean>();
     const keyed = new SortKeysOf(index, doc);
-    for (const full of newestFirst(owner.keys)) {
-      const e = this.entries.peek(full)!;
-      // nothing it reads changed: the document matches it as before, with the same sort keys
-      if (changes !== null && keyed.settles(e) && !concerns(this.readsOf(index, e), changes)) {
-        untouched.add(full);
-        continue;
-      }
+    for (const full of this.toCheck(owner, changes)) {
+      const e = this.entries.peek(full);
+      if (e === undefined) continue;
+      this.looked++;
       if (deadline.passed() && !matched.has(e.queryText) && !keyed.known(e)) {
         this.delete(full);
         this.dropped++;
         continue;
       }
-      if (keyed.settles(e)) {
+      if (e.settled) {
         // matched and keyed in one run; a failed run counts as a match (the answer goes)
         const keys = keyed.of(e);
         if (keys) kept.set(full, keys);
@@ -474,11 +496,11 @@ export class ResultCache {
     const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
     const deadline = new CheckDeadline(this.options.checkBudgetMs / 2);
     let keysBefore: Map<string, (number | undefined)[]> | null = null;
-    const untouched = new Set<string>();
+    let changes: FieldChanges | null = null;
     // one document changed in place: answers it concerns before may stay (see the top)
     const trusted = attempt(() =>
       withSearchMemory(() => {
-        if (old >= 0) keysBefore = this.keysBefore(index, old, changesOf(index, old, ids, docs), untouched, deadline);
+        if (old >= 0) keysBefore = this.keysBefore(index, old, (changes = changesOf(index, old, ids, docs)), deadline);
         else this.dropMatching(index, docsOf(index, ids, 0), deadline);
       }),
     );
@@ -490,8 +512,9 @@ export class ResultCache {
           const added = docsOf(index, ids, docsBefore);
           patchFilters(index, versionBefore, added);
           const checked = keysBefore === null ? undefined : this.dropChanged(index, keysBefore, added, deadline);
-          for (const full of untouched) checked?.add(full);
-          this.dropMatching(index, added, deadline, checked, true);
+          // the answers the edit does not concern stay as they are (`toCheck`)
+          const owner = this.owners.get(index);
+          this.dropMatching(index, added, deadline, checked, true, changes !== null && owner !== undefined ? this.toCheck(owner, changes) : undefined);
         };
         // a batch that failed part way, or a check that did: nothing kept is trusted
         if (ok && trusted && attempt(() => withSearchMemory(after))) return;
@@ -503,9 +526,8 @@ export class ResultCache {
 }
 
 /** An index's answer keys, the most recently kept first (checked first when time is short). */
-function* newestFirst(keys: Set<string>): Generator<string> {
-  const list = [...keys];
-  for (let i = list.length - 1; i >= 0; i--) yield list[i]!;
+function newestFirst(keys: Set<string>): string[] {
+  return [...keys].reverse();
 }
 
 /** Whether `work` ran to its end (a write must go on whatever a check of the caches met). */

@@ -247,16 +247,17 @@ function fewHolding(f: Field, key: string, test: (term: string) => boolean, env:
   return complete ? Bitmap.fromSorted(out) : undefined;
 }
 
+/** Whether a term passes a prefix or wildcard query's pattern (the term itself, not a document). */
+export function patternTest(kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean): (term: string) => boolean {
+  if (kind === 'wildcard') return compileWildcard(pattern, caseInsensitive);
+  const lower = pattern.toLowerCase();
+  return caseInsensitive ? (t: string) => t.toLowerCase().startsWith(lower) : (t: string) => t.startsWith(pattern);
+}
+
 export function patternBits(f: Field, kind: 'prefix' | 'wildcard', pattern: string, caseInsensitive: boolean, env: LeafEnv, cand?: Bitmap): Bitmap {
   const dict = stringDict(f, kind);
   const key = `${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`;
-  const lower = pattern.toLowerCase();
-  const test =
-    kind === 'wildcard'
-      ? compileWildcard(pattern, caseInsensitive)
-      : caseInsensitive
-        ? (t: string) => t.toLowerCase().startsWith(lower)
-        : (t: string) => t.startsWith(pattern);
+  const test = patternTest(kind, pattern, caseInsensitive);
   const few = fewHolding(f, key, test, env, cand);
   if (few) return few;
   const expand = () => (kind === 'prefix' ? dict.prefixOrds(pattern, caseInsensitive) : dict.wildcardOrds(pattern, caseInsensitive));

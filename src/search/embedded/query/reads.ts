@@ -8,7 +8,8 @@
  * renumbered by every write of their parent, a random order drawn from document numbers) reads
  * everything: it is checked as before.
  */
-import { fieldEntry, isPlainObject as isObject } from '../../../../grammar/index.js';
+import { fieldEntry, isPlainObject as isObject, keywordOf, longForm } from '../../../../grammar/index.js';
+import { patternTest } from './leaf-queries.js';
 
 /** What one kept answer reads. */
 export interface Reads {
@@ -18,6 +19,11 @@ export interface Reads {
   fields: Set<string>;
   /** Top-level keyword fields read for some terms only, with those terms. */
   terms: Map<string, Set<string>>;
+  /**
+   * Top-level keyword fields read for the terms a prefix or wildcard pattern passes, by pattern
+   * (`kind:case:pattern`, as the dictionary keeps its unions), with its test of a term.
+   */
+  patterns: Map<string, Map<string, (term: string) => boolean>>;
 }
 
 /** How the top-level fields of a document changed: the keyword terms added or taken off, or null for a field changed as a whole. */
@@ -30,30 +36,17 @@ export type IsKeyword = (path: string) => boolean;
 const LEAF_OPTIONS = ['boost', '_name'];
 const TERMS_OPTIONS = ['boost', '_name', 'value_type'];
 
-/** Leaf queries of one field that read it whole. */
+/** Leaf queries of one field that read it whole (prefix and wildcard: but on a keyword field). */
 const WHOLE_FIELD_LEAVES = new Set(['range', 'prefix', 'wildcard', 'regexp', 'fuzzy', 'match', 'match_phrase', 'match_phrase_prefix', 'match_bool_prefix']);
 
 /** Random orders that permute ids (not document numbers, not field values). */
 const ID_FIELDS = new Set([undefined, 'id', '_id', '_seq_no']);
 
 export function readsOf(query: unknown, sort: unknown, isKeyword: IsKeyword): Reads {
-  const reads: Reads = { everything: false, fields: new Set(), terms: new Map() };
+  const reads: Reads = { everything: false, fields: new Set(), terms: new Map(), patterns: new Map() };
   readQuery(query ?? { match_all: {} }, reads, isKeyword);
   readSort(sort, reads);
   return reads;
-}
-
-/** Whether `changes` may concern an answer that reads `reads`. */
-export function concerns(reads: Reads, changes: FieldChanges): boolean {
-  if (reads.everything) return true;
-  for (const [field, changed] of changes) {
-    if (reads.fields.has(field)) return true;
-    const terms = reads.terms.get(field);
-    if (terms === undefined) continue;
-    if (changed === null) return true;
-    for (const term of terms) if (changed.has(term)) return true;
-  }
-  return false;
 }
 
 /**
@@ -157,6 +150,13 @@ function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeywor
       else readWhole(reads, path);
       return true;
     }
+    case 'prefix':
+    case 'wildcard': {
+      const entry = leafField(body, kind, LEAF_OPTIONS);
+      if (entry === undefined) return false;
+      readPattern(reads, kind, entry[0], entry[1], isKeyword);
+      return true;
+    }
     default: {
       const entry = WHOLE_FIELD_LEAVES.has(kind) ? leafField(body, kind, LEAF_OPTIONS) : undefined;
       if (entry === undefined) return false;
@@ -164,6 +164,29 @@ function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeywor
       return true;
     }
   }
+}
+
+/**
+ * A prefix or wildcard query on `path`: on a top-level keyword field with a pattern the executor
+ * reads as it does (query/execute.ts), the terms it passes; else the whole field.
+ */
+function readPattern(reads: Reads, kind: 'prefix' | 'wildcard', path: string, spec: unknown, isKeyword: IsKeyword): void {
+  let pattern: string | undefined;
+  let caseInsensitive = false;
+  try {
+    const { value, opts } = longForm(spec, kind === 'wildcard' ? ['value', 'wildcard'] : ['value'], kind);
+    pattern = typeof value === 'string' || typeof value === 'number' ? keywordOf(value) : undefined;
+    caseInsensitive = opts.case_insensitive === true;
+  } catch {
+    pattern = undefined;
+  }
+  if (pattern === undefined || path.includes('.') || !isKeyword(path)) {
+    readWhole(reads, path);
+    return;
+  }
+  let byPattern = reads.patterns.get(path);
+  if (byPattern === undefined) reads.patterns.set(path, (byPattern = new Map()));
+  byPattern.set(`${kind}:${caseInsensitive ? 'i' : 's'}:${pattern}`, patternTest(kind, pattern, caseInsensitive));
 }
 
 function readFunctionScore(body: Record<string, unknown>, reads: Reads, isKeyword: IsKeyword): void {

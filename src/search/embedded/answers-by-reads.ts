@@ -1,0 +1,110 @@
+/**
+ * The kept answers of one index by what their query and sort read (query/reads.ts), so that a
+ * one-document edit finds the answers it may concern without looking at the others.
+ *
+ * Why: every tag edit looked at each kept answer of the index (up to 8,192) to tell that most of
+ * them read nothing it changed; on a board edited once a second those looks, and the garbage they
+ * left, were most of what the writes cost the engine's thread. An answer is listed under each
+ * field it reads whole, each keyword term it reads and each pattern of a keyword field it reads
+ * (a tag edit concerns a wildcard search only when the tag passes its pattern); answers that
+ * read everything, or whose order is not settled by sort keys alone (a rewrite moves the
+ * document among ties), are checked at every edit and listed apart.
+ */
+import type { FieldChanges, Reads } from './query/reads.js';
+
+export class AnswersByReads {
+  /** Answers every edit may concern. */
+  private readonly always = new Set<string>();
+  /** Answers by a top-level field they read whole. */
+  private readonly byField = new Map<string, Set<string>>();
+  /** Answers by a keyword field they read some terms of, and by term. */
+  private readonly byTerm = new Map<string, Map<string, Set<string>>>();
+  /** Answers by a keyword field they read the terms of a pattern of, and by pattern. */
+  private readonly byPattern = new Map<string, Map<string, { test: (term: string) => boolean; keys: Set<string> }>>();
+
+  /** List `key`, whose answer reads `reads`; `settled`: its order is settled by sort keys alone. */
+  add(key: string, reads: Reads, settled: boolean): void {
+    if (reads.everything || !settled) {
+      this.always.add(key);
+      return;
+    }
+    for (const field of reads.fields) setIn(this.byField, field).add(key);
+    for (const [field, terms] of reads.terms) {
+      let byTerm = this.byTerm.get(field);
+      if (byTerm === undefined) this.byTerm.set(field, (byTerm = new Map()));
+      for (const term of terms) setIn(byTerm, term).add(key);
+    }
+    for (const [field, patterns] of reads.patterns) {
+      let byPattern = this.byPattern.get(field);
+      if (byPattern === undefined) this.byPattern.set(field, (byPattern = new Map()));
+      for (const [pattern, test] of patterns) {
+        let listed = byPattern.get(pattern);
+        if (listed === undefined) byPattern.set(pattern, (listed = { test, keys: new Set() }));
+        listed.keys.add(key);
+      }
+    }
+  }
+
+  /** Take `key` out again, listed with the same `reads` and `settled`. */
+  remove(key: string, reads: Reads, settled: boolean): void {
+    if (reads.everything || !settled) {
+      this.always.delete(key);
+      return;
+    }
+    for (const field of reads.fields) deleteIn(this.byField, field, key);
+    for (const [field, terms] of reads.terms) {
+      const byTerm = this.byTerm.get(field);
+      if (byTerm === undefined) continue;
+      for (const term of terms) deleteIn(byTerm, term, key);
+      if (byTerm.size === 0) this.byTerm.delete(field);
+    }
+    for (const [field, patterns] of reads.patterns) {
+      const byPattern = this.byPattern.get(field);
+      if (byPattern === undefined) continue;
+      for (const pattern of patterns.keys()) {
+        const listed = byPattern.get(pattern);
+        listed?.keys.delete(key);
+        if (listed?.keys.size === 0) byPattern.delete(pattern);
+      }
+      if (byPattern.size === 0) this.byPattern.delete(field);
+    }
+  }
+
+  /**
+   * The answers an edit with `changes` may concern: those that read a field it changed whole, a
+   * term it added or took off or a pattern passing such a term (or any term or pattern of a
+   * keyword field it changed whole), and those checked at every edit.
+   */
+  concerned(changes: FieldChanges): Set<string> {
+    const out = new Set(this.always);
+    for (const [field, changed] of changes) {
+      for (const key of this.byField.get(field) ?? []) out.add(key);
+      const byTerm = this.byTerm.get(field);
+      if (byTerm !== undefined) {
+        if (changed === null) {
+          for (const keys of byTerm.values()) for (const key of keys) out.add(key);
+        } else {
+          for (const term of changed) for (const key of byTerm.get(term) ?? []) out.add(key);
+        }
+      }
+      for (const { test, keys } of this.byPattern.get(field)?.values() ?? []) {
+        if (changed !== null && ![...changed].some(test)) continue;
+        for (const key of keys) out.add(key);
+      }
+    }
+    return out;
+  }
+}
+
+function setIn<K>(map: Map<K, Set<string>>, k: K): Set<string> {
+  let set = map.get(k);
+  if (set === undefined) map.set(k, (set = new Set()));
+  return set;
+}
+
+function deleteIn<K>(map: Map<K, Set<string>>, k: K, key: string): void {
+  const set = map.get(k);
+  if (set === undefined) return;
+  set.delete(key);
+  if (set.size === 0) map.delete(k);
+}
