@@ -28,7 +28,7 @@ export interface CacheSpec {
   budget: CacheBudget;
   /**
    * What drops its entries, besides room: announced change kinds (`images`, `user`, `*` for a
-   * reconnect of the change feed, …; see `src/db/change-feed.ts`), or a plain phrase (`age 60 s`).
+   * reconnect of the record-change feed, …; see `src/db/record-change-feed.ts`), or a plain phrase (`age 60 s`).
    * Empty for a cache of pure functions of their key.
    */
   invalidatedBy: readonly string[];

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { announceChanges, recordChangeFeedOf, type RecordChange } from '../../src/db/record-change-feed.js';
 import type { Database } from '../../src/db/client.js';
 import * as s from '../../src/db/schema/index.js';
-import { createApp } from '../../src/http/app.js';
+import { createApp } from '../../src/http/app/app.js';
+import { composeApp } from '../../src/http/app/compose.js';
 import { createReadCaches, type ReadCaches } from '../../src/caches/read-caches.js';
 import type { SearchEngine } from '../../src/search/engine.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -101,7 +102,7 @@ beforeAll(async () => {
   db = testDb.db;
   dataDir = mkdtempSync(join(tmpdir(), 'tagwise-answers-'));
   caches = createReadCaches(db);
-  served = await serveApp(createApp({ config: testConfig(dataDir), db, engine, caches, logger: { error: () => {} } }));
+  served = await serveApp(createApp(composeApp({ config: testConfig(dataDir), db, engine, caches, logger: { error: () => {} } })));
   const started = Date.now();
   while (!caches.feed.listening) {
     if (Date.now() - started > 5000) throw new Error('the change feed never started listening');
