@@ -17,3 +17,15 @@ export async function fetchDocumentRows<Row>(db: Database, query: string, ids: n
   const [result] = await sqlClientOf(db).unsafe<{ rows: Row[] | null }[]>(asJson, [ids as never], { prepare: true });
   return result?.rows ?? [];
 }
+
+/**
+ * A query for a batch's parents (`parent` in the id array `$1`) with the ids of their `child`
+ * column in `table`, as `ids`, in `orderBy` order (by default the ids themselves).
+ */
+export function idListPer(table: string, parent: string, child: string, orderBy = child): string {
+  return `
+    select ${parent}, array_agg(${child} order by ${orderBy}) as ids
+    from ${table}
+    where ${parent} = any($1::int[])
+    group by ${parent}`;
+}
