@@ -21,8 +21,7 @@ from galleries g
   left join users u on u.id = g.creator_id
   left join gi on gi.gallery_id = g.id
   left join gs on gs.gallery_id = g.id
-where g.id = any($1::int[])
-order by g.id`;
+where g.id = any($1::int[])`;
 
 export interface GalleryDocumentRow {
   id: number;

@@ -53,8 +53,7 @@ from images i
   left join vt on vt.image_id = i.id
   left join sb on sb.image_id = i.id
   left join gl on gl.image_id = i.id
-where i.id = any($1::int[])
-order by i.id`;
+where i.id = any($1::int[])`;
 
 /** Name, category and alias names (the tags aliased to it, by name) of each tag. */
 const TAGS = `
