@@ -3,7 +3,7 @@
  * the `dumps` area of the media storage (STORAGE_URL, else DATA_DIR/dumps) as `<YYYY-MM-DD>/`, or
  * into `--dir DIR/<YYYY-MM-DD>/`, keeping the newest DUMP_KEEP.
  */
-import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
+import { commandLineOrExit, parseCommandLine, UsageError } from '../lib/command-line.js';
 import { loadConfigOrExit } from '../config.js';
 import { DirectoryStorage } from '../media/storage-directory.js';
 import { openStorage } from '../media/storage-open.js';
@@ -27,9 +27,8 @@ Exit status: 0 written (or already there), 1 failed or another dump is running, 
 `;
 
 async function main(): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseCommandLine({
+  const values = commandLineOrExit(() => {
+    const { values } = parseCommandLine({
       args: process.argv.slice(2),
       options: {
         help: { type: 'boolean', short: 'h' },
@@ -37,15 +36,11 @@ async function main(): Promise<number> {
         keep: { type: 'string' },
         force: { type: 'boolean' },
       },
-    }));
+    });
     if (values.keep !== undefined && !/^[1-9]\d{0,2}$/.test(values.keep)) throw new UsageError('--keep must be a positive whole number');
-  } catch (err) {
-    return usageErrorExit(err, USAGE);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+    return values;
+  }, USAGE);
+  if (typeof values === 'number') return values;
 
   const config = loadConfigOrExit();
   const storage = values.dir === undefined ? openStorage(config.storage).area('dumps') : new DirectoryStorage(values.dir);

@@ -4,7 +4,7 @@
  */
 import { loadConfigOrExit } from '../config.js';
 import { onBoardDatabase, runAsProgram } from './board.js';
-import { parseCommandLine, UsageError, usageErrorExit } from '../lib/command-line.js';
+import { commandLineOrExit, parseCommandLine, UsageError } from '../lib/command-line.js';
 import { ProgressBar } from './progress-bar.js';
 import { seedBulkBoard, type BulkProgress } from '../seed/bulk.js';
 import { isBoardEmpty, truncateBoard } from '../seed/common.js';
@@ -57,25 +57,19 @@ function parse(argv: string[]) {
 }
 
 async function main(): Promise<number> {
-  let values: ReturnType<typeof parse>;
-  let images: number;
-  let tags: number;
-  let users: number;
-  let seed: number | undefined;
-  try {
-    values = parse(process.argv.slice(2));
-    images = count(values.images, 'images', 1000);
-    tags = count(values.tags, 'tags', 200_000, 400);
-    users = count(values.users, 'users', 50, 5);
-    seed = values.seed === undefined ? undefined : count(values.seed, 'seed', 0);
+  const line = commandLineOrExit(() => {
+    const values = parse(process.argv.slice(2));
+    const counts = {
+      images: count(values.images, 'images', 1000),
+      tags: count(values.tags, 'tags', 200_000, 400),
+      users: count(values.users, 'users', 50, 5),
+      seed: values.seed === undefined ? undefined : count(values.seed, 'seed', 0),
+    };
     if (values.demo && (values.tags !== undefined || values.users !== undefined)) throw new UsageError('--tags and --users do not apply to --demo');
-  } catch (err) {
-    return usageErrorExit(err, USAGE);
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+    return { help: values.help, values, ...counts };
+  }, USAGE);
+  if (typeof line === 'number') return line;
+  const { values, images, tags, users, seed } = line;
 
   const config = loadConfigOrExit();
   const bar = new ProgressBar();

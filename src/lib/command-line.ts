@@ -25,3 +25,22 @@ export function usageErrorExit(err: unknown, usage: string): number {
   console.error(`error: ${err.message}\n\n${usage}`);
   return 2;
 }
+
+/**
+ * A program's command line as `read` makes it of process.argv, or the exit status when the program
+ * has nothing more to do: 2 after a `UsageError` (see `usageErrorExit`), 0 after printing `usage`
+ * for --help.
+ */
+export function commandLineOrExit<T extends { help?: boolean | undefined }>(read: () => T, usage: string): T | number {
+  let line: T;
+  try {
+    line = read();
+  } catch (err) {
+    return usageErrorExit(err, usage);
+  }
+  if (line.help) {
+    console.log(usage);
+    return 0;
+  }
+  return line;
+}

@@ -9,6 +9,7 @@ import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, unlin
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { orIf } from '../lib/or-if.js';
 import {
   StorageFullError,
   StorageHealth,
@@ -67,23 +68,14 @@ export class DirectoryStorage implements MediaStorage {
     return 'copied';
   }
 
-  async get(key: string): Promise<Buffer | null> {
-    try {
-      return await readFile(this.resolve(key));
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+  get(key: string): Promise<Buffer | null> {
+    return orIf(() => readFile(this.resolve(key)), isMissing, null);
   }
 
   /** The file of a key opened for reading, or null when there is none. */
-  private async openFile(key: string): Promise<Awaited<ReturnType<typeof open>> | null> {
-    try {
-      return await open(this.resolve(key), 'r');
-    } catch (error) {
-      if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
-      throw error;
-    }
+  private openFile(key: string): Promise<Awaited<ReturnType<typeof open>> | null> {
+    const isMissingOrDirectory = (error: unknown) => isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR';
+    return orIf(() => open(this.resolve(key), 'r'), isMissingOrDirectory, null);
   }
 
   async read(key: string, range?: { start: number; end: number }): Promise<Readable | null> {
@@ -114,28 +106,30 @@ export class DirectoryStorage implements MediaStorage {
     }
   }
 
-  async stat(key: string): Promise<StoredFileStat | null> {
-    try {
-      const s = await stat(this.resolve(key));
-      return s.isFile() ? { size: s.size, mtime: s.mtime } : null;
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw error;
-    }
+  stat(key: string): Promise<StoredFileStat | null> {
+    return orIf(
+      async () => {
+        const s = await stat(this.resolve(key));
+        return s.isFile() ? { size: s.size, mtime: s.mtime } : null;
+      },
+      isMissing,
+      null,
+    );
   }
 
   async exists(key: string): Promise<boolean> {
     return (await this.stat(key)) !== null;
   }
 
-  async delete(key: string): Promise<boolean> {
-    try {
-      await unlink(this.resolve(key));
-      return true;
-    } catch (error) {
-      if (isMissing(error)) return false;
-      throw error;
-    }
+  delete(key: string): Promise<boolean> {
+    return orIf(
+      async () => {
+        await unlink(this.resolve(key));
+        return true;
+      },
+      isMissing,
+      false,
+    );
   }
 
   async deleteTree(prefix: string): Promise<void> {

@@ -20,6 +20,7 @@ import {
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
 import type { StorageSettings } from '../config.js';
+import { orIf } from '../lib/or-if.js';
 import {
   StorageFullError,
   StorageHealth,
@@ -153,14 +154,15 @@ export class S3Storage implements MediaStorage {
     }
   }
 
-  async stat(key: string): Promise<StoredFileStat | null> {
-    try {
-      const out = await reached(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.#key(key) })));
-      return { size: out.ContentLength ?? 0, mtime: out.LastModified ?? new Date(0) };
-    } catch (error) {
-      if (isNotFound(error)) return null;
-      throw error;
-    }
+  stat(key: string): Promise<StoredFileStat | null> {
+    return orIf(
+      async () => {
+        const out = await reached(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.#key(key) })));
+        return { size: out.ContentLength ?? 0, mtime: out.LastModified ?? new Date(0) };
+      },
+      isNotFound,
+      null,
+    );
   }
 
   async exists(key: string): Promise<boolean> {

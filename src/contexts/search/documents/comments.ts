@@ -26,8 +26,7 @@ from c
   join images i on i.id = c.image_id
   left join users au on au.id = c.user_id
   left join users dl on dl.id = c.deleted_by_id
-  left join tg on tg.image_id = c.image_id
-order by c.id`;
+  left join tg on tg.image_id = c.image_id`;
 
 export interface CommentDocumentRow {
   id: number;

@@ -12,8 +12,7 @@ select
   lower(f.spoilered_complex_str) as spoilered_complex_str, lower(f.hidden_complex_str) as hidden_complex_str
 from filters f
   left join users u on u.id = f.user_id
-where f.id = any($1::int[])
-order by f.id`;
+where f.id = any($1::int[])`;
 
 export interface FilterDocumentRow {
   id: number;

@@ -3,15 +3,11 @@
  * per batch of ids, fetched as one JSON array.
  */
 import type { Database } from '../../../db/client.js';
-import { fetchDocumentRows, isoTime } from './rows.js';
+import { fetchDocumentRows, idListPer, isoTime } from './rows.js';
 
 const QUERY = `
 with
-  gi as (
-    select g.gallery_id, array_agg(g.image_id order by g.position, g.image_id) as image_ids
-    from gallery_interactions g
-    where g.gallery_id = any($1::int[])
-    group by g.gallery_id),
+  gi as (${idListPer('gallery_interactions', 'gallery_id', 'image_id', 'position, image_id')}),
   gs as (
     select s.gallery_id, count(*)::int as subscriber_count
     from gallery_subscriptions s
@@ -19,14 +15,13 @@ with
     group by s.gallery_id)
 select
   g.id, lower(g.title) as title, g.description, g.image_count, g.creator_id, g.anonymous,
-  lower(u.name) as creator_name, coalesce(gs.subscriber_count, 0) as subscriber_count, gi.image_ids,
+  lower(u.name) as creator_name, coalesce(gs.subscriber_count, 0) as subscriber_count, gi.ids as image_ids,
   ${isoTime('g.created_at')} as created_at, ${isoTime('g.updated_at')} as updated_at
 from galleries g
   left join users u on u.id = g.creator_id
   left join gi on gi.gallery_id = g.id
   left join gs on gs.gallery_id = g.id
-where g.id = any($1::int[])
-order by g.id`;
+where g.id = any($1::int[])`;
 
 export interface GalleryDocumentRow {
   id: number;

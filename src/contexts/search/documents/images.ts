@@ -4,16 +4,7 @@
  * the tags and users a batch mentions.
  */
 import { sqlClientOf, type Database } from '../../../db/client.js';
-import { fetchDocumentRows, isoTime } from './rows.js';
-
-/** For each image of the batch, the ids of the users in `table` (who faved, hid, subscribed). */
-function userIdsPerImage(table: string): string {
-  return `
-    select image_id, array_agg(user_id order by user_id) as ids
-    from ${table}
-    where image_id = any($1::int[])
-    group by image_id`;
-}
+import { fetchDocumentRows, idListPer, isoTime } from './rows.js';
 
 /**
  * The images with their relations as id lists. Names are not joined in per row: the tags and
@@ -22,18 +13,10 @@ function userIdsPerImage(table: string): string {
  */
 const QUERY = `
 with
-  tg as (
-    select it.image_id, array_agg(it.tag_id order by it.position, it.tag_id) as tag_ids
-    from image_taggings it
-    where it.image_id = any($1::int[])
-    group by it.image_id),
-  src as (
-    select s.image_id, array_agg(lower(s.source) order by s.position, s.source) as urls
-    from image_sources s
-    where s.image_id = any($1::int[])
-    group by s.image_id),
-  fv as (${userIdsPerImage('image_faves')}),
-  hd as (${userIdsPerImage('image_hides')}),
+  tg as (${idListPer('image_taggings', 'image_id', 'tag_id', 'position, tag_id')}),
+  src as (${idListPer('image_sources', 'image_id', 'lower(source)', 'position, source')}),
+  fv as (${idListPer('image_faves', 'image_id', 'user_id')}),
+  hd as (${idListPer('image_hides', 'image_id', 'user_id')}),
   vt as (
     select v.image_id,
       array_agg(v.user_id order by v.user_id) filter (where v.up) as up_ids,
@@ -41,7 +24,7 @@ with
     from image_votes v
     where v.image_id = any($1::int[])
     group by v.image_id),
-  sb as (${userIdsPerImage('image_subscriptions')}),
+  sb as (${idListPer('image_subscriptions', 'image_id', 'user_id')}),
   gl as (
     select g.image_id,
       array_agg(g.gallery_id order by g.gallery_id) as ids,
@@ -58,7 +41,7 @@ select
   i.thumbnails_generated, i.scratchpad,
   ${isoTime('i.first_seen_at')} as first_seen_at, ${isoTime('i.created_at')} as created_at,
   ${isoTime('i.updated_at')} as updated_at,
-  tg.tag_ids, src.urls as source_urls, fv.ids as fave_ids, hd.ids as hide_ids, vt.up_ids, vt.down_ids,
+  tg.ids as tag_ids, src.ids as source_urls, fv.ids as fave_ids, hd.ids as hide_ids, vt.up_ids, vt.down_ids,
   sb.ids as subscriber_ids, gl.ids as gallery_ids, gl.positions as gallery_positions,
   fp.phash, fp.chash, fp.rhashes
 from images i
@@ -70,8 +53,7 @@ from images i
   left join vt on vt.image_id = i.id
   left join sb on sb.image_id = i.id
   left join gl on gl.image_id = i.id
-where i.id = any($1::int[])
-order by i.id`;
+where i.id = any($1::int[])`;
 
 /** Name, category and alias names (the tags aliased to it, by name) of each tag. */
 const TAGS = `

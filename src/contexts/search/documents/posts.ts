@@ -18,8 +18,7 @@ from posts p
   join forums f on f.id = t.forum_id
   left join users au on au.id = p.user_id
   left join users dl on dl.id = p.deleted_by_id
-where p.id = any($1::int[])
-order by p.id`;
+where p.id = any($1::int[])`;
 
 export interface PostDocumentRow {
   id: number;

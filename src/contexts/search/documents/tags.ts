@@ -31,8 +31,7 @@ from tags t
   left join imp on imp.tag_id = t.id
   left join impby on impby.tag_id = t.id
   left join al on al.tag_id = t.id
-where t.id = any($1::int[])
-order by t.id`;
+where t.id = any($1::int[])`;
 
 export interface TagDocumentRow {
   id: number;
