@@ -8,8 +8,9 @@
  * Usage: `tsx tools/check/file-length.ts [root]` (root: the project, default the working
  * directory). Exit 0 and one line when every file fits; exit 1 and each long file otherwise.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { sourceFiles } from './source-files.js';
 
 export const MAX_FILE_LINES = 600;
 
@@ -19,21 +20,6 @@ const CHECKED = ['src', 'grammar', 'indexer', 'bench'];
 /** Paths (relative to the root, `/`-separated) left out: generated files, or whole folders of them. */
 const GENERATED = ['src/db/migrations/'];
 
-const SOURCE = /\.(ts|mts|cts|tsx)$/;
-
-/** Every TypeScript file under `dir`, declaration files left out. */
-function sourceFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules' && !entry.name.startsWith('.')) found.push(...sourceFiles(path));
-    } else if (SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      found.push(path);
-    }
-  }
-  return found;
-}
 
 /** Lines as an editor numbers them: a final newline does not start another line. */
 export function lineCount(text: string): number {

@@ -13,8 +13,9 @@
  * Usage: `tsx tools/check/folder-cycles.ts [root]` (root: the project, default the working
  * directory). Exit 0 and one line when there is no cycle; exit 1 and each cycle otherwise.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { sourceFiles } from './source-files.js';
 
 /** One import of a module by another, by paths relative to the project root. */
 interface ModuleImport {
@@ -22,21 +23,6 @@ interface ModuleImport {
   to: string;
 }
 
-const SOURCE = /\.(ts|mts|cts|tsx)$/;
-
-/** Every TypeScript file under `dir`, declaration files left out. */
-function sourceFiles(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (entry.name !== 'node_modules') found.push(...sourceFiles(path));
-    } else if (SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts')) {
-      found.push(path);
-    }
-  }
-  return found;
-}
 
 /** The specifiers a module imports: at the start of a statement, so that comments do not count. */
 function specifiersOf(text: string): string[] {

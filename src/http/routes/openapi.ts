@@ -11,6 +11,7 @@
  * calls and `textContent`, so no text of the document is ever parsed as HTML.
  */
 import { Hono } from 'hono';
+import { pageHead } from '../pages/page-head.js';
 import type { Config } from '../../config.js';
 import type { AppContext, AppEnv } from '../env/context.js';
 import { bundleDocsScript } from '../docs-page/bundle.js';
@@ -38,16 +39,7 @@ export const DOCS_CSP =
 
 export function docsHtml(siteName: string): string {
   const title = escapeHtml(`${siteName} API`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="stylesheet" href="${DOCS_PATH}/app.css">
-<script src="${DOCS_PATH}/app.js" defer></script>
-</head>
-<body>
+  return `${pageHead(title, DOCS_PATH)}<body>
 <header><h1>${title}</h1><p id="meta">Loading the description from <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>…</p></header>
 <div id="layout"><nav id="toc" aria-label="Contents"></nav><main id="content"></main></div>
 <noscript><p>This page needs JavaScript to render the description; the description itself is <a href="${OPENAPI_PATH}">${OPENAPI_PATH}</a>.</p></noscript>

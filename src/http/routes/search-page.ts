@@ -9,6 +9,7 @@
  * from the file host (`CDN_URL`) as well.
  */
 import { Hono } from 'hono';
+import { pageHead } from '../pages/page-head.js';
 import type { Config } from '../../config.js';
 import { API_PREFIX } from '../request/api-prefix.js';
 import { bundleBrowserScript } from '../pages/browser-bundle.js';
@@ -30,16 +31,7 @@ function pageCsp(config: Config): string {
 
 export function searchPageHtml(siteName: string): string {
   const title = escapeHtml(`${siteName} search`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="stylesheet" href="${SEARCH_PAGE_PATH}/app.css">
-<script src="${SEARCH_PAGE_PATH}/app.js" defer></script>
-</head>
-<body data-mode="query">
+  return `${pageHead(title, SEARCH_PAGE_PATH)}<body data-mode="query">
 <header>
 <h1>${title}</h1>
 <div role="tablist" aria-label="Mode"><button type="button" role="tab" data-tab="query" aria-selected="true">Query</button><button type="button" role="tab" data-tab="filter" aria-selected="false">Filter</button></div>
