@@ -8,6 +8,16 @@ import * as S from '../../api/schemas/index.js';
 import { LIVE_OPERATIONS } from './live-operations.js';
 import { busyDecoding, forbidden, internal, list, notFound, ok, type OperationSpec, Q, readAnswers, search, show, tooMany } from './spec.js';
 
+/** How a filter's creation or change is refused, beside the success and a change's 404. */
+const filterWriteRefusals = {
+  400: { description: 'A malformed body, or a field that cannot be saved: `{"error": "<field>: <why>"}`.', schema: S.ErrorBody },
+  403: forbidden('No key, or an unknown key: `{"error": "Forbidden"}`.'),
+  413: { description: 'The JSON body is larger than 64 KiB.', schema: S.ErrorBody },
+  415: { description: 'The content type is not `application/json`.', schema: S.ErrorBody },
+  429: tooMany,
+  500: internal,
+};
+
 export const OPERATIONS: readonly OperationSpec[] = [
   ...LIVE_OPERATIONS,
   // Images
@@ -136,12 +146,7 @@ export const OPERATIONS: readonly OperationSpec[] = [
     requestBody: { required: true, description: 'The filter; `name` is required.', content: { 'application/json': S.FilterWriteBody } },
     responses: {
       200: { description: 'The new filter.', schema: S.FilterResponse },
-      400: { description: 'A malformed body, or a field that cannot be saved: `{"error": "<field>: <why>"}`.', schema: S.ErrorBody },
-      403: forbidden('No key, or an unknown key: `{"error": "Forbidden"}`.'),
-      413: { description: 'The JSON body is larger than 64 KiB.', schema: S.ErrorBody },
-      415: { description: 'The content type is not `application/json`.', schema: S.ErrorBody },
-      429: tooMany,
-      500: internal,
+      ...filterWriteRefusals,
     },
   },
   {
@@ -156,13 +161,8 @@ export const OPERATIONS: readonly OperationSpec[] = [
     requestBody: { required: true, description: 'The fields to change.', content: { 'application/json': S.FilterWriteBody } },
     responses: {
       200: { description: 'The filter as saved.', schema: S.FilterResponse },
-      400: { description: 'A malformed body, or a field that cannot be saved: `{"error": "<field>: <why>"}`.', schema: S.ErrorBody },
-      403: forbidden('No key, or an unknown key: `{"error": "Forbidden"}`.'),
+      ...filterWriteRefusals,
       404: notFound('No filter of the key user has this id'),
-      413: { description: 'The JSON body is larger than 64 KiB.', schema: S.ErrorBody },
-      415: { description: 'The content type is not `application/json`.', schema: S.ErrorBody },
-      429: tooMany,
-      500: internal,
     },
   },
   // oEmbed
