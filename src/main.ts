@@ -217,7 +217,7 @@ async function prepareBoard({ db, engine, indexer, storage, deps }: Services, ur
     const skipOutbox = engine.kind === 'embedded';
     const demo = { seed: config.demoSeed, images: config.demoImages, storage, withFiles: true, imageFilesLater: true, skipOutbox };
     if (await seedDemoBoardOnce(db, demo, (msg) => log.info({ images: config.demoImages, seed: config.demoSeed }, msg))) {
-      log.info({ ms: Date.now() - started }, 'demo board created; its image files follow in the background');
+      log.info({ ms: Date.now() - started, imageFiles: 'made in the background, newest first' }, 'demo board created');
     }
     checkpoint();
   }
