@@ -47,8 +47,9 @@ describe.skipIf(!url)('the indexer on a live OpenSearch node', () => {
     expect(await engine.count('images')).toBe(IMAGES);
     const report = await indexer.verify(undefined, { sample: 300 });
     expect(report.indexes.filter((r) => !r.ok)).toEqual([]);
-    // written newest first: in the index's own order the ids descend, but where a merge put one
-    // request's documents after another's (a handful of places)
+    // written newest first: in the index's own order the ids descend, but where requests written
+    // side by side interleave (each write thread fills a segment of its own) or a merge put one
+    // segment after another; written oldest first nearly every id would rise
     const inIndexOrder = await engine.client.search({
       index: `${prefix}images`,
       body: { query: { match_all: {} }, sort: ['_doc'], size: IMAGES, _source: false },
@@ -56,7 +57,7 @@ describe.skipIf(!url)('the indexer on a live OpenSearch node', () => {
     const ids = (inIndexOrder.body.hits.hits as { _id: string }[]).map((h) => Number(h._id));
     expect(ids).toHaveLength(IMAGES);
     const rises = ids.filter((id, i) => i > 0 && id > ids[i - 1]!).length;
-    expect(rises).toBeLessThanOrEqual(10);
+    expect(rises).toBeLessThan(IMAGES / 10);
   }, 300_000);
 
   it('swaps the alias under running searches, keeping changes made during the build', async () => {
