@@ -406,10 +406,18 @@ export class OpenSearchEngine implements SearchEngine {
    */
   private async rawSearch(index: string, body: SearchBody, cache = false): Promise<{ hits: Hit[]; total: number }> {
     const target = this.physicalName(index);
-    const res = await this.call(`search [${target}]`, () =>
-      // a shard failure is an error, never a silently partial page and total
-      this.client.search({ index: target, body, allow_partial_search_results: false, ...(cache ? { request_cache: true } : {}) }),
-    );
+    const send = () =>
+      this.call(`search [${target}]`, () =>
+        // a shard failure is an error, never a silently partial page and total
+        this.client.search({ index: target, body, allow_partial_search_results: false, ...(cache ? { request_cache: true } : {}) }),
+      );
+    const res = await send().catch(async (err: unknown) => {
+      // a node lost between the query and fetch phases (errors.ts): asked again, the cluster
+      // answers from the copies that remain
+      if (!(err instanceof OpenSearchError && err.unavailable && err.type === 'search_phase_execution_exception')) throw err;
+      await sleep(250);
+      return send();
+    });
     const hits = (res.body.hits?.hits ?? []) as Hit[];
     const raw = res.body.hits?.total as unknown;
     const total = typeof raw === 'number' ? raw : Number(asRecord(raw)?.value ?? 0);

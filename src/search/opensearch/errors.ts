@@ -12,6 +12,16 @@ const REASON_MAX = 300;
 /** HTTP statuses of a cluster that cannot serve now but may soon: too busy, or a node or shard missing. */
 const UNAVAILABLE_STATUSES = new Set([429, 502, 503, 504]);
 
+/**
+ * A search that lost a shard copy's node between its phases: OpenSearch tries another copy in
+ * the query phase but not in the fetch phase, and answers 500 `search_phase_execution_exception`
+ * caused by `node_disconnected_exception` (or `node_not_connected_exception`). The cluster serves
+ * the same search again a moment later, so it is an outage, not a fault of the search.
+ */
+function isNodeLoss(type: string | undefined, reason: string | undefined, detail: string): boolean {
+  return type === 'search_phase_execution_exception' && /node_(disconnected|not_connected)_exception/.test(`${reason ?? ''} ${detail}`);
+}
+
 /** A failed OpenSearch call: the operation, HTTP status, and the error's type and reason. */
 export class OpenSearchError extends Error {
   override readonly name = 'OpenSearchError';
@@ -90,7 +100,7 @@ export function toOpenSearchError(err: unknown, what: string, node: string): Err
       status ?? undefined,
       type,
       reason,
-      status !== undefined && UNAVAILABLE_STATUSES.has(status),
+      (status !== undefined && UNAVAILABLE_STATUSES.has(status)) || isNodeLoss(type, reason, detail),
     );
   }
   if (err instanceof errors.TimeoutError) {
