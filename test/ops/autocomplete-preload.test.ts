@@ -5,27 +5,17 @@
  * the process; a second index (e.g. one per pool) would be a second load on the first request.
  */
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isAlive } from '../../src/db/embedded-postgres.js';
 import { waitUntil } from '../support/wait.js';
-import { postgresPid, startService } from './service-process.js';
+import { cleanUpAfter, startService } from './service-process.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'tagwise-autocomplete-'));
 const children: ChildProcess[] = [];
 
-afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await sleep(200);
-  if (existsSync(join(dataDir, 'postgres', 'postmaster.pid'))) {
-    const pid = postgresPid(dataDir);
-    if (pid && isAlive(pid)) process.kill(pid, 'SIGQUIT');
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpAfter(children, dataDir));
 
 /** The whole loads of autocomplete indexes so far, from the service's `/metrics` (0 before the first). */
 async function indexLoads(base: string): Promise<number> {
