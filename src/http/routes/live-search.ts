@@ -48,14 +48,16 @@ export function liveSearchRoutes(): Hono<AppEnv> {
     }
     const stream = new SseStream();
     stream.onClose(release);
-    // Live events are held back until the replay is written, then only the newer ones go out.
+    // Live events are held back until the replay is written, then only the newer ones go out:
+    // the replay may read a transaction the follower delivers later, so one at or below the
+    // replayed position is dropped for as long as the stream lives, not only while held.
     let held: LiveEvent[] | null = [];
     let through = 0;
     let unsubscribe: () => void;
     try {
       unsubscribe = live.subscribeSearch(query, (events) => {
         if (held !== null) held.push(...events);
-        else stream.send(events);
+        else stream.send(events.filter((e) => e.seq > through));
       });
     } catch (err) {
       stream.close();
