@@ -32,7 +32,7 @@
 import sharp, { type Region } from 'sharp';
 import { popcount32 } from '../lib/popcount.js';
 import { dct2 } from './dct.js';
-import { decodeSearchFrame, intensitiesFromPixels, type Intensities, type IntensitiesOptions, type IntensitiesSource, type Raster } from './intensities.js';
+import { decodeSearchFrame, intensitiesFromPixels, luma, type Intensities, type IntensitiesOptions, type IntensitiesSource, type Raster } from './intensities.js';
 
 export interface Fingerprint {
   phash: string;
@@ -140,10 +140,6 @@ export function dctHash(luma: ArrayLike<number>): string {
   return (hi >>> 0).toString(16).padStart(8, '0') + (lo >>> 0).toString(16).padStart(8, '0');
 }
 
-const R_Y = 0.2126;
-const G_Y = 0.7152;
-const B_Y = 0.0722;
-
 /**
  * The raster (or a region of it) flattened over black and resized to GRID×GRID, as luma with the
  * intensities' coefficients. The aspect ratio is not kept: a hash compares pictures of one shape.
@@ -160,7 +156,7 @@ async function lumaGrid(pixels: Uint8Array, raster: Raster, region: Region | nul
   const out = new Float64Array(GRID * GRID);
   const c = info.channels;
   for (let i = 0; i < out.length; i++) {
-    out[i] = c >= 3 ? (data[i * c] as number) * R_Y + (data[i * c + 1] as number) * G_Y + (data[i * c + 2] as number) * B_Y : (data[i * c] as number);
+    out[i] = c >= 3 ? luma(data[i * c] as number, data[i * c + 1] as number, data[i * c + 2] as number) : (data[i * c] as number);
   }
   return out;
 }

@@ -30,9 +30,10 @@ export interface Intensities {
   se: number;
 }
 
-const R_Y = 0.2126;
-const G_Y = 0.7152;
-const B_Y = 0.0722;
+/** The luma of a colour with the reference's coefficients (Rec. 709), step 4 above. */
+export function luma(r: number, g: number, b: number): number {
+  return r * 0.2126 + g * 0.7152 + b * 0.0722;
+}
 
 /** What `computeIntensities` needs to know about the file; sniffed/probed when not given. */
 export interface IntensitiesSource {
@@ -122,12 +123,12 @@ export function intensitiesFromPixels(
 
   // (roundUpEven(w) · roundUpEven(h)) / 4 as an integer quotient, then used as a double.
   const dim = Math.floor((roundUpEven(width) * roundUpEven(height)) / 4);
-  const luma = (r: number, g: number, b: number) => round6((r / dim) * R_Y + (g / dim) * G_Y + (b / dim) * B_Y);
+  const meanLuma = (r: number, g: number, b: number) => round6(luma(r / dim, g / dim, b / dim));
   return {
-    nw: luma(nwR, nwG, nwB),
-    ne: luma(neR, neG, neB),
-    sw: luma(swR, swG, swB),
-    se: luma(seR, seG, seB),
+    nw: meanLuma(nwR, nwG, nwB),
+    ne: meanLuma(neR, neG, neB),
+    sw: meanLuma(swR, swG, swB),
+    se: meanLuma(seR, seG, seB),
   };
 }
 

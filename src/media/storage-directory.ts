@@ -10,18 +10,8 @@ import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { orIf } from '../lib/or-if.js';
-import {
-  StorageFullError,
-  StorageHealth,
-  StorageKeyError,
-  validateAreaName,
-  validateKey,
-  type MediaStorage,
-  type OpenedFile,
-  type PlacedBy,
-  type StoredFileStat,
-  type StoredObject,
-} from './storage.js';
+import { StorageFullError, StorageHealth, StorageKeyError, validateAreaName, validateKey } from './storage.js';
+import type { MediaStorage, OpenedFile, PlacedBy, StoredFileStat, StoredObject } from './storage.js';
 
 export class DirectoryStorage implements MediaStorage {
   readonly root: string;

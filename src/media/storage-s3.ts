@@ -21,18 +21,8 @@ import {
 } from '@aws-sdk/client-s3';
 import type { StorageSettings } from '../config.js';
 import { orIf } from '../lib/or-if.js';
-import {
-  StorageFullError,
-  StorageHealth,
-  StorageUnavailableError,
-  validateAreaName,
-  validateKey,
-  type MediaStorage,
-  type OpenedFile,
-  type PlacedBy,
-  type StoredFileStat,
-  type StoredObject,
-} from './storage.js';
+import { StorageFullError, StorageHealth, StorageUnavailableError, validateAreaName, validateKey } from './storage.js';
+import type { MediaStorage, OpenedFile, PlacedBy, StoredFileStat, StoredObject } from './storage.js';
 
 /** The settings of an `s3://` STORAGE_URL (src/config.ts). */
 export type S3Settings = Extract<StorageSettings, { kind: 's3' }>;

@@ -3,7 +3,7 @@
  * rows (tags of an image, images of a gallery, ...) made exactly what the file says, and the
  * tally of what was inserted, updated and left alone.
  */
-import { and, eq, inArray, isNull } from 'drizzle-orm';
+import { and, eq, getTableColumns, getTableName, inArray, isNull } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Transaction } from '../../db/executor.js';
 
@@ -33,21 +33,28 @@ export class Tally {
   }
 }
 
+/** A property of a table's rows, naming one of its columns. */
+type ColumnKey<T extends PgTable> = keyof T['$inferInsert'] & string;
+
+function columnOf(table: PgTable, key: string): PgColumn {
+  return (getTableColumns(table) as Record<string, PgColumn>)[key]!;
+}
+
 /**
- * Insert the rows whose key is new, update the ones that differ (only the given columns), leave
- * identical ones alone.
+ * Insert the rows whose key (`idKey`, a property of the rows) is new, update the ones that differ
+ * (only the given columns), leave identical ones alone. The tally counts them under the table's name.
  */
 export async function upsertById<T extends PgTable>(
   tx: Transaction,
   table: T,
-  idColumn: PgColumn,
-  idKey: string,
+  idKey: ColumnKey<T>,
   rows: Array<T['$inferInsert']>,
   tally: Tally,
-  label: string,
 ): Promise<Set<unknown>> {
   const unchanged = new Set<unknown>();
   if (rows.length === 0) return unchanged;
+  const label = getTableName(table);
+  const idColumn = columnOf(table, idKey);
   const ids = rows.map((r) => (r as Record<string, unknown>)[idKey]);
   const existing = new Map<unknown, Record<string, unknown>>();
   for (let i = 0; i < ids.length; i += 1000) {
@@ -75,31 +82,32 @@ export async function upsertById<T extends PgTable>(
 
 /**
  * Make the child rows of some parents exactly `desired`: delete the others, insert the missing,
- * update the ones whose other columns differ. `key` identifies a child within its parent.
+ * update the ones whose other columns differ. `key` identifies a child within its parent. The
+ * tally counts them under the table's name.
  */
-export async function syncChildren<R extends Record<string, unknown>>(
+export async function syncChildren<T extends PgTable, R extends Record<string, unknown>>(
   tx: Transaction,
   spec: {
-    table: PgTable;
-    label: string;
-    /** The one property (and its column) naming the parent row, e.g. `{ imageId: imageTaggings.imageId }`. */
-    parent: Record<string, PgColumn>;
-    /** The properties (and columns) that tell a parent's children apart. */
-    identity: Record<string, PgColumn>;
+    table: T;
+    /** The property naming the parent row, e.g. `imageId` of image_taggings. */
+    parent: ColumnKey<T>;
+    /** The properties that tell a parent's children apart. */
+    identity: ColumnKey<T>[];
   },
   parentIds: readonly number[],
   desired: R[],
   tally: Tally,
 ): Promise<void> {
   if (parentIds.length === 0) return;
-  const [parentColumn] = Object.values(spec.parent) as [PgColumn];
-  const columns = Object.entries({ ...spec.parent, ...spec.identity });
+  const label = getTableName(spec.table);
+  const parentColumn = columnOf(spec.table, spec.parent);
+  const columns = [spec.parent, ...spec.identity].map((k) => [k, columnOf(spec.table, k)] as const);
   // Dates compare by instant; a null key (an unset optional reference) matches only null.
   const key = (row: R) => columns.map(([k]) => (row[k] instanceof Date ? (row[k] as Date).getTime() : String(row[k]))).join('|');
   const where = (row: R) => and(...columns.map(([k, column]) => (row[k] === null ? isNull(column) : eq(column, row[k]))));
   const existing = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < parentIds.length; i += 1000) {
-    const found = (await tx.select().from(spec.table).where(inArray(parentColumn, parentIds.slice(i, i + 1000)))) as R[];
+    const found = (await tx.select().from(spec.table as PgTable).where(inArray(parentColumn, parentIds.slice(i, i + 1000)))) as R[];
     for (const row of found) existing.set(key(row), row);
   }
   const wanted = new Set<string>();
@@ -111,15 +119,15 @@ export async function syncChildren<R extends Record<string, unknown>>(
     if (!old) fresh.push(row);
     else if (differs(old, row)) {
       await tx.update(spec.table).set(row as never).where(where(row));
-      tally.add('updated', spec.label);
-    } else tally.add('unchanged', spec.label);
+      tally.add('updated', label);
+    } else tally.add('unchanged', label);
   }
   for (const [k, old] of existing) {
     if (!wanted.has(k)) {
       await tx.delete(spec.table).where(where(old as R));
-      tally.add('updated', spec.label);
+      tally.add('updated', label);
     }
   }
   for (let i = 0; i < fresh.length; i += 500) await tx.insert(spec.table).values(fresh.slice(i, i + 500) as never);
-  tally.add('inserted', spec.label, fresh.length);
+  tally.add('inserted', label, fresh.length);
 }

@@ -129,5 +129,5 @@ async function writePosts(tx: Transaction, board: ParsedBoard, resolved: Resolve
       updatedAt: p.updated_at ?? p.created_at,
     }));
   }
-  await upsertById(tx, posts, posts.id, 'id', postRows, tally, 'posts');
+  await upsertById(tx, posts, 'id', postRows, tally);
 }

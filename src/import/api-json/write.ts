@@ -74,7 +74,7 @@ async function reserveBoardIds(tx: Transaction, board: ParsedBoard): Promise<voi
 
 /** Users by id. */
 async function writeUsers(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
-  await upsertById(tx, users, users.id, 'id', board.users.map((u) => ({
+  await upsertById(tx, users, 'id', board.users.map((u) => ({
     id: u.id,
     name: u.name,
     slug: u.slug ?? slugify(u.name),
@@ -90,7 +90,7 @@ async function writeUsers(tx: Transaction, board: ParsedBoard, tally: Tally): Pr
     confirmedAt: u.created_at,
     createdAt: u.created_at,
     updatedAt: u.created_at,
-  })), tally, 'users');
+  })), tally);
 }
 
 /** Badges by id, and each user's awards exactly as the file lists them. */
@@ -101,12 +101,9 @@ async function writeBadges(tx: Transaction, board: ParsedBoard, tally: Tally): P
       badgeRows.set(a.id, { id: a.id, title: a.title, image: assetKey(a.image_url, 'badge-img'), ...(a.description !== undefined ? { description: a.description } : {}) });
     }
   }
-  await upsertById(tx, badges, badges.id, 'id', [...badgeRows.values()], tally, 'badges');
-  await syncChildren(tx, {
-    table: badgeAwards, label: 'badge_awards',
-    parent: { userId: badgeAwards.userId },
-    identity: { badgeId: badgeAwards.badgeId, label: badgeAwards.label, awardedOn: badgeAwards.awardedOn },
-  }, board.users.map((u) => u.id), board.users.flatMap((u) => u.awards.map((a) => ({ userId: u.id, badgeId: a.id, label: a.label ?? '', awardedOn: a.awarded_on }))), tally);
+  await upsertById(tx, badges, 'id', [...badgeRows.values()], tally);
+  const awards = board.users.flatMap((u) => u.awards.map((a) => ({ userId: u.id, badgeId: a.id, label: a.label ?? '', awardedOn: a.awarded_on })));
+  await syncChildren(tx, { table: badgeAwards, parent: 'userId', identity: ['badgeId', 'label', 'awardedOn'] }, board.users.map((u) => u.id), awards, tally);
 }
 
 /** API keys: added, never removed (a file cannot know the keys issued since). */
@@ -148,7 +145,7 @@ async function writeTags(tx: Transaction, board: ParsedBoard, resolved: Resolved
   );
   // Two passes: every tag exists (with its alias as it was) before any alias points at one.
   const keptAlias = (id: number) => currentAlias.get(id) ?? null;
-  const untouched = await upsertById(tx, tags, tags.id, 'id', tagRows.map((r) => ({ ...r, aliasedTagId: keptAlias(r.id) })), tally, 'tags');
+  const untouched = await upsertById(tx, tags, 'id', tagRows.map((r) => ({ ...r, aliasedTagId: keptAlias(r.id) })), tally);
   for (const r of tagRows) {
     if (r.aliasedTagId === keptAlias(r.id)) continue;
     await tx.update(tags).set({ aliasedTagId: r.aliasedTagId }).where(eq(tags.id, r.id));
@@ -165,11 +162,7 @@ async function writeTagImplications(tx: Transaction, board: ParsedBoard, resolve
   for (const t of board.tags) {
     for (const s of t.implied_tags) implicationPairs.set(`${t.id}|${resolved.tagIdBySlug.get(s)}`, { tagId: t.id, impliedTagId: resolved.tagIdBySlug.get(s)! });
   }
-  await syncChildren(tx, {
-    table: tagImplications, label: 'tag_implications',
-    parent: { tagId: tagImplications.tagId },
-    identity: { impliedTagId: tagImplications.impliedTagId },
-  }, board.tags.map((t) => t.id), [...implicationPairs.values()], tally);
+  await syncChildren(tx, { table: tagImplications, parent: 'tagId', identity: ['impliedTagId'] }, board.tags.map((t) => t.id), [...implicationPairs.values()], tally);
   // implied_by_tags of tags outside the file: only added (their own records are not in the file).
   const fileTagIds = new Set(board.tags.map((t) => t.id));
   const extra = board.tags.flatMap((t) => t.implied_by_tags.map((s) => ({ tagId: resolved.tagIdBySlug.get(s)!, impliedTagId: t.id }))).filter((p) => !fileTagIds.has(p.tagId));
@@ -178,7 +171,7 @@ async function writeTagImplications(tx: Transaction, board: ParsedBoard, resolve
 
 /** Do-not-post entries by id. */
 async function writeDnpEntries(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
-  await upsertById(tx, dnpEntries, dnpEntries.id, 'id', board.tags.flatMap((t) => t.dnp_entries.map((d) => ({
+  await upsertById(tx, dnpEntries, 'id', board.tags.flatMap((t) => t.dnp_entries.map((d) => ({
     id: d.id,
     tagId: t.id,
     dnpType: d.dnp_type,
@@ -188,23 +181,20 @@ async function writeDnpEntries(tx: Transaction, board: ParsedBoard, tally: Tally
     state: 'listed' as const,
     createdAt: d.created_at,
     updatedAt: d.created_at,
-  }))), tally, 'dnp_entries');
+  }))), tally);
 }
 
 /** Users' links exactly as the file lists them. */
 async function writeUserLinks(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
-  await syncChildren(tx, {
-    table: userLinks, label: 'user_links',
-    parent: { userId: userLinks.userId },
-    identity: { createdAt: userLinks.createdAt, tagId: userLinks.tagId, uri: userLinks.uri },
-  }, board.users.map((u) => u.id), board.users.flatMap((u) => u.links.map((l) => ({
+  const links = board.users.flatMap((u) => u.links.map((l) => ({
     userId: u.id,
     tagId: l.tag_id,
     uri: l.uri ?? '',
     state: l.state,
     public: l.public ?? true,
     createdAt: l.created_at,
-  }))), tally);
+  })));
+  await syncChildren(tx, { table: userLinks, parent: 'userId', identity: ['createdAt', 'tagId', 'uri'] }, board.users.map((u) => u.id), links, tally);
 }
 
 /** Image rows by id (file facts from a stored file win over the file's own). */
@@ -248,7 +238,7 @@ async function writeImages(tx: Transaction, board: ParsedBoard, resolved: Resolv
       updatedAt: img.updated_at ?? img.created_at,
     });
   }
-  await upsertById(tx, images, images.id, 'id', imageRows, tally, 'images');
+  await upsertById(tx, images, 'id', imageRows, tally);
 
 }
 
@@ -260,21 +250,15 @@ async function writeImageChildren(tx: Transaction, board: ParsedBoard, resolved:
     if (ids === undefined && img.tags !== undefined) ids = (await getOrCreateTags(tx, img.tags)).map((t) => t.id);
     (ids ?? []).forEach((tagId, position) => taggings.push({ imageId: img.id, tagId, position }));
   }
-  await syncChildren(tx, {
-    table: imageTaggings, label: 'image_taggings',
-    parent: { imageId: imageTaggings.imageId },
-    identity: { tagId: imageTaggings.tagId },
-  }, board.images.filter((i) => i.tag_ids !== undefined || i.tags !== undefined).map((i) => i.id), taggings, tally);
+  const tagged = board.images.filter((i) => i.tag_ids !== undefined || i.tags !== undefined).map((i) => i.id);
+  await syncChildren(tx, { table: imageTaggings, parent: 'imageId', identity: ['tagId'] }, tagged, taggings, tally);
 
   const sources = board.images.flatMap((img) => {
     const list = img.source_urls ?? (img.source_url ? [img.source_url] : []);
     return [...new Set(list.map((s) => s.trim()).filter(Boolean))].map((source, position) => ({ imageId: img.id, source, position }));
   });
-  await syncChildren(tx, {
-    table: imageSources, label: 'image_sources',
-    parent: { imageId: imageSources.imageId },
-    identity: { source: imageSources.source },
-  }, board.images.filter((i) => i.source_urls !== undefined || i.source_url !== undefined).map((i) => i.id), sources, tally);
+  const sourced = board.images.filter((i) => i.source_urls !== undefined || i.source_url !== undefined).map((i) => i.id);
+  await syncChildren(tx, { table: imageSources, parent: 'imageId', identity: ['source'] }, sourced, sources, tally);
 
   const intensityRows = board.images.flatMap((img) => {
     const f = resolved.files.get(img.id);
@@ -282,17 +266,17 @@ async function writeImageChildren(tx: Transaction, board: ParsedBoard, resolved:
     if (!f && img.intensities) return [{ imageId: img.id, ...img.intensities }];
     return [];
   });
-  await upsertById(tx, imageIntensities, imageIntensities.imageId, 'imageId', intensityRows, tally, 'image_intensities');
+  await upsertById(tx, imageIntensities, 'imageId', intensityRows, tally);
   const fingerprintRows = board.images.flatMap((img) => {
     const f = resolved.files.get(img.id)?.fingerprint;
     return f ? [fingerprintRow(img.id, f)] : [];
   });
-  await upsertById(tx, imageFingerprints, imageFingerprints.imageId, 'imageId', fingerprintRows, tally, 'image_fingerprints');
+  await upsertById(tx, imageFingerprints, 'imageId', fingerprintRows, tally);
 }
 
 /** Comments by id. */
 async function writeComments(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
-  await upsertById(tx, comments, comments.id, 'id', board.comments.map((c) => ({
+  await upsertById(tx, comments, 'id', board.comments.map((c) => ({
     id: c.id,
     imageId: c.image_id,
     userId: c.user_id,
@@ -304,12 +288,12 @@ async function writeComments(tx: Transaction, board: ParsedBoard, tally: Tally):
     editReason: c.edit_reason,
     createdAt: c.created_at,
     updatedAt: c.updated_at ?? c.created_at,
-  })), tally, 'comments');
+  })), tally);
 }
 
 /** Galleries by id, and their images in order. */
 async function writeGalleries(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
-  await upsertById(tx, galleries, galleries.id, 'id', board.galleries.map((g) => ({
+  await upsertById(tx, galleries, 'id', board.galleries.map((g) => ({
     id: g.id,
     title: g.title,
     description: g.description,
@@ -319,17 +303,14 @@ async function writeGalleries(tx: Transaction, board: ParsedBoard, tally: Tally)
     imageCount: g.image_ids.length,
     ...(g.created_at ? { createdAt: g.created_at } : {}),
     ...(g.updated_at ?? g.created_at ? { updatedAt: (g.updated_at ?? g.created_at)! } : {}),
-  })), tally, 'galleries');
-  await syncChildren(tx, {
-    table: galleryInteractions, label: 'gallery_interactions',
-    parent: { galleryId: galleryInteractions.galleryId },
-    identity: { imageId: galleryInteractions.imageId },
-  }, board.galleries.map((g) => g.id), board.galleries.flatMap((g) => g.image_ids.map((imageId, position) => ({ galleryId: g.id, imageId, position }))), tally);
+  })), tally);
+  const interactions = board.galleries.flatMap((g) => g.image_ids.map((imageId, position) => ({ galleryId: g.id, imageId, position })));
+  await syncChildren(tx, { table: galleryInteractions, parent: 'galleryId', identity: ['imageId'] }, board.galleries.map((g) => g.id), interactions, tally);
 }
 
 /** Filters by id. */
 async function writeFilters(tx: Transaction, board: ParsedBoard, tally: Tally): Promise<void> {
-  await upsertById(tx, filters, filters.id, 'id', board.filters.map((f) => ({
+  await upsertById(tx, filters, 'id', board.filters.map((f) => ({
     id: f.id,
     name: f.name,
     description: f.description,
@@ -342,7 +323,7 @@ async function writeFilters(tx: Transaction, board: ParsedBoard, tally: Tally): 
     hiddenComplexStr: f.hidden_complex ?? '',
     spoileredComplexStr: f.spoilered_complex ?? '',
     ...(f.created_at ? { createdAt: f.created_at, updatedAt: f.created_at } : {}),
-  })), tally, 'filters');
+  })), tally);
 }
 
 /** The featured image: a new feature only if it is not already the current one. */

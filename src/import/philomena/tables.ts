@@ -63,6 +63,25 @@ export interface TableSpec {
 
 export type DirectColumn = string | { pattern: string; ifNull: string };
 
+/** A table as written in TABLE_DEFS: what most tables share may be left out (see `withDefaults`). */
+type Defaulted = 'sources' | 'columns' | 'key' | 'describe';
+type TableDef = Omit<TableSpec, Defaulted> & Partial<Pick<TableSpec, Defaulted>>;
+
+/**
+ * A table's spec with what most tables share filled in: read from the source table of the same
+ * name, target columns the fields in their order, keyed by `id`, a row described by its key.
+ */
+function withDefaults(def: TableDef): TableSpec {
+  const key = def.key ?? ['id'];
+  return {
+    ...def,
+    sources: def.sources ?? [{ table: def.target }],
+    columns: def.columns ?? Object.keys(def.fields),
+    key,
+    describe: def.describe ?? ((row) => key.map((k) => `${k} ${row[k]}`).join(' ')),
+  };
+}
+
 /** A `direct` column whose null `map` turns into `constant` (a COPY text without escapes). */
 const orNull = (pattern: string, constant: string): DirectColumn => ({ pattern, ifNull: constant });
 
@@ -120,7 +139,6 @@ function guard(map: (row: SourceRow) => Array<string | null>): (row: SourceRow) 
   };
 }
 
-const byId = (row: SourceRow) => `id ${row.id}`;
 const f = (...names: string[]) => names;
 
 const MIME_OF_FORMAT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', svg: 'image/svg+xml', webm: 'video/webm' };
@@ -131,10 +149,9 @@ function linkState(value: string | null | undefined): string {
   return oneOf(linkStates, value, 'aasm_state');
 }
 
-export const TABLES: TableSpec[] = [
+const TABLE_DEFS: TableDef[] = [
   {
     target: 'users',
-    sources: [{ table: 'users' }],
     fields: {
       id: f('id'), name: f('name'), slug: f('slug'), role: f('role'), hide_default_role: f('hide_default_role'),
       description: f('description'), avatar: f('avatar'), deleted_at: f('deleted_at'),
@@ -144,9 +161,7 @@ export const TABLES: TableSpec[] = [
     },
     required: ['id', 'name'],
     columns: ['id', 'name', 'slug', 'role', 'hide_default_role', 'description', 'avatar', 'images_count', 'comments_count', 'posts_count', 'topics_count', 'confirmed_at', 'deleted_at', 'created_at', 'updated_at'],
-    key: ['id'],
     unique: [['name'], ['slug']],
-    describe: byId,
     changedBy: 'updated_at',
     map: guard((r) => {
       if (!r.name) throw new BadValue('name is empty');
@@ -163,17 +178,12 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'badges',
-    sources: [{ table: 'badges' }],
     fields: { id: f('id'), title: f('title'), description: f('description'), image: f('image'), created_at: f('created_at') },
     required: ['id', 'title'],
-    columns: ['id', 'title', 'description', 'image', 'created_at'],
-    key: ['id'],
-    describe: byId,
     map: guard((r) => [int(r.id, 'id'), r.title!, text(r.description), text(r.image), time(r.created_at ?? '1970-01-01 00:00:00', 'created_at')]),
   },
   {
     target: 'tags',
-    sources: [{ table: 'tags' }],
     fields: {
       id: f('id'), name: f('name'), slug: f('slug'), namespace: f('namespace'), name_in_namespace: f('name_in_namespace'),
       category: f('category'), description: f('description'), short_description: f('short_description'), image: f('image'),
@@ -181,10 +191,7 @@ export const TABLES: TableSpec[] = [
       created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'name'],
-    columns: ['id', 'name', 'slug', 'namespace', 'name_in_namespace', 'category', 'description', 'short_description', 'image', 'images_count', 'aliased_tag_id', 'created_at', 'updated_at'],
-    key: ['id'],
     unique: [['name'], ['slug']],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'aliased_tag_id', table: 'tags', optional: true }],
     map: guard((r) => {
@@ -203,13 +210,10 @@ export const TABLES: TableSpec[] = [
   {
     // The public dump keeps aliases in their own table; they are folded into the staged tags.
     target: 'tag_aliases',
-    sources: [{ table: 'tag_aliases' }],
     fields: { tag_id: f('tag_id'), target_tag_id: f('target_tag_id', 'aliased_tag_id') },
     required: ['tag_id', 'target_tag_id'],
-    columns: ['tag_id', 'target_tag_id'],
     key: ['tag_id'],
     stagingColumns: 'tag_id integer, target_tag_id integer',
-    describe: (r) => `tag_id ${r.tag_id}`,
     map: guard((r) => [int(r.tag_id, 'tag_id'), int(r.target_tag_id, 'target_tag_id')]),
   },
   {
@@ -217,23 +221,17 @@ export const TABLES: TableSpec[] = [
     sources: [{ table: 'tags_implied_tags' }, { table: 'tag_implications' }],
     fields: { tag_id: f('tag_id'), implied_tag_id: f('implied_tag_id', 'target_tag_id') },
     required: ['tag_id', 'implied_tag_id'],
-    columns: ['tag_id', 'implied_tag_id'],
     key: ['tag_id', 'implied_tag_id'],
-    describe: (r) => `tag_id ${r.tag_id} implied_tag_id ${r.implied_tag_id}`,
     references: [{ column: 'tag_id', table: 'tags' }, { column: 'implied_tag_id', table: 'tags' }],
     map: guard((r) => [int(r.tag_id, 'tag_id'), int(r.implied_tag_id, 'implied_tag_id')]),
   },
   {
     target: 'dnp_entries',
-    sources: [{ table: 'dnp_entries' }],
     fields: {
       id: f('id'), tag_id: f('tag_id'), dnp_type: f('dnp_type'), conditions: f('conditions'), reason: f('reason'),
       hide_reason: f('hide_reason'), state: f('aasm_state'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'tag_id', 'dnp_type'],
-    columns: ['id', 'tag_id', 'dnp_type', 'conditions', 'reason', 'hide_reason', 'state', 'created_at', 'updated_at'],
-    key: ['id'],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'tag_id', table: 'tags' }],
     map: guard((r) => [
@@ -247,26 +245,18 @@ export const TABLES: TableSpec[] = [
     sources: [{ table: 'artist_links' }, { table: 'user_links' }],
     fields: { id: f('id'), user_id: f('user_id'), tag_id: f('tag_id'), uri: f('uri'), state: f('aasm_state'), public: f('public'), created_at: f('created_at') },
     required: ['id', 'user_id', 'uri'],
-    columns: ['id', 'user_id', 'tag_id', 'uri', 'state', 'public', 'created_at'],
-    key: ['id'],
-    describe: byId,
     references: [{ column: 'user_id', table: 'users' }, { column: 'tag_id', table: 'tags', optional: true }],
     map: guard((r) => [int(r.id, 'id'), int(r.user_id, 'user_id'), optInt(r.tag_id, 'tag_id'), r.uri!, linkState(r.state ?? 'verified'), boolOr(r.public, true), time(r.created_at, 'created_at')]),
   },
   {
     target: 'badge_awards',
-    sources: [{ table: 'badge_awards' }],
     fields: { id: f('id'), badge_id: f('badge_id'), user_id: f('user_id'), label: f('label'), awarded_on: f('awarded_on') },
     required: ['id', 'badge_id', 'user_id'],
-    columns: ['id', 'badge_id', 'user_id', 'label', 'awarded_on'],
-    key: ['id'],
-    describe: byId,
     references: [{ column: 'badge_id', table: 'badges' }, { column: 'user_id', table: 'users' }],
     map: guard((r) => [int(r.id, 'id'), int(r.badge_id, 'badge_id'), int(r.user_id, 'user_id'), text(r.label), time(r.awarded_on, 'awarded_on')]),
   },
   {
     target: 'images',
-    sources: [{ table: 'images' }],
     fields: {
       id: f('id'), user_id: f('user_id'), anonymous: f('anonymous'), image_name: f('image_name'),
       image_width: f('image_width'), image_height: f('image_height'), image_size: f('image_size'), image_orig_size: f('image_orig_size'),
@@ -281,15 +271,6 @@ export const TABLES: TableSpec[] = [
       first_seen_at: f('first_seen_at'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'created_at'],
-    columns: [
-      'id', 'user_id', 'anonymous', 'image_name', 'image_width', 'image_height', 'image_size', 'image_orig_size', 'image_format',
-      'image_mime_type', 'image_aspect_ratio', 'image_duration', 'is_animated', 'image_sha512_hash', 'image_orig_sha512_hash',
-      'description', 'score', 'upvotes_count', 'downvotes_count', 'faves_count', 'hides_count', 'comments_count', 'approved',
-      'hidden_from_users', 'deletion_reason', 'duplicate_id', 'destroyed_content', 'processed', 'thumbnails_generated',
-      'duplication_checked', 'first_seen_at', 'created_at', 'updated_at',
-    ],
-    key: ['id'],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'user_id', table: 'users', optional: true }],
     direct: {
@@ -330,12 +311,9 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'image_taggings',
-    sources: [{ table: 'image_taggings' }],
     fields: { image_id: f('image_id'), tag_id: f('tag_id') },
     required: ['image_id', 'tag_id'],
-    columns: ['image_id', 'tag_id'],
     key: ['image_id', 'tag_id'],
-    describe: (r) => `image_id ${r.image_id} tag_id ${r.tag_id}`,
     imageChild: true,
     references: [{ column: 'image_id', table: 'images' }, { column: 'tag_id', table: 'tags' }],
     direct: { image_id: INT, tag_id: INT },
@@ -343,10 +321,8 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'image_sources',
-    sources: [{ table: 'image_sources' }],
     fields: { image_id: f('image_id'), source: f('source') },
     required: ['image_id', 'source'],
-    columns: ['image_id', 'source'],
     key: ['image_id', 'source'],
     // Sources keep the order the source returned them in: the first is `source_url`.
     computed: { position: '(row_number() over (partition by image_id order by _ord) - 1)::int' },
@@ -361,25 +337,19 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'image_intensities',
-    sources: [{ table: 'image_intensities' }],
     fields: { image_id: f('image_id'), nw: f('nw'), ne: f('ne'), sw: f('sw'), se: f('se') },
     required: ['image_id', 'nw', 'ne', 'sw', 'se'],
-    columns: ['image_id', 'nw', 'ne', 'sw', 'se'],
     key: ['image_id'],
-    describe: (r) => `image_id ${r.image_id}`,
     imageChild: true,
     references: [{ column: 'image_id', table: 'images' }],
     direct: { image_id: INT, nw: ANY, ne: ANY, sw: ANY, se: ANY },
     map: guard((r) => [int(r.image_id, 'image_id'), r.nw!, r.ne!, r.sw!, r.se!]),
   },
-  ...(['image_faves', 'image_hides'] as const).map((target): TableSpec => ({
+  ...(['image_faves', 'image_hides'] as const).map((target): TableDef => ({
     target,
-    sources: [{ table: target }],
     fields: { image_id: f('image_id'), user_id: f('user_id'), created_at: f('created_at') },
     required: ['image_id', 'user_id'],
-    columns: ['image_id', 'user_id', 'created_at'],
     key: ['image_id', 'user_id'],
-    describe: (r) => `image_id ${r.image_id} user_id ${r.user_id}`,
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users' }],
     direct: { image_id: INT, user_id: INT, created_at: orNull(TIME, EPOCH) },
     map: guard((r) => [int(r.image_id, 'image_id'), int(r.user_id, 'user_id'), time(r.created_at ?? '1970-01-01 00:00:00', 'created_at')]),
@@ -390,9 +360,7 @@ export const TABLES: TableSpec[] = [
     union: true,
     fields: { image_id: f('image_id'), user_id: f('user_id'), up: f('up'), created_at: f('created_at') },
     required: ['image_id', 'user_id'],
-    columns: ['image_id', 'user_id', 'up', 'created_at'],
     key: ['image_id', 'user_id'],
-    describe: (r) => `image_id ${r.image_id} user_id ${r.user_id}`,
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users' }],
     direct: { image_id: INT, user_id: INT, up: BOOL, created_at: orNull(TIME, EPOCH) },
     map: guard((r) => {
@@ -403,27 +371,19 @@ export const TABLES: TableSpec[] = [
   {
     // Who featured an image is staff information: kept, as Philomena keeps it, and never rendered.
     target: 'image_features',
-    sources: [{ table: 'image_features' }],
     fields: { id: f('id'), image_id: f('image_id'), user_id: f('user_id'), created_at: f('created_at') },
     required: ['id', 'image_id'],
-    columns: ['id', 'image_id', 'user_id', 'created_at'],
-    key: ['id'],
-    describe: byId,
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users', optional: true }],
     map: guard((r) => [int(r.id, 'id'), int(r.image_id, 'image_id'), optInt(r.user_id, 'user_id'), time(r.created_at, 'created_at')]),
   },
   {
     target: 'comments',
-    sources: [{ table: 'comments' }],
     fields: {
       id: f('id'), image_id: f('image_id'), user_id: f('user_id'), anonymous: f('anonymous'), body: f('body'), approved: f('approved'),
       hidden_from_users: f('hidden_from_users'), destroyed_content: f('destroyed_content'), deletion_reason: f('deletion_reason'),
       edited_at: f('edited_at'), edit_reason: f('edit_reason'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'image_id'],
-    columns: ['id', 'image_id', 'user_id', 'anonymous', 'body', 'approved', 'hidden_from_users', 'destroyed_content', 'deletion_reason', 'edited_at', 'edit_reason', 'created_at', 'updated_at'],
-    key: ['id'],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'image_id', table: 'images' }, { column: 'user_id', table: 'users', optional: true }],
     direct: {
@@ -442,16 +402,12 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'forums',
-    sources: [{ table: 'forums' }],
     fields: {
       id: f('id'), name: f('name'), short_name: f('short_name'), description: f('description'), access_level: f('access_level'),
       topic_count: f('topic_count'), post_count: f('post_count'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'name', 'short_name'],
-    columns: ['id', 'name', 'short_name', 'description', 'access_level', 'topic_count', 'post_count', 'created_at', 'updated_at'],
-    key: ['id'],
     unique: [['short_name']],
-    describe: byId,
     changedBy: 'updated_at',
     map: guard((r) => [
       int(r.id, 'id'), r.name!, r.short_name!, text(r.description), r.access_level == null ? 'normal' : oneOf(accessLevels, r.access_level, 'access_level'),
@@ -460,7 +416,6 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'topics',
-    sources: [{ table: 'topics' }],
     fields: {
       id: f('id'), forum_id: f('forum_id'), user_id: f('user_id'), anonymous: f('anonymous'), title: f('title'), slug: f('slug'),
       sticky: f('sticky'), locked_at: f('locked_at'), hidden_from_users: f('hidden_from_users'), deletion_reason: f('deletion_reason'),
@@ -468,10 +423,7 @@ export const TABLES: TableSpec[] = [
       created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'forum_id', 'title', 'slug'],
-    columns: ['id', 'forum_id', 'user_id', 'anonymous', 'title', 'slug', 'sticky', 'locked_at', 'hidden_from_users', 'deletion_reason', 'post_count', 'view_count', 'last_replied_to_at', 'created_at', 'updated_at'],
-    key: ['id'],
     unique: [['forum_id', 'slug']],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'forum_id', table: 'forums' }, { column: 'user_id', table: 'users', optional: true }],
     map: guard((r) => {
@@ -486,16 +438,12 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'posts',
-    sources: [{ table: 'posts' }],
     fields: {
       id: f('id'), topic_id: f('topic_id'), user_id: f('user_id'), anonymous: f('anonymous'), body: f('body'), topic_position: f('topic_position'),
       approved: f('approved'), hidden_from_users: f('hidden_from_users'), destroyed_content: f('destroyed_content'),
       deletion_reason: f('deletion_reason'), edited_at: f('edited_at'), edit_reason: f('edit_reason'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'topic_id', 'topic_position'],
-    columns: ['id', 'topic_id', 'user_id', 'anonymous', 'body', 'topic_position', 'approved', 'hidden_from_users', 'destroyed_content', 'deletion_reason', 'edited_at', 'edit_reason', 'created_at', 'updated_at'],
-    key: ['id'],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'topic_id', table: 'topics' }, { column: 'user_id', table: 'users', optional: true }],
     map: guard((r) => {
@@ -510,15 +458,11 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'galleries',
-    sources: [{ table: 'galleries' }],
     fields: {
       id: f('id'), title: f('title'), description: f('description'), spoiler_warning: f('spoiler_warning'), thumbnail_id: f('thumbnail_id'),
       creator_id: f('user_id', 'creator_id'), anonymous: f('anonymous'), image_count: f('image_count'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'title', 'thumbnail_id', 'creator_id'],
-    columns: ['id', 'title', 'description', 'spoiler_warning', 'thumbnail_id', 'creator_id', 'anonymous', 'image_count', 'created_at', 'updated_at'],
-    key: ['id'],
-    describe: byId,
     changedBy: 'updated_at',
     references: [{ column: 'thumbnail_id', table: 'images' }, { column: 'creator_id', table: 'users' }],
     map: guard((r) => {
@@ -532,28 +476,21 @@ export const TABLES: TableSpec[] = [
   },
   {
     target: 'gallery_interactions',
-    sources: [{ table: 'gallery_interactions' }],
     fields: { gallery_id: f('gallery_id'), image_id: f('image_id'), position: f('position') },
     required: ['gallery_id', 'image_id'],
-    columns: ['gallery_id', 'image_id', 'position'],
     key: ['gallery_id', 'image_id'],
-    describe: (r) => `gallery_id ${r.gallery_id} image_id ${r.image_id}`,
     references: [{ column: 'gallery_id', table: 'galleries' }, { column: 'image_id', table: 'images' }],
     direct: { gallery_id: INT, image_id: INT, position: orNull(INT, '0') },
     map: guard((r) => [int(r.gallery_id, 'gallery_id'), int(r.image_id, 'image_id'), intOr(r.position, '0', 'position')]),
   },
   {
     target: 'filters',
-    sources: [{ table: 'filters' }],
     fields: {
       id: f('id'), name: f('name'), description: f('description'), system: f('system'), public: f('public'), user_id: f('user_id'),
       user_count: f('user_count'), hidden_tag_ids: f('hidden_tag_ids'), spoilered_tag_ids: f('spoilered_tag_ids'),
       hidden_complex_str: f('hidden_complex_str'), spoilered_complex_str: f('spoilered_complex_str'), created_at: f('created_at'), updated_at: f('updated_at'),
     },
     required: ['id', 'name'],
-    columns: ['id', 'name', 'description', 'system', 'public', 'user_id', 'user_count', 'hidden_tag_ids', 'spoilered_tag_ids', 'hidden_complex_str', 'spoilered_complex_str', 'created_at', 'updated_at'],
-    key: ['id'],
-    describe: byId,
     changedBy: 'updated_at',
     // A user's own filter goes with the user: without them it is skipped.
     references: [{ column: 'user_id', table: 'users' }],
@@ -572,3 +509,5 @@ export const TABLES: TableSpec[] = [
     }),
   },
 ];
+
+export const TABLES: TableSpec[] = TABLE_DEFS.map(withDefaults);

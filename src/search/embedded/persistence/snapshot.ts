@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 import type { DatabaseMark, IndexDocument } from '../../engine.js';
 import type { IndexMapping } from '../../mapping.js';
 import { Bitmap } from '../postings/bitmap.js';
-import type { FieldSet } from '../index/field-set.js';
+import type { Field, FieldSet } from '../index/field-set.js';
 import { HexTerms } from '../terms/hex-terms.js';
 import { TermDictionary } from '../terms/term-dictionary.js';
 import { PhysicalIndex } from '../index/physical-index.js';
@@ -145,6 +145,23 @@ class Sections {
 
 // ------------------------------------------------------------------ capture
 
+/**
+ * Lists of numbers packed in CSR form: all of them end to end in `data`, list i at
+ * `data[offsets[i]]` up to `data[offsets[i + 1]]`. Two sections instead of one per list.
+ */
+function packLists(lists: Uint32Array[]): { offsets: Uint32Array; data: Uint32Array } {
+  const offsets = new Uint32Array(lists.length + 1);
+  let total = 0;
+  for (let i = 0; i < lists.length; i++) {
+    offsets[i] = total;
+    total += lists[i]!.length;
+  }
+  offsets[lists.length] = total;
+  const data = new Uint32Array(total);
+  for (let i = 0; i < lists.length; i++) data.set(lists[i]!, offsets[i]!);
+  return { offsets, data };
+}
+
 /** The terms as JSON, or, when packed, their bytes and the terms of other shapes. */
 function captureTerms(store: TermStore, q: string, w: Capture): void {
   if (store instanceof HexTerms) {
@@ -167,27 +184,24 @@ function captureDict(dict: TermDictionary, q: string, w: Capture): void {
   captureTerms(dict.termStore, q, w);
   w.add(q + 'sorted', 'u32', dict.sortedOrds().slice());
   w.add(q + 'docs', 'u32', dict.docs.toArray());
-  const offsets = new Uint32Array(dict.size + 1);
-  const lists = Array.from({ length: dict.size }, (_, ord) => dict.docsOf(ord));
-  let total = 0;
-  for (let i = 0; i < lists.length; i++) {
-    offsets[i] = total;
-    total += lists[i]!.length;
-  }
-  offsets[lists.length] = total;
-  const docs = new Uint32Array(total);
-  for (let i = 0; i < lists.length; i++) docs.set(lists[i]!, offsets[i]!);
-  w.add(q + 'post.offsets', 'u32', offsets);
-  w.add(q + 'post.docs', 'u32', docs);
+  const postings = packLists(Array.from({ length: dict.size }, (_, ord) => dict.docsOf(ord)));
+  w.add(q + 'post.offsets', 'u32', postings.offsets);
+  w.add(q + 'post.docs', 'u32', postings.data);
+}
+
+/**
+ * Each field of a set with the prefix of its sections: `f<i>.` after the set's own prefix, so a
+ * nested field's child set (captured under the field's prefix) names its sections apart.
+ */
+function forEachField(set: FieldSet, p: string, fn: (f: Field, q: string) => void): void {
+  for (const f of set.fields) if (f) fn(f, `${p}f${f.index}.`);
 }
 
 function captureSet(set: FieldSet, p: string, w: Capture): void {
   w.meta[p + 'length'] = set.length;
   w.add(p + 'rows.data', 'u8', set.rows.data.subarray(0, set.rows.size));
   w.add(p + 'rows.offsets', 'f64', set.rows.offsets.slice(0, set.rows.count + 1));
-  for (const f of set.fields) {
-    if (!f) continue;
-    const q = `${p}f${f.index}.`;
+  forEachField(set, p, (f, q) => {
     switch (f.kind) {
       case 'numeric': {
         const col = f.col;
@@ -205,18 +219,9 @@ function captureSet(set: FieldSet, p: string, w: Capture): void {
       case 'text': {
         captureDict(f.text.dict, q, w);
         w.add(q + 'present', 'u32', f.present.toArray());
-        const streams = Array.from({ length: f.text.dict.size }, (_, ord) => f.text.positionData(ord));
-        const offsets = new Uint32Array(streams.length + 1);
-        let total = 0;
-        streams.forEach((s, i) => {
-          offsets[i] = total;
-          total += s.length;
-        });
-        offsets[streams.length] = total;
-        const data = new Uint32Array(total);
-        streams.forEach((s, i) => data.set(s, offsets[i]!));
-        w.add(q + 'pos.offsets', 'u32', offsets);
-        w.add(q + 'pos.data', 'u32', data);
+        const positions = packLists(Array.from({ length: f.text.dict.size }, (_, ord) => f.text.positionData(ord)));
+        w.add(q + 'pos.offsets', 'u32', positions.offsets);
+        w.add(q + 'pos.data', 'u32', positions.data);
         break;
       }
       case 'nested': {
@@ -230,7 +235,7 @@ function captureSet(set: FieldSet, p: string, w: Capture): void {
       default:
         break;
     }
-  }
+  });
 }
 
 function capture(index: PhysicalIndex): Capture {
@@ -259,9 +264,7 @@ function restoreSet(set: FieldSet, p: string, r: Sections): void {
   set.length = r.meta[p + 'length'] as number;
   const offsets = r.f64(p + 'rows.offsets');
   set.rows = new RowStore(r.u8(p + 'rows.data'), grownF64(offsets), set.length);
-  for (const f of set.fields) {
-    if (!f) continue;
-    const q = `${p}f${f.index}.`;
+  forEachField(set, p, (f, q) => {
     switch (f.kind) {
       case 'numeric': {
         const col = f.col;
@@ -307,7 +310,7 @@ function restoreSet(set: FieldSet, p: string, r: Sections): void {
       default:
         break;
     }
-  }
+  });
 }
 
 function grownF64(a: Float64Array): Float64Array {
