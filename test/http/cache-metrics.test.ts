@@ -1,11 +1,14 @@
 /**
  * The caches' series on `/metrics`: a tag page read twice is one miss then one hit of the rendered
- * tags and of the slugs' ids, and every cache of the read path shows its budget. And the
- * registry's own rules: one name once, in snake_case.
+ * tags and of the slugs' ids, and every cache of the read path shows its budget; a source that
+ * fails or answers late does not fail the scrape. And the registry's own rules: one name once, in
+ * snake_case.
  */
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CacheRegistry } from '../../src/lib/cache-registry.js';
+import { type CacheSnapshot, CacheRegistry } from '../../src/lib/cache-registry.js';
 import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
+import { CacheSeries } from '../../src/observability/cache-series.js';
 import { insertTag, startHarness, type Harness } from './harness.js';
 
 /** The value of the sample `name{labels}` in a Prometheus text exposition; undefined when absent. */
@@ -65,6 +68,35 @@ describe('cache series on /metrics', () => {
   });
 });
 
+describe('CacheSeries', () => {
+  const snapshot: CacheSnapshot = { name: 'later_cache', budget: { entries: 5 }, entries: 2, hits: 3, misses: 4 };
+
+  it("reads a source that answers later once per scrape, and leaves out one that fails, not the others' series", async () => {
+    const registry = new Registry();
+    const series = new CacheSeries(registry);
+    let reads = 0;
+    series.watch({
+      report: () => {
+        reads++;
+        return new Promise((resolve) => setTimeout(() => resolve([snapshot]), 10));
+      },
+    });
+    series.watch({
+      report: () => {
+        throw new Error('gone');
+      },
+    });
+    series.watch({ report: () => Promise.reject(new Error('stopped')) });
+    const text = await registry.metrics();
+    expect(sample(text, 'tagwise_cache_hits_total', { cache: 'later_cache' })).toBe(3);
+    expect(sample(text, 'tagwise_cache_misses_total', { cache: 'later_cache' })).toBe(4);
+    expect(sample(text, 'tagwise_cache_entries', { cache: 'later_cache' })).toBe(2);
+    expect(sample(text, 'tagwise_cache_budget', { cache: 'later_cache', unit: 'entries' })).toBe(5);
+    // asked by each of the five series: a source keeps its own call under way (`EngineThread.caches`)
+    expect(reads).toBe(5);
+  });
+});
+
 describe('CacheRegistry', () => {
   const spec = { name: 'some_cache', budget: { entries: 1 }, invalidatedBy: ['*'], held: () => ({ entries: 0 }) };
 
@@ -74,5 +106,17 @@ describe('CacheRegistry', () => {
     expect(() => registry.register(spec)).toThrow(/registered already/);
     expect(() => registry.register({ ...spec, name: 'Some Cache' })).toThrow(/snake_case/);
     expect(registry.list().map((c) => c.name)).toEqual(['some_cache']);
+  });
+});
+
+describe('CacheRegistry.report', () => {
+  it('gives each cache as plain data, a budget that grows with what holds it read then', () => {
+    const registry = new CacheRegistry();
+    let holders = 1;
+    const counts = registry.register({ name: 'per_holder', budget: () => ({ entries: 10 * holders }), invalidatedBy: [], held: () => ({ entries: 3, bytes: 40 }) });
+    counts.hit();
+    counts.miss(2);
+    holders = 2;
+    expect(registry.report()).toEqual([{ name: 'per_holder', budget: { entries: 20 }, entries: 3, bytes: 40, hits: 1, misses: 2 }]);
   });
 });
