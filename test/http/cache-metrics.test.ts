@@ -1,14 +1,18 @@
 /**
  * The caches' series on `/metrics`: a tag page read twice is one miss then one hit of the rendered
- * tags and of the slugs' ids, and every cache of the read path shows its budget; a source that
- * fails or answers late does not fail the scrape. And the registry's own rules: one name once, in
+ * tags and of the slugs' ids, and every cache of the read path shows its budget; the embedded
+ * search engine's caches are there too, in process and on its thread; a source that fails or
+ * answers late does not fail the scrape. And the registry's own rules: one name once, in
  * snake_case.
  */
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Indexer } from '../../indexer/index.js';
 import { type CacheSnapshot, CacheRegistry } from '../../src/lib/cache-registry.js';
 import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { CacheSeries } from '../../src/observability/cache-series.js';
+import { EmbeddedEngine, EngineThread } from '../../src/search/embedded/public.js';
+import type { SearchEngine } from '../../src/search/engine.js';
 import { insertTag, startHarness, type Harness } from './harness.js';
 
 /** The value of the sample `name{labels}` in a Prometheus text exposition; undefined when absent. */
@@ -65,6 +69,41 @@ describe('cache series on /metrics', () => {
     for (const cache of ['etag_of_source', 'query_params', 'search_params']) {
       expect(sample(text, 'tagwise_cache_budget', { cache, unit: 'entries' }), cache).toBeGreaterThan(0);
     }
+  });
+});
+
+describe.each([
+  ['in process', () => new EmbeddedEngine()],
+  ['on its thread', () => new EngineThread()],
+] as const)("the search engine's caches on /metrics (%s)", (_mode, makeEngine) => {
+  let h: Harness;
+  let engine: SearchEngine;
+  beforeAll(async () => {
+    engine = makeEngine();
+    h = await startHarness({ engine });
+    await new Indexer({ db: h.db, engine }).ensureIndexes();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await engine?.close();
+  });
+
+  it('counts the second of two same searches as a hit of the kept answers', async () => {
+    const search = async () => expect((await h.api('/search/images?q=*')).status).toBe(200);
+    await search();
+    const once = await (await h.request('/metrics')).text();
+    await search();
+    const twice = await (await h.request('/metrics')).text();
+    const hits = (text: string) => sample(text, 'tagwise_cache_hits_total', { cache: 'engine_answers' });
+    expect(hits(once)).toBeTypeOf('number');
+    expect(hits(twice)).toBeGreaterThan(hits(once)!);
+    expect(sample(twice, 'tagwise_cache_misses_total', { cache: 'engine_answers' })).toBeGreaterThanOrEqual(1);
+    expect(sample(twice, 'tagwise_cache_entries', { cache: 'engine_answers' })).toBeGreaterThanOrEqual(1);
+    for (const cache of ['engine_answers', 'engine_filter_sets', 'engine_term_unions']) {
+      expect(sample(twice, 'tagwise_cache_budget', { cache, unit: 'entries' }), cache).toBeGreaterThan(0);
+    }
+    // the thread parses the requests it is sent; in process nothing is parsed
+    expect(sample(twice, 'tagwise_cache_budget', { cache: 'engine_parsed_requests', unit: 'entries' })).toBe(engine instanceof EngineThread ? 4_096 : undefined);
   });
 });
 
