@@ -8,9 +8,11 @@
  * cache — the search context's included, which `src/caches` reads through (a registry in
  * `src/caches` would tie the two folders in a cycle).
  *
- * Two registries: each app's read caches (`src/caches/read-caches.ts`) register with the app's
- * own, as tests run several apps in one process; caches held by a module, one per process, register with
- * `processCaches`. Joining is one call, in the cache's constructor or beside its module-level map:
+ * Each app's read caches (`src/caches/read-caches.ts`) register with the app's own registry, as
+ * tests run several apps in one process; caches held by a module, one per process, register with
+ * `processCaches`; the embedded search engine's with the engine's own (`EmbeddedEngine.caches`),
+ * which its thread reports when asked (`CacheSource`, `EngineThread.caches`). Joining is one
+ * call, in the cache's constructor or beside its module-level map:
  *
  *     const counts = registry.register({ name, budget, invalidatedBy, held: () => ({ entries }) });
  *     counts.hit(); counts.miss();
@@ -25,7 +27,11 @@ export type CacheBudget = { entries: number } | { bytes: number };
 export interface CacheSpec {
   /** Unique in its registry; the `cache` label of its series (snake_case). */
   name: string;
-  budget: CacheBudget;
+  /**
+   * A function when it grows with what holds the cache: one entry stands for the caches of every
+   * index (or field) of a search engine, their budget the sum of theirs.
+   */
+  budget: CacheBudget | (() => CacheBudget);
   /**
    * What drops its entries, besides room: announced change kinds (`images`, `user`, `*` for a
    * reconnect of the record-change feed, …; see `src/db/record-change-feed.ts`), or a plain phrase (`age 60 s`).
@@ -54,7 +60,26 @@ export interface RegisteredCache extends CacheSpec {
   counts: CacheCounts;
 }
 
-export class CacheRegistry {
+/**
+ * A cache as it stands, in plain data: what `/metrics` reads at a scrape, and what a search
+ * engine on a thread of its own sends back when asked (`SearchEngine.caches`).
+ */
+export interface CacheSnapshot {
+  name: string;
+  budget: CacheBudget;
+  entries: number;
+  /** For the caches that count bytes. */
+  bytes?: number;
+  hits: number;
+  misses: number;
+}
+
+/** Caches to report: a registry, or what answers for one on another thread. */
+export interface CacheSource {
+  report(): readonly CacheSnapshot[] | Promise<readonly CacheSnapshot[]>;
+}
+
+export class CacheRegistry implements CacheSource {
   private readonly caches = new Map<string, RegisteredCache>();
 
   /** Add a cache; its counts to count its hits and misses on. A name taken already is refused. */
@@ -68,6 +93,14 @@ export class CacheRegistry {
 
   list(): readonly RegisteredCache[] {
     return [...this.caches.values()];
+  }
+
+  /** Each cache as it stands now. */
+  report(): CacheSnapshot[] {
+    return this.list().map(({ name, budget, held, counts }) => {
+      const { entries, bytes } = held();
+      return { name, budget: typeof budget === 'function' ? budget() : budget, entries, ...(bytes === undefined ? {} : { bytes }), hits: counts.hits, misses: counts.misses };
+    });
   }
 }
 

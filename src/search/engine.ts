@@ -1,4 +1,5 @@
 import type { Query, SortClause } from '../../grammar/index.js';
+import type { CacheSource } from '../lib/cache-registry.js';
 import type { IndexMapping } from './mapping.js';
 
 /** A document as stored in an index: Philomena's field names (reference §2), `id` always set. */
@@ -90,6 +91,11 @@ export interface SearchEngine {
    * took about a third of the time on the 1M benchmark board).
    */
   readonly loadsNewestFirst?: boolean;
+  /**
+   * The caches the engine holds, for `/metrics` (the embedded engine's kept answers, filter sets,
+   * term unions; on its thread, read there when scraped). OpenSearch's are its own.
+   */
+  readonly caches?: CacheSource;
   /** Create the alias and a first version if the index does not exist yet. */
   ensureIndex(spec: IndexSpec): Promise<void>;
   /** Insert or replace documents by id. */

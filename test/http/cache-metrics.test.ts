@@ -1,11 +1,18 @@
 /**
  * The caches' series on `/metrics`: a tag page read twice is one miss then one hit of the rendered
- * tags and of the slugs' ids, and every cache of the read path shows its budget. And the
- * registry's own rules: one name once, in snake_case.
+ * tags and of the slugs' ids, and every cache of the read path shows its budget; the embedded
+ * search engine's caches are there too, in process and on its thread; a source that fails or
+ * answers late does not fail the scrape. And the registry's own rules: one name once, in
+ * snake_case.
  */
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CacheRegistry } from '../../src/lib/cache-registry.js';
+import { Indexer } from '../../indexer/index.js';
+import { type CacheSnapshot, CacheRegistry } from '../../src/lib/cache-registry.js';
 import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
+import { CacheSeries } from '../../src/observability/cache-series.js';
+import { EmbeddedEngine, EngineThread } from '../../src/search/embedded/public.js';
+import type { SearchEngine } from '../../src/search/engine.js';
 import { insertTag, startHarness, type Harness } from './harness.js';
 
 /** The value of the sample `name{labels}` in a Prometheus text exposition; undefined when absent. */
@@ -65,6 +72,70 @@ describe('cache series on /metrics', () => {
   });
 });
 
+describe.each([
+  ['in process', () => new EmbeddedEngine()],
+  ['on its thread', () => new EngineThread()],
+] as const)("the search engine's caches on /metrics (%s)", (_mode, makeEngine) => {
+  let h: Harness;
+  let engine: SearchEngine;
+  beforeAll(async () => {
+    engine = makeEngine();
+    h = await startHarness({ engine });
+    await new Indexer({ db: h.db, engine }).ensureIndexes();
+  });
+  afterAll(async () => {
+    await h?.close();
+    await engine?.close();
+  });
+
+  it('counts the second of two same searches as a hit of the kept answers', async () => {
+    const search = async () => expect((await h.api('/search/images?q=*')).status).toBe(200);
+    await search();
+    const once = await (await h.request('/metrics')).text();
+    await search();
+    const twice = await (await h.request('/metrics')).text();
+    const hits = (text: string) => sample(text, 'tagwise_cache_hits_total', { cache: 'engine_answers' });
+    expect(hits(once)).toBeTypeOf('number');
+    expect(hits(twice)).toBeGreaterThan(hits(once)!);
+    expect(sample(twice, 'tagwise_cache_misses_total', { cache: 'engine_answers' })).toBeGreaterThanOrEqual(1);
+    expect(sample(twice, 'tagwise_cache_entries', { cache: 'engine_answers' })).toBeGreaterThanOrEqual(1);
+    for (const cache of ['engine_answers', 'engine_filter_sets', 'engine_term_unions']) {
+      expect(sample(twice, 'tagwise_cache_budget', { cache, unit: 'entries' }), cache).toBeGreaterThan(0);
+    }
+    // the thread parses the requests it is sent; in process nothing is parsed
+    expect(sample(twice, 'tagwise_cache_budget', { cache: 'engine_parsed_requests', unit: 'entries' })).toBe(engine instanceof EngineThread ? 4_096 : undefined);
+  });
+});
+
+describe('CacheSeries', () => {
+  const snapshot: CacheSnapshot = { name: 'later_cache', budget: { entries: 5 }, entries: 2, hits: 3, misses: 4 };
+
+  it("reads a source that answers later once per scrape, and leaves out one that fails, not the others' series", async () => {
+    const registry = new Registry();
+    const series = new CacheSeries(registry);
+    let reads = 0;
+    series.watch({
+      report: () => {
+        reads++;
+        return new Promise((resolve) => setTimeout(() => resolve([snapshot]), 10));
+      },
+    });
+    series.watch({
+      report: () => {
+        throw new Error('gone');
+      },
+    });
+    series.watch({ report: () => Promise.reject(new Error('stopped')) });
+    const text = await registry.metrics();
+    expect(sample(text, 'tagwise_cache_hits_total', { cache: 'later_cache' })).toBe(3);
+    expect(sample(text, 'tagwise_cache_misses_total', { cache: 'later_cache' })).toBe(4);
+    expect(sample(text, 'tagwise_cache_entries', { cache: 'later_cache' })).toBe(2);
+    expect(sample(text, 'tagwise_cache_budget', { cache: 'later_cache', unit: 'entries' })).toBe(5);
+    // asked by each of the five series: a source keeps its own call under way (`EngineThread.caches`)
+    expect(reads).toBe(5);
+  });
+});
+
 describe('CacheRegistry', () => {
   const spec = { name: 'some_cache', budget: { entries: 1 }, invalidatedBy: ['*'], held: () => ({ entries: 0 }) };
 
@@ -74,5 +145,17 @@ describe('CacheRegistry', () => {
     expect(() => registry.register(spec)).toThrow(/registered already/);
     expect(() => registry.register({ ...spec, name: 'Some Cache' })).toThrow(/snake_case/);
     expect(registry.list().map((c) => c.name)).toEqual(['some_cache']);
+  });
+});
+
+describe('CacheRegistry.report', () => {
+  it('gives each cache as plain data, a budget that grows with what holds it read then', () => {
+    const registry = new CacheRegistry();
+    let holders = 1;
+    const counts = registry.register({ name: 'per_holder', budget: () => ({ entries: 10 * holders }), invalidatedBy: [], held: () => ({ entries: 3, bytes: 40 }) });
+    counts.hit();
+    counts.miss(2);
+    holders = 2;
+    expect(registry.report()).toEqual([{ name: 'per_holder', budget: { entries: 20 }, entries: 3, bytes: 40, hits: 1, misses: 2 }]);
   });
 });

@@ -22,7 +22,8 @@ import { readAnswer, type Answer } from '../support/answer.js';
 export const stubEngine: SearchEngine = new Proxy({ kind: 'embedded' } as SearchEngine, {
   get(target, prop) {
     if (prop in target) return target[prop as keyof SearchEngine];
-    if (prop === 'then') return undefined;
+    // not methods: a promise's `then`, and the engine's caches (it has none to report)
+    if (prop === 'then' || prop === 'caches') return undefined;
     return () => Promise.reject(new Error(`search engine not expected in read API tests (${String(prop)})`));
   },
 });

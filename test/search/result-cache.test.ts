@@ -9,6 +9,7 @@ import type { Query, SortClause } from '../../grammar/index.js';
 import { EmbeddedEngine } from '../../src/search/embedded/public.js';
 import { PhysicalIndex } from '../../src/search/embedded/index/physical-index.js';
 import { answerKey, ResultCache } from '../../src/search/embedded/result-cache.js';
+import { CacheRegistry } from '../../src/lib/cache-registry.js';
 import { searchIndex } from '../../src/search/embedded/search.js';
 import type { IndexDocument, SearchRequest } from '../../src/search/engine.js';
 import type { IndexMapping } from '../../src/search/mapping.js';
@@ -287,7 +288,7 @@ describe('search answers kept across writes', () => {
 
   it('an answer dropped for room leaves the list of answers by what they read too', () => {
     const index = freshIndex(new Map([[1, makeDoc(1, mulberry32(1))]]));
-    const cache = new ResultCache({ maxEntries: 3 });
+    const cache = new ResultCache({ maxEntries: 3 }, new CacheRegistry());
     for (let i = 0; i < 10; i++) cache.answer(index, { query: { term: { tags: `t${i}` } } as Query, sort: [{ id: 'desc' }] as SortClause[], size: 5 }, () => ({ ids: [], total: 0 }));
     expect(cache.size).toBe(3);
     // every term of `tags` changed: each answer still listed under a term is concerned (the

@@ -25,6 +25,7 @@ export function composeApp(parts: AppParts): AppDeps {
   const caches = parts.caches ?? createReadCaches(db, { images: { maxBytes: config.imageCacheBytes } });
   metrics.caches.watch(processCaches);
   metrics.caches.watch(caches.registry);
+  if (parts.engine.caches) metrics.caches.watch(parts.engine.caches);
   // Every route's limits, submissions' included, and the limiter's bans go through the one ban cache.
   const limiter = config.limits.enabled ? new RequestLimiter(db, limitPolicyFrom(config.limits), caches.bans) : null;
   const { concurrency, rate } = config.limits.reverseSearch;

@@ -1,9 +1,12 @@
 import type { DatabaseMark, HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../engine.js';
+import { CacheRegistry } from '../../lib/cache-registry.js';
 import { searchIndexHashes } from './hash-search.js';
-import { PhysicalIndex } from './index/physical-index.js';
+import { type IndexCacheCounts, PhysicalIndex } from './index/physical-index.js';
+import { registerFilterSets } from './query/filter-set-cache.js';
 import { ResultCache, type ResultCacheOptions } from './result-cache.js';
 import { searchIndex } from './search.js';
 import { SnapshotStore } from './persistence/snapshot.js';
+import { registerTermUnions } from './terms/term-dictionary.js';
 
 export interface EmbeddedEngineOptions {
   /** Directory of the snapshots (`<dataDir>/index/`); without it the engine lives in memory. */
@@ -36,10 +39,24 @@ export class EmbeddedEngine implements SearchEngine {
   /** The database the index reflects, saved with the alias map (see `SearchEngine.markDatabase`). */
   private mark: DatabaseMark | undefined;
   private readonly results: ResultCache;
+  /**
+   * The engine's caches, on `/metrics` (`SearchEngine.caches`): kept answers, and the filter sets
+   * and term unions of its indexes, each counted over all of them (an index holds its own, and
+   * several engines may share a process); on a thread, the host's parsed requests too. A registry
+   * of its own, not `processCaches`: engines in one process must not collide.
+   */
+  readonly caches = new CacheRegistry();
+  /** Where the caches of each index it makes count. */
+  private readonly indexCounts: IndexCacheCounts;
 
   constructor(options: EmbeddedEngineOptions = {}) {
-    this.store = options.dataDir ? new SnapshotStore(options.dataDir) : null;
-    this.results = new ResultCache(options.resultCache === false ? { maxEntries: 0 } : options.resultCache);
+    this.results = new ResultCache(options.resultCache === false ? { maxEntries: 0 } : (options.resultCache ?? {}), this.caches);
+    const indexes = () => [...this.indices.values()];
+    this.indexCounts = {
+      filterSets: registerFilterSets(this.caches, indexes),
+      termUnions: registerTermUnions(this.caches, () => indexes().flatMap((index) => index.unionDictionaries())),
+    };
+    this.store = options.dataDir ? new SnapshotStore(options.dataDir, this.indexCounts) : null;
     this.opening = this.store ? this.load(this.store) : Promise.resolve();
     // a failed load is reported by every later call
     this.opening.catch(() => {});
@@ -97,7 +114,7 @@ export class EmbeddedEngine implements SearchEngine {
     await this.opening;
     if (this.aliases.has(spec.name)) return;
     const version = this.nextVersion(spec.name);
-    this.indices.set(version, new PhysicalIndex(version, spec.mapping));
+    this.indices.set(version, new PhysicalIndex(version, spec.mapping, this.indexCounts));
     this.aliases.set(spec.name, version);
     this.aliasesDirty = true;
   }
@@ -161,7 +178,7 @@ export class EmbeddedEngine implements SearchEngine {
   async createVersion(spec: IndexSpec): Promise<string> {
     await this.opening;
     const version = this.nextVersion(spec.name);
-    this.indices.set(version, new PhysicalIndex(version, spec.mapping));
+    this.indices.set(version, new PhysicalIndex(version, spec.mapping, this.indexCounts));
     return version;
   }
 

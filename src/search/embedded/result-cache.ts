@@ -3,6 +3,7 @@ import { AnswersByReads } from './answers-by-reads.js';
 import type { PhysicalIndex } from './index/physical-index.js';
 import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
+import type { CacheCounts, CacheRegistry } from '../../lib/cache-registry.js';
 import { Bitmap } from './postings/bitmap.js';
 import { fieldChanges } from './query/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
@@ -264,8 +265,7 @@ export class ResultCache {
   private nextOwner = 1;
   private nextSeq = 0;
   /** Searches answered from memory, and searches run (with a key: the others are not counted). */
-  hits = 0;
-  misses = 0;
+  private readonly counts: CacheCounts;
   /** Answers dropped by writes so far (for benchmarks). */
   dropped = 0;
   /** Queries the checks of writes have run so far, each on the written documents (for benchmarks). */
@@ -275,11 +275,18 @@ export class ResultCache {
   /** Kept answers the checks of writes looked at, concerned or not (for benchmarks and tests). */
   looked = 0;
 
-  constructor(options: ResultCacheOptions = {}) {
+  /** `registry`: the engine's (`EmbeddedEngine.caches`), where it registers as `engine_answers`. */
+  constructor(options: ResultCacheOptions, registry: CacheRegistry) {
     this.options = { ...DEFAULTS, ...options };
     const { maxEntries, maxBytes } = this.options;
     // (no entries at all: `answer` keeps nothing then)
     this.entries = new BoundedMap({ maxEntries: Math.max(1, maxEntries), maxBytes, sizeOf: (e) => e.bytes, onEvict: (full, e) => this.forget(full, e) });
+    this.counts = registry.register({
+      name: 'engine_answers',
+      budget: { entries: maxEntries },
+      invalidatedBy: ['a write to its index of a document its query matches, before or after', `a write of more than ${this.options.maxBatch} documents to its index`],
+      held: () => ({ entries: this.entries.size }),
+    });
   }
 
   get size(): number {
@@ -294,10 +301,10 @@ export class ResultCache {
     const full = `${owner.id}\u0000${key}`;
     const hit = this.entries.get(full);
     if (hit) {
-      this.hits++;
+      this.counts.hit();
       return { ids: hit.result.ids.slice(), total: hit.result.total };
     }
-    this.misses++;
+    this.counts.miss();
     const result = search();
     const queryText = JSON.stringify(request.query ?? null);
     const bytes = entryBytes(full, queryText, result);

@@ -1,4 +1,5 @@
 import type { FieldMapping } from '../../mapping.js';
+import { CacheCounts } from '../../../lib/cache-registry.js';
 import { Bitmap } from '../postings/bitmap.js';
 import { NumericColumn } from '../columns/columns.js';
 import { ipKey, isPlainObject, toEpochMillis } from '../../../../grammar/index.js';
@@ -86,7 +87,12 @@ export class FieldSet {
   /** Path prefix of the fields (`galleries.` for the objects of nested field `galleries`). */
   readonly base: string;
 
-  constructor(properties: Record<string, FieldMapping>, prefix = '') {
+  /** `unionCounts`: where its dictionaries count the hits of their kept unions (see `PhysicalIndex`). */
+  constructor(
+    properties: Record<string, FieldMapping>,
+    prefix = '',
+    private readonly unionCounts = new CacheCounts(),
+  ) {
     this.base = prefix;
     this.register(properties, prefix);
   }
@@ -118,13 +124,13 @@ export class FieldSet {
       case 'keyword':
       case 'boolean':
       case 'ip':
-        return { ...base, kind: m.type, dict: new TermDictionary() };
+        return { ...base, kind: m.type, dict: new TermDictionary(this.unionCounts) };
       case 'text':
-        return { ...base, kind: 'text', text: new TextField(m.analyzer), present: new Bitmap() };
+        return { ...base, kind: 'text', text: new TextField(m.analyzer, this.unionCounts), present: new Bitmap() };
       case 'object':
         return { ...base, kind: 'object' };
       case 'nested': {
-        const child = new FieldSet(m.properties, path + '.');
+        const child = new FieldSet(m.properties, path + '.', this.unionCounts);
         // id-like integer fields of nested objects get a value → documents index
         for (const f of child.fields) {
           if (f && f.kind === 'numeric' && f.type !== 'date' && f.type !== 'float' && f.path.endsWith('.id')) {

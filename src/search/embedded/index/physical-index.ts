@@ -1,7 +1,22 @@
 import type { IndexDocument } from '../../engine.js';
 import type { IndexMapping } from '../../mapping.js';
+import { CacheCounts } from '../../../lib/cache-registry.js';
 import { Bitmap } from '../postings/bitmap.js';
+import type { TermDictionary } from '../terms/term-dictionary.js';
 import { FieldSet } from './field-set.js';
+
+/**
+ * Where the caches an index holds count their hits and misses: its remembered filter sets
+ * (`query/filter-set-cache.ts`) and its dictionaries' unions. An engine hands the same counts to
+ * every index it makes, so each cache is counted once over all of them (`EmbeddedEngine.caches`).
+ */
+export interface IndexCacheCounts {
+  filterSets: CacheCounts;
+  termUnions: CacheCounts;
+}
+
+/** Counts for an index outside an engine (tests, tools): counted, reported nowhere. */
+export const uncountedCaches = (): IndexCacheCounts => ({ filterSets: new CacheCounts(), termUnions: new CacheCounts() });
 
 /** id → document number: a direct table for ids below 2^26, a Map for the others. */
 export class IdMap {
@@ -72,8 +87,9 @@ export class PhysicalIndex {
   constructor(
     readonly name: string,
     readonly mapping: IndexMapping,
+    readonly cacheCounts: IndexCacheCounts = uncountedCaches(),
   ) {
-    this.root = new FieldSet(mapping.properties);
+    this.root = new FieldSet(mapping.properties, '', cacheCounts.termUnions);
   }
 
   get docCount(): number {
@@ -181,7 +197,7 @@ export class PhysicalIndex {
 
   /** A copy holding only the live documents, renumbered in order. */
   compacted(): PhysicalIndex {
-    const next = new PhysicalIndex(this.name, this.mapping);
+    const next = new PhysicalIndex(this.name, this.mapping, this.cacheCounts);
     const docs = this.live.toArray();
     const batch: IndexDocument[] = [];
     for (let i = 0; i < docs.length; i++) {
@@ -209,10 +225,25 @@ export class PhysicalIndex {
     this.live.trim();
   }
 
+  /** The dictionaries whose unions of expansions are kept: keyword and text fields', nested ones' too. */
+  unionDictionaries(): TermDictionary[] {
+    return unionDictionariesOf(this.root, []);
+  }
+
   /** Bytes by structure (see `FieldSet.byteSizes`), with the id maps and live set as `ids`. */
   byteSizes(): Map<string, number> {
     const out = this.root.byteSizes();
     out.set('ids', this.ids.byteLength + this.idMap.byteSize() + this.live.byteSize());
     return out;
   }
+}
+
+/** `set`'s dictionaries whose unions are kept, added to `into`: patterns and fuzzy queries read keyword and text fields. */
+function unionDictionariesOf(set: FieldSet, into: TermDictionary[]): TermDictionary[] {
+  for (const f of set.fields) {
+    if (f?.kind === 'keyword') into.push(f.dict);
+    else if (f?.kind === 'text') into.push(f.text.dict);
+    else if (f?.kind === 'nested') unionDictionariesOf(f.child, into);
+  }
+  return into;
 }

@@ -7,7 +7,7 @@ import { Bitmap } from '../postings/bitmap.js';
 import type { Field, FieldSet } from '../index/field-set.js';
 import { HexTerms } from '../terms/hex-terms.js';
 import { TermDictionary } from '../terms/term-dictionary.js';
-import { PhysicalIndex } from '../index/physical-index.js';
+import { type IndexCacheCounts, PhysicalIndex } from '../index/physical-index.js';
 import { RowStore } from '../store/row-store.js';
 import type { TermStore } from '../terms/term-store.js';
 
@@ -319,8 +319,8 @@ function grownF64(a: Float64Array): Float64Array {
   return out;
 }
 
-function restore(r: Sections, name: string, mapping: IndexMapping, generation: string | null): PhysicalIndex {
-  const index = new PhysicalIndex(name, mapping);
+function restore(r: Sections, name: string, mapping: IndexMapping, generation: string | null, counts?: IndexCacheCounts): PhysicalIndex {
+  const index = new PhysicalIndex(name, mapping, counts);
   restoreSet(index.root, '', r);
   const ids = r.f64('ids');
   index.ids = grownF64(ids);
@@ -387,7 +387,11 @@ function parseLogLine(line: string): { w?: IndexDocument; d?: number; p?: number
 export class SnapshotStore {
   readonly dir: string;
 
-  constructor(dataDir: string) {
+  /** `counts`: where the caches of the indexes it loads count (the engine's, see `PhysicalIndex`). */
+  constructor(
+    dataDir: string,
+    private readonly counts?: IndexCacheCounts,
+  ) {
     this.dir = join(dataDir, 'index');
   }
 
@@ -433,7 +437,7 @@ export class SnapshotStore {
       sections: SectionInfo[];
     };
     const sections = new Sections(buf, align8(16 + headerLength), header.sections, header.meta);
-    const index = restore(sections, header.name, header.mapping, header.generation);
+    const index = restore(sections, header.name, header.mapping, header.generation, this.counts);
     index.position = header.position;
     await this.replayLog(index);
     return index;

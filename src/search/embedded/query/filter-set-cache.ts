@@ -1,4 +1,5 @@
 import { BoundedMap } from '../../../lib/bounded-map.js';
+import type { CacheCounts, CacheRegistry } from '../../../lib/cache-registry.js';
 import type { Bitmap } from '../postings/bitmap.js';
 import type { PhysicalIndex } from '../index/physical-index.js';
 import { outsideSearchMemory } from '../search-memory.js';
@@ -22,10 +23,26 @@ interface FilterEntry {
 const filterCache = new WeakMap<PhysicalIndex, { version: number; entries: BoundedMap<string, FilterEntry> }>();
 const FILTER_CACHE_SIZE = 32;
 
+/**
+ * Register the sets of every index `indexes()` lists (an engine's) as one cache; returns the
+ * counts its indexes are to be made with (`PhysicalIndex.cacheCounts.filterSets`).
+ */
+export function registerFilterSets(registry: CacheRegistry, indexes: () => readonly PhysicalIndex[]): CacheCounts {
+  return registry.register({
+    name: 'engine_filter_sets',
+    budget: () => ({ entries: FILTER_CACHE_SIZE * indexes().length }),
+    invalidatedBy: ['a write to its index that failed, or that its sets missed', 'a compaction or reindex of the index'],
+    held: () => ({ entries: indexes().reduce((n, index) => n + (filterCache.get(index)?.entries.size ?? 0), 0) }),
+  });
+}
+
+/** The set kept for `key`, if it is current (counted as a hit, else a miss). */
 export function cachedFilter(index: PhysicalIndex, key: string): Bitmap | undefined {
   const c = filterCache.get(index);
-  if (!c || c.version !== index.version) return undefined;
-  return c.entries.get(key)?.bits;
+  const bits = c !== undefined && c.version === index.version ? c.entries.get(key)?.bits : undefined;
+  if (bits === undefined) index.cacheCounts.filterSets.miss();
+  else index.cacheCounts.filterSets.hit();
+  return bits;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { compileWildcard, fuzzyMatcher, fuzzyPrefix, type FuzzyOptions } from '../../../../grammar/index.js';
 import { BoundedMap } from '../../../lib/bounded-map.js';
+import { CacheCounts, type CacheRegistry } from '../../../lib/cache-registry.js';
 import { Bitmap } from '../postings/bitmap.js';
 import { storeFor, storeOf } from './hex-terms.js';
 import { FlatPostings } from '../postings/flat-postings.js';
@@ -14,6 +15,20 @@ import { StringTerms, type TermStore } from './term-store.js';
  * every term. The most recently used are kept.
  */
 const CACHED_UNIONS_MAX = 64;
+
+/**
+ * Register the kept unions of every dictionary `dictionaries()` lists (an engine's, over all its
+ * indexes: `PhysicalIndex.unionDictionaries`) as one cache; returns the counts its dictionaries
+ * are to be made with.
+ */
+export function registerTermUnions(registry: CacheRegistry, dictionaries: () => readonly TermDictionary[]): CacheCounts {
+  return registry.register({
+    name: 'engine_term_unions',
+    budget: () => ({ entries: CACHED_UNIONS_MAX * dictionaries().length }),
+    invalidatedBy: ['a new term in its field (a write adding one, a load)', 'a compaction or reindex of its index'],
+    held: () => ({ entries: dictionaries().reduce((n, d) => n + d.keptUnions, 0) }),
+  });
+}
 
 /** Whether the ascending array holds `x`. */
 function sortedHas(a: Uint32Array, x: number): boolean {
@@ -93,6 +108,14 @@ export class TermDictionary {
    */
   private version = 0;
   private readonly unions = new BoundedMap<string, { version: number; bits: Bitmap; ords: Uint32Array }>({ maxEntries: CACHED_UNIONS_MAX });
+
+  /** `unionCounts`: where `cachedUnion` counts its hits and misses (shared by an engine's dictionaries). */
+  constructor(private readonly unionCounts: CacheCounts = new CacheCounts()) {}
+
+  /** Unions kept, current or not. */
+  get keptUnions(): number {
+    return this.unions.size;
+  }
 
   get size(): number {
     return this.store.size;
@@ -397,19 +420,23 @@ export class TermDictionary {
     return unionPostings(lists, space);
   }
 
-  /**
-   * `union(expand())`, reused while no term was added since (postings added since are patched
-   * in): `key` names the expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
-   */
   /** The union `cachedUnion` keeps under `key`, if it is kept and current; nothing is built. */
   keptUnion(key: string): Bitmap | undefined {
     const hit = this.unions.peek(key);
     return hit !== undefined && hit.version === this.version ? hit.bits : undefined;
   }
 
+  /**
+   * `union(expand())`, reused while no term was added since (postings added since are patched
+   * in): `key` names the expansion (e.g. the query kind and pattern). Read-only, like `lookup`.
+   */
   cachedUnion(key: string, expand: () => number[], space: number): Bitmap {
     const hit = this.unions.get(key);
-    if (hit !== undefined && hit.version === this.version) return hit.bits;
+    if (hit !== undefined && hit.version === this.version) {
+      this.unionCounts.hit();
+      return hit.bits;
+    }
+    this.unionCounts.miss();
     const ords = sortedDistinct(expand());
     const bits = outsideSearchMemory(() => this.union(ords, space));
     this.unions.set(key, { version: this.version, bits, ords });

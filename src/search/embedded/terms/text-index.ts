@@ -1,5 +1,6 @@
 import { analyzerFor, sloppyPhraseMatches, type AnalyzedText } from '../../../../grammar/index.js';
 import { Bitmap } from '../postings/bitmap.js';
+import type { CacheCounts } from '../../../lib/cache-registry.js';
 import { TermDictionary } from './term-dictionary.js';
 import { u32 } from '../search-memory.js';
 
@@ -53,12 +54,14 @@ class Cursor {
 
 /** An inverted index with positions over analyzed text, for match and match_phrase. */
 export class TextField {
-  readonly dict = new TermDictionary();
+  readonly dict: TermDictionary;
   private readonly positions: PositionStream[] = [];
   readonly analyze: (text: string) => AnalyzedText;
 
-  constructor(analyzer?: string) {
+  /** `unionCounts`: where its dictionary counts the hits of its kept unions. */
+  constructor(analyzer?: string, unionCounts?: CacheCounts) {
     this.analyze = analyzerFor(analyzer);
+    this.dict = new TermDictionary(unionCounts);
   }
 
   add(doc: number, texts: string[]): void {

@@ -2,9 +2,12 @@
  * The worker thread behind `EngineThread`: an `EmbeddedEngine` of its own, answering the calls
  * posted to it in the order they come. Each engine method awaits the snapshot load once and then
  * runs to completion, so calls that follow one another on the port also take effect in order.
- * The answers of one turn go back in one reply (see engine-thread.ts).
+ * The answers of one turn go back in one reply (see engine-thread.ts). Besides the engine's
+ * methods it answers `cacheReport`: the thread's caches as plain data, for the main thread's
+ * `/metrics`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CacheSnapshot } from '../../../lib/cache-registry.js';
 import { EmbeddedEngine, type EmbeddedEngineOptions } from '../engine.js';
 import type { EngineCall, EngineCalls, EngineReplies, EngineReply } from './engine-thread.js';
 import { ParsedRequests } from './parsed-requests.js';
@@ -12,7 +15,14 @@ import { ParsedRequests } from './parsed-requests.js';
 const engine = new EmbeddedEngine((workerData as { options: EmbeddedEngineOptions }).options);
 const port = parentPort!;
 
-const requests = new ParsedRequests();
+const requests = new ParsedRequests(engine.caches);
+
+/** The engine's caches and the parsed requests, as the calls posted before this one left them. */
+async function cacheReport(): Promise<CacheSnapshot[]> {
+  // awaited as every engine method awaits it: this call's turn comes after theirs
+  await engine.open();
+  return engine.caches.report();
+}
 
 /** A call's arguments as the engine takes them: a search's request comes as JSON text. */
 function argumentsOf(call: EngineCall): unknown[] {
@@ -35,7 +45,7 @@ function postReplies(): void {
 }
 
 function run(call: EngineCall): void {
-  const method = engine[call.method] as (...args: unknown[]) => Promise<unknown>;
+  const method = (call.method === 'cacheReport' ? cacheReport : engine[call.method]) as (...args: unknown[]) => Promise<unknown>;
   let args: unknown[];
   try {
     args = argumentsOf(call);

@@ -16,15 +16,16 @@
  * costs about what one call did.
  */
 import { Worker } from 'node:worker_threads';
+import type { CacheSnapshot, CacheSource } from '../../../lib/cache-registry.js';
 import type { DatabaseMark, HashSearchRequest, HashSearchResult, IndexDocument, IndexSpec, PersistedState, SearchEngine, SearchRequest, SearchResult } from '../../engine.js';
 import type { EmbeddedEngine, EmbeddedEngineOptions } from '../engine.js';
 
 type Method = 'ensureIndex' | 'write' | 'remove' | 'search' | 'searchHashes' | 'get' | 'count' | 'createVersion' | 'switchAlias' | 'flush' | 'persisted' | 'markDatabase' | 'close';
 
-/** A call of an engine method, as posted to the thread. */
+/** A call of an engine method, or of the host's own (`cacheReport`), as posted to the thread. */
 export interface EngineCall {
   id: number;
-  method: Method & keyof EmbeddedEngine;
+  method: (Method & keyof EmbeddedEngine) | 'cacheReport';
   args: unknown[];
 }
 
@@ -61,6 +62,21 @@ export class EngineThread implements SearchEngine {
   private outbox: EngineCalls = [];
   /** Set once the thread has stopped: every call from then on fails with it. */
   private stopped: Error | null = null;
+  /** The report of the thread's caches under way, if one is. */
+  private reporting: Promise<readonly CacheSnapshot[]> | null = null;
+  /**
+   * The thread's caches (`EmbeddedEngine.caches`, and the requests it parsed), asked of it when
+   * read: one call answers every read made while it is under way, so the five cache series of a
+   * scrape cost one round trip.
+   */
+  readonly caches: CacheSource = {
+    report: () => {
+      this.reporting ??= this.call<CacheSnapshot[]>('cacheReport').finally(() => {
+        this.reporting = null;
+      });
+      return this.reporting;
+    },
+  };
 
   constructor(options: EmbeddedEngineOptions = {}) {
     this.worker = new Worker(BOOT, { workerData: { host: HOST.href, options } });

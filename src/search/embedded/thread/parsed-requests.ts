@@ -6,6 +6,7 @@
  * that later searches share.
  */
 import { BoundedMap } from '../../../lib/bounded-map.js';
+import type { CacheCounts, CacheRegistry } from '../../../lib/cache-registry.js';
 import type { SearchRequest } from '../../engine.js';
 
 const MAX_ENTRIES = 4_096;
@@ -14,11 +15,22 @@ const MAX_TEXT = 16_384;
 
 export class ParsedRequests {
   private readonly byText = new BoundedMap<string, SearchRequest>({ maxEntries: MAX_ENTRIES });
+  private readonly counts: CacheCounts;
+
+  /** `registry`: the thread's engine's (`EmbeddedEngine.caches`), where it registers as `engine_parsed_requests`. */
+  constructor(registry: CacheRegistry) {
+    // a pure function of its key: nothing invalidates an entry
+    this.counts = registry.register({ name: 'engine_parsed_requests', budget: { entries: MAX_ENTRIES }, invalidatedBy: [], held: () => ({ entries: this.byText.size }) });
+  }
 
   /** `JSON.parse(text)`, the same object for the same text while it is kept. */
   parse(text: string): SearchRequest {
     const kept = this.byText.get(text);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) {
+      this.counts.hit();
+      return kept;
+    }
+    this.counts.miss();
     const request = JSON.parse(text) as SearchRequest;
     if (text.length > MAX_TEXT) return request;
     this.byText.set(text, deepFreeze(request));
