@@ -7,6 +7,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // A worker runs file after file in one module graph instead of importing the app afresh for
+    // each (a second or more a file, some 200 files): files share no state but what modules hold,
+    // and every shared thing a test makes (databases, servers, engines) is its own.
+    isolate: false,
     // Many suites wait on PostgreSQL or child processes: two files at a time even on two cores.
     maxWorkers: 2,
     // CI runs on shared two-core machines where a process-level test (a service started, killed,

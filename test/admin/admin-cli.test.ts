@@ -1,11 +1,19 @@
+/**
+ * `npm run admin`. The program itself (its exit statuses, what goes to stdout and stderr, the
+ * database opened from DATABASE_URL) is checked on real processes; the commands' behaviour through
+ * the program's `runCommand` in this process, exit statuses read as the program sets them (0;
+ * 1 for a refused command; 2 for a usage error), a few dozen commands without a process each.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand, type CommandIo } from '../../src/cli/admin.js';
 import { apiKeys, bans, filters, imageFeatures, images, tags, users } from '../../src/db/schema/index.js';
 import { getOrCreateTags } from '../../src/contexts/tags/get-or-create.js';
 import { findUserByApiKey, generateApiKey, hashApiKey } from '../../src/contexts/users/api-keys.js';
+import { UsageError } from '../../src/lib/command-line.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { runTool, type ToolRun } from '../support/run-tool.js';
 
@@ -13,8 +21,21 @@ import { runTool, type ToolRun } from '../support/run-tool.js';
 let tdb: TestDatabase;
 let dataDir: string;
 
-function admin(...args: string[]): Promise<ToolRun> {
+/** The program, as a process. */
+function adminProcess(...args: string[]): Promise<ToolRun> {
   return runTool('src/cli/admin.ts', args, { DATABASE_URL: tdb.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+}
+
+/** One command in this process; stderr holds the error line the program prints before its usage text. */
+async function admin(...args: string[]): Promise<ToolRun> {
+  let stdout = '';
+  const io: CommandIo = { out: (line) => (stdout += `${line}\n`) };
+  try {
+    await runCommand(args, io, (fn) => fn(tdb.db));
+    return { code: 0, stdout, stderr: '' };
+  } catch (err) {
+    return { code: err instanceof UsageError ? 2 : 1, stdout, stderr: `error: ${(err as Error).message}\n` };
+  }
 }
 
 beforeAll(async () => {
@@ -28,27 +49,19 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-// Every command is a real process (tsx start, migrations check): slow on a busy machine.
+// The program's runs are real processes (tsx start, migrations check): slow on a busy machine.
 const SLOW = { timeout: 240_000 };
 
-describe('admin CLI usage', SLOW, () => {
+describe('admin CLI program', SLOW, () => {
   it('prints usage with --help and exits 0', async () => {
-    const r = await admin('--help');
+    const r = await adminProcess('--help');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: npm run admin');
     expect(r.stdout).toContain('filter system create NAME');
   });
 
   it('exits 2 with usage on stderr for usage errors', async () => {
-    const runs = await Promise.all([
-      admin(),
-      admin('frobnicate'),
-      admin('user', 'create'),
-      admin('user', 'role', 'x', 'admin', '--email', 'x@example.com'),
-      admin('ban', 'user', 'someone'),
-      admin('feature', 'abc'),
-      admin('user', 'create', 'x', '--no-such-option'),
-    ]);
+    const runs = await Promise.all([adminProcess(), adminProcess('frobnicate'), adminProcess('ban', 'user', 'someone')]);
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/^error: .+\n/);
@@ -56,11 +69,36 @@ describe('admin CLI usage', SLOW, () => {
       expect(r.stdout).toBe('');
     }
     expect(runs[1]!.stderr).toContain('unknown command: frobnicate');
-    expect(runs[4]!.stderr).toContain('needs --reason');
+    expect(runs[2]!.stderr).toContain('needs --reason');
+  });
+
+  it('runs a command on the database of DATABASE_URL: 0 and its line on stdout; 1 and the error on stderr when refused', async () => {
+    const created = await adminProcess('user', 'create', 'Process', '--role', 'moderator');
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    expect(created.stdout).toMatch(/^created user Process \(id \d+, role moderator\)\n$/);
+    expect(await tdb.db.select({ role: users.role }).from(users).where(eq(users.name, 'Process'))).toEqual([{ role: 'moderator' }]);
+    const taken = await adminProcess('user', 'create', 'process');
+    expect(taken).toMatchObject({ code: 1, stdout: '', stderr: 'error: the name "process" is taken (by "Process")\n' });
   });
 });
 
-describe('admin CLI commands', SLOW, () => {
+describe('admin CLI usage errors', () => {
+  it('refuses malformed command lines', async () => {
+    const runs = await Promise.all([
+      admin('user', 'create'),
+      admin('user', 'role', 'x', 'admin', '--email', 'x@example.com'),
+      admin('feature', 'abc'),
+      admin('user', 'create', 'x', '--no-such-option'),
+    ]);
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/^error: .+\n$/);
+      expect(r.stdout).toBe('');
+    }
+  });
+});
+
+describe('admin CLI commands', () => {
   it('creates users and changes roles', async () => {
     const created = await admin('user', 'create', 'Alice', '--role', 'moderator', '--email', 'alice@example.com');
     expect(created).toMatchObject({ code: 0, stderr: '' });

@@ -31,7 +31,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'philomena-origin-'));
 const config = () => loadConfig({ BASE_URL, CDN_URL, DATA_DIR: dataDir, SITE_NAME, ANONYMOUS_NAME_SALT: SALT, DEMO_DATA: 'false', RATE_LIMITS: 'off', DATABASE_URL: target.url });
 
 function importCli(...args: string[]) {
-  return exec('npx', ['tsx', 'src/cli/import.ts', 'philomena', src.url, ...args], {
+  return exec(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', 'philomena', src.url, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: target.url, DATA_DIR: dataDir, DEMO_DATA: 'false' },
     timeout: 120_000,
   });

@@ -10,7 +10,6 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { bulkBoard } from './fixtures.js';
 
 const run = promisify(execFile);
-const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
 
 let t: TestDatabase;
 let dataDir: string;
@@ -26,7 +25,7 @@ afterAll(async () => {
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(tsx, ['indexer/cli.ts', ...args], {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'indexer/cli.ts', ...args], {
       // a clean environment: the test runner's own variables (BASE_URL=/ ...) are not settings
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: t.url, DATA_DIR: dataDir },
       timeout: 60_000,
