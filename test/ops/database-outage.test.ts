@@ -32,6 +32,12 @@ beforeAll(async () => {
 
 afterAll(() => cleanUpAfter(children, dataDir));
 
+/** The service's last lines but its request log, and whether it still runs. */
+function serviceTail(): string {
+  const lines = svc.output().split('\n').filter((l) => !l.includes('"msg":"request'));
+  return `service ${svc.child.exitCode === null && svc.child.signalCode === null ? 'running' : `exited (${svc.child.exitCode ?? svc.child.signalCode})`}; its last lines:\n${lines.slice(-25).join('\n').slice(-6000)}`;
+}
+
 interface Answer {
   status: number;
   ms: number;
@@ -75,12 +81,17 @@ function traffic(base: string) {
 async function outageRound(signal: NodeJS.Signals, restarts: number, mustSee503: boolean) {
   const load = traffic(svc.base);
   // every client served before the outage
-  await waitUntil('answers 200 to every client', () => load.answers.filter((a) => a.status === 200).length >= 9, 30_000, 20);
+  await waitUntil('answers 200 to every client', () => load.answers.filter((a) => a.status === 200).length >= 9, 30_000, 20).catch((err: Error) => {
+    throw new Error(`${err.message}\n${serviceTail()}`);
+  });
   const pid = postgresPid(dataDir)!;
   process.kill(pid, signal);
   const killedAt = load.answers.length;
   const restarted = () => svc.lines.filter((l) => l.msg === 'embedded PostgreSQL had stopped; restarted it').length;
-  await waitUntil(() => `restart ${restarts} of PostgreSQL (seen ${restarted()})`, () => restarted() >= restarts, 120_000, 100);
+  await waitUntil(() => `restart ${restarts} of PostgreSQL (seen ${restarted()})`, () => restarted() >= restarts, 120_000, 100).catch((err: Error) => {
+    // what the service said last, for a run that cannot be repeated at will
+    throw new Error(`${err.message}\n${serviceTail()}`);
+  });
   expect(restarted()).toBe(restarts);
   // after the restart every client is served again (on a loaded machine the pool's reconnection
   // and the indexer's catching up can take a while); judged before stopping the clients
