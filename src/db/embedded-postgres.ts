@@ -7,7 +7,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { isAlive, newOwnerToken, ownedBy, preferredPort, readOwner, recordOwner, recordPort, takesOver, type PostgresRole } from './embedded-ownership.js';
@@ -121,8 +121,28 @@ function runningServer(dir: string): { pid: number; port: number } | undefined {
   const lines = readFileSync(file, 'utf8').split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!pid || !port || !isAlive(pid)) return undefined;
+  if (!pid || !port || !isServerOf(pid, dir)) return undefined;
   return { pid, port };
+}
+
+/**
+ * Whether `pid` is the server of the cluster in `dir`. Alive is not enough: the pid of a killed
+ * server is given again once it is gone (a busy host wraps `pid_max` in minutes), and a service
+ * that took its new owner for the server never started it again. Where /proc shows command lines,
+ * the process must have been started on `dir` (`-D dir`, as `spawnServer` starts it); a backend's
+ * title or a zombie's empty line is not a server.
+ */
+function isServerOf(pid: number, dir: string): boolean {
+  if (!isAlive(pid)) return false;
+  let args: string[];
+  try {
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    // gone meanwhile, or a system without /proc (where alive is all there is to know)
+    return !existsSync('/proc/self/cmdline');
+  }
+  const at = args.indexOf('-D');
+  return at >= 0 && resolve(args[at + 1] ?? '') === resolve(dir);
 }
 
 const urlFor = (port: number, db = DATABASE) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -134,5 +134,35 @@ describe('embedded PostgreSQL', () => {
     await waitUntil('the pool to reconnect', () => service.db.$client`select 1`.then(() => true, () => false), 20_000, 100);
     await service.close();
     expect(existsSync(join(cluster, 'postmaster.pid'))).toBe(false);
+  }, 60_000);
+
+  it('a service starts again a killed server whose pid another process has since been given', async () => {
+    const dataDir = tempDir();
+    const service = await openDatabase({ dataDir, role: 'service' });
+    const cluster = join(dataDir, 'postgres');
+    const killed = postmasterPid(cluster)!;
+    process.kill(killed, 'SIGKILL');
+    await waitUntil('PostgreSQL to be gone', () => !isAlive(killed), 20_000, 50);
+    // A busy host gives pids again within minutes: the pid the dead server left in postmaster.pid
+    // now names a live process that is no server (here, a sleep).
+    const stranger = spawn('sleep', ['60'], { stdio: 'ignore' });
+    try {
+      const file = join(cluster, 'postmaster.pid');
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines[0] = String(stranger.pid);
+      writeFileSync(file, lines.join('\n'));
+      // (its backends may hold the port a little longer: the supervisor's later rounds retry)
+      await waitUntil('the service to start it again', () => service.server!.restartIfDown().catch(() => false), 20_000, 200);
+      const [row] = await service.db.$client`select 1 as ok`.catch(async () => {
+        await waitUntil('the pool to reconnect', () => service.db.$client`select 1`.then(() => true, () => false), 20_000, 100);
+        return service.db.$client`select 1 as ok`;
+      });
+      expect(row!.ok).toBe(1);
+      expect(postmasterPid(cluster)).not.toBe(stranger.pid);
+      expect(isAlive(stranger.pid!)).toBe(true);
+    } finally {
+      stranger.kill('SIGKILL');
+      await service.close();
+    }
   }, 60_000);
 });
