@@ -12,8 +12,8 @@ export default defineConfig({
     // and every shared thing a test makes (databases, servers, engines) is its own.
     isolate: false,
     // Many suites wait on PostgreSQL or child processes: two files at a time even on two cores.
-    // (Three took the whole suite from 465 s to 422 s here, but left the process-level tests
-    // that kill and restart a service too little CPU to meet their deadlines in CI.)
+    // (Three took the whole suite from 465 s to 422 s on this project's 2-core machine, with more
+    // load on the tests that kill and restart a service.)
     maxWorkers: 2,
     // CI runs on shared two-core machines where a process-level test (a service started, killed,
     // restarted) can miss a deadline once; it gets one more try there, and the CI summary names
