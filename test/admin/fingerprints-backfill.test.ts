@@ -15,6 +15,7 @@ import { imageFingerprints, images } from '../../src/db/schema/index.js';
 import { computeFingerprint, FINGERPRINT_VERSION } from '../../src/media/fingerprint.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { programArgs } from '../support/programs.js';
 import { pathFor, type MediaStorage } from '../../src/media/storage.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,7 +33,7 @@ function cliEnv(): NodeJS.ProcessEnv {
 }
 
 function backfill() {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'fingerprints', 'backfill', '--batch', String(BATCH)], { cwd: ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [...programArgs('src/cli/admin.ts'), 'fingerprints', 'backfill', '--batch', String(BATCH)], { cwd: ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 const fingerprinted = async () => (await tdb.db.select({ id: imageFingerprints.imageId }).from(imageFingerprints)).length;

@@ -3,6 +3,7 @@ import { totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { programArgs } from '../support/programs.js';
 
 describe('loadConfig', () => {
   it('serves the embedded mode with no settings at all', () => {
@@ -129,7 +130,7 @@ describe('loadConfig', () => {
   });
 
   it('makes the service exit 1 with a clear message on a bad value', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const r = spawnSync(process.execPath, programArgs('src/main.ts'), {
       env: { ...process.env, PORT: 'not-a-port', DATABASE_URL: '' },
       encoding: 'utf8',
       timeout: 90_000, // a cold tsx start on a busy machine

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { runQueryCli } from '../../src/cli/query.js';
 import { explainQuery } from '../../src/contexts/search/explain.js';
 import { assertValidQuery } from '../support/dsl-schema.js';
+import { programArgs } from '../support/programs.js';
 
 async function run(args: string[], stdin = '') {
   const out: string[] = [];
@@ -66,12 +67,12 @@ describe('query explain CLI', () => {
   });
 
   it('runs as a script', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/query.ts', 'explain', '--index', 'images', 'width.gt:5'], {
+    const r = spawnSync(process.execPath, [...programArgs('src/cli/query.ts'), 'explain', '--index', 'images', 'width.gt:5'], {
       encoding: 'utf8',
     });
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('{"index":"images","query":{"range":{"width":{"gt":5}}}}\n');
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/query.ts', 'explain', '--index', 'images'], {
+    const bad = spawnSync(process.execPath, [...programArgs('src/cli/query.ts'), 'explain', '--index', 'images'], {
       encoding: 'utf8',
       input: 'safe\nwidth:x\n',
     });

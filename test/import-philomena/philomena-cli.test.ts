@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { programArgs } from '../support/programs.js';
 import { createPhilomenaDatabase, type PhilomenaDatabase } from '../support/philomena/database.js';
 import { fixtureRows } from '../support/philomena/rows.js';
 
@@ -35,7 +36,7 @@ afterAll(async () => {
 });
 
 test('imports, reports bad rows by table and id, and summarises', async () => {
-  const { stdout, stderr } = await exec(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', 'philomena', src.url], {
+  const { stdout, stderr } = await exec(process.execPath, [...programArgs('src/cli/import.ts'), 'philomena', src.url], {
     env: env(),
     timeout: 120_000,
   });
@@ -57,7 +58,7 @@ test('imports, reports bad rows by table and id, and summarises', async () => {
 test('a board with other content is refused without --force', async () => {
   const sql = sqlClientOf(target.db);
   await sql`delete from philomena_import`;
-  const failed = await exec(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', 'philomena', src.url], {
+  const failed = await exec(process.execPath, [...programArgs('src/cli/import.ts'), 'philomena', src.url], {
     env: env(),
   }).catch((err) => err);
   expect(failed.code).toBe(1);

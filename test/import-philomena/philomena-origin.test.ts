@@ -18,6 +18,7 @@ import { migratePhilomena } from '../../src/import/philomena/run.js';
 import { loadConfig } from '../../src/config.js';
 import { BASE_URL, CDN_URL, SALT, SITE_NAME, serveApp, stubEngine } from '../http/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { programArgs } from '../support/programs.js';
 import { createPhilomenaDatabase, type PhilomenaDatabase } from '../support/philomena/database.js';
 import { fixtureRows } from '../support/philomena/rows.js';
 import { expectedImage } from './reference-render.js';
@@ -31,7 +32,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'philomena-origin-'));
 const config = () => loadConfig({ BASE_URL, CDN_URL, DATA_DIR: dataDir, SITE_NAME, ANONYMOUS_NAME_SALT: SALT, DEMO_DATA: 'false', RATE_LIMITS: 'off', DATABASE_URL: target.url });
 
 function importCli(...args: string[]) {
-  return exec(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', 'philomena', src.url, ...args], {
+  return exec(process.execPath, [...programArgs('src/cli/import.ts'), 'philomena', src.url, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: target.url, DATA_DIR: dataDir, DEMO_DATA: 'false' },
     timeout: 120_000,
   });

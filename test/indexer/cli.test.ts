@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { images, searchOutbox } from '../../src/db/schema/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { programArgs } from '../support/programs.js';
 import { bulkBoard } from './fixtures.js';
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'indexer/cli.ts', ...args], {
+    const { stdout, stderr } = await run(process.execPath, [...programArgs('indexer/cli.ts'), ...args], {
       // a clean environment: the test runner's own variables (BASE_URL=/ ...) are not settings
       env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: t.url, DATA_DIR: dataDir },
       timeout: 60_000,

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAlive } from '../../src/db/embedded-postgres.js';
-import { childEnv, ROOT, runTool } from '../support/run-tool.js';
+import { ROOT } from '../support/programs.js';
+import { childEnv, runTool } from '../support/run-tool.js';
 import { cleanUpAfter, postgresPid, type Service, startService } from './service-process.js';
 
 const HOLD = `

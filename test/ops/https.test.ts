@@ -9,6 +9,7 @@ import { ConfigError, isDevelopmentHost, loadConfig } from '../../src/config.js'
 import * as s from '../../src/db/schema/index.js';
 import { insertImage, insertTag, insertUser } from '../http/harness.js';
 import { startOps, type OpsHarness } from './support.js';
+import { programArgs } from '../support/programs.js';
 
 describe('BASE_URL and CDN_URL', () => {
   it.each([
@@ -50,7 +51,7 @@ describe('BASE_URL and CDN_URL', () => {
   });
 
   it('makes the service exit 1 naming the variable', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const r = spawnSync(process.execPath, programArgs('src/main.ts'), {
       env: { ...process.env, BASE_URL: 'http://booru.example', CDN_URL: '', DATABASE_URL: '' },
       encoding: 'utf8',
       timeout: 90_000, // a cold tsx start on a busy machine

@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
 import { freePort } from '../../src/lib/free-port.js';
+import { programArgs } from '../support/programs.js';
 import { childEnv } from '../support/run-tool.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -24,7 +25,7 @@ export interface Service {
 
 export async function startService(dataDir: string, env: Record<string, string>): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, programArgs('src/main.ts'), {
     env: childEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -17,7 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { generateDemoImage } from '../../src/media/demo-images.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { localCluster, nodePid, type LocalCluster } from './opensearch-cluster.js';
-import { childEnv, ROOT, runTool } from './run-tool.js';
+import { programArgs, ROOT } from './programs.js';
+import { childEnv, runTool } from './run-tool.js';
 import { startHttpsServer, type TestHttpsServer } from './https-server.js';
 import { startS3Server, type S3TestServer } from './s3-server.js';
 
@@ -89,7 +90,7 @@ async function startImageServer(): Promise<TestHttpsServer> {
 /** The API's `src/main.ts` as a child process with `env`; its output kept as a bounded tail. */
 async function spawnApi(name: string, env: Record<string, string>, dataDir: string): Promise<ApiProcess> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, programArgs('src/main.ts'), {
     cwd: ROOT,
     env: childEnv({ ...env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,9 @@
 /**
  * One PostgreSQL server for the whole run: `DATABASE_URL` when set (CI's external pass), else an
  * embedded server under a temporary directory. A migrated template database lets each test file
- * clone its own database in a fraction of a second. What a run needs besides (the test
- * certificate, the DSL schemas) is `run-setup.ts`, all that `npm run test:quick` sets up.
+ * clone its own database in a fraction of a second. The programs the tests start as processes are
+ * built once (`programs.ts`). What a run needs besides (the test certificate, the DSL schemas) is
+ * `run-setup.ts`, all that `npm run test:quick` sets up.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import type { TestProject } from 'vitest/node';
 import { createDatabase } from '../../src/db/client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded-postgres.js';
 import { runMigrations } from '../../src/db/migrate.js';
+import { buildPrograms } from './programs.js';
 import { setup as prepareRun } from './run-setup.js';
 
 export const TEMPLATE = 'tagwise_test_template';
@@ -28,6 +30,7 @@ let dataDir: string | undefined;
 
 export async function setup(project: TestProject) {
   prepareRun();
+  await buildPrograms();
   let url = process.env.DATABASE_URL;
   if (!url) {
     dataDir = mkdtempSync(join(tmpdir(), 'tagwise-test-'));

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { childEnv, ROOT } from './run-tool.js';
+import { ROOT } from './programs.js';
+import { childEnv } from './run-tool.js';
 
 export interface LocalCluster {
   /** The nodes' URLs, in the order OPENSEARCH_URL gives them. */

@@ -1,11 +1,9 @@
 /**
- * The project's programs run as `npm run` runs them (`node --import tsx FILE ARGS`, from the
- * repository's root) in a child process.
+ * The project's programs run in a child process from the repository's root, as `npm run` runs
+ * them (built once per test run: `programs.ts`).
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-
-export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { programArgs, ROOT } from './programs.js';
 
 /** The environment of a child: none of the test run's own settings (vitest sets BASE_URL=/), then `env`. */
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
@@ -23,7 +21,7 @@ export interface ToolRun {
 /** Run a program of the project (`file` relative to the root) to its end. */
 export function runTool(file: string, args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...programArgs(file), ...args], { cwd: ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -51,7 +51,8 @@ function requestText(request: SearchRequest): string {
 }
 
 const BOOT = new URL('./engine-thread-boot.mjs', import.meta.url);
-const HOST = new URL('./engine-thread-host.ts', import.meta.url);
+/** The thread's host beside this module: TypeScript when running from source, JavaScript when built. */
+const HOST = new URL(`./engine-thread-host${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
 export class EngineThread implements SearchEngine {
   readonly kind = 'embedded' as const;
