@@ -87,6 +87,12 @@ const schema = z.object({
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** How long a graceful shutdown may take before the process gives up and exits 1. */
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(20),
+  /**
+   * Longest decode of an image a request sent (a submission, a reverse search) and of an accepted
+   * image's processing; the decode's process is killed past it (`src/media/sandbox/`).
+   */
+  DECODE_REQUEST_SECONDS: z.coerce.number().min(0.5).max(600).default(10),
+  DECODE_JOB_SECONDS: z.coerce.number().min(1).max(3600).default(120),
   /** The API's database pool: give up connecting, and cut off a statement, after these. */
   DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(60).default(2),
   DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
@@ -181,6 +187,8 @@ export interface Config {
   /** Client addresses come from `X-Forwarded-For` (its last entry), set by our reverse proxy. */
   trustProxy: boolean;
   shutdownTimeoutSeconds: number;
+  /** Deadlines of the decodes of requests and of processing jobs (`src/media/sandbox/decodes.ts`). */
+  decodeDeadlines: { requestMs: number; jobMs: number };
   /** Limits on slow clients (`src/http/server/server.ts`). */
   http: HttpLimits;
   /** The API's pool fails fast when the database is unreachable (503, not a hang). */
@@ -333,6 +341,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fetchAllowHosts: v.FETCH_ALLOW_HOSTS,
     trustProxy: v.TRUST_PROXY,
     shutdownTimeoutSeconds: v.SHUTDOWN_TIMEOUT_SECONDS,
+    decodeDeadlines: { requestMs: v.DECODE_REQUEST_SECONDS * 1000, jobMs: v.DECODE_JOB_SECONDS * 1000 },
     requestPool: { connectTimeoutSeconds: v.DATABASE_CONNECT_TIMEOUT_SECONDS, statementTimeoutMs: v.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000, transactionStatementTimeoutMs: v.DATABASE_WRITE_TIMEOUT_SECONDS * 1000 },
     http: {
       headersTimeoutMs: v.HTTP_HEADERS_TIMEOUT_SECONDS * 1000,

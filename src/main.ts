@@ -256,6 +256,8 @@ async function startWorkers({ serving, db, storage, deps }: Services): Promise<v
   await jobWorker.start();
   running.workers.push({ name: 'jobs', stop: () => jobWorker.stop() });
   // The decode sandboxes' children start now, not with the first upload or reverse search.
+  requestDecodes.setDeadline(config.decodeDeadlines.requestMs);
+  jobDecodes.setDeadline(config.decodeDeadlines.jobMs);
   requestDecodes.warm();
   jobDecodes.warm();
 

@@ -83,6 +83,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE/);
   });
 
+  it('reads the decodes\' deadlines in seconds, 10 s for requests and 2 minutes for jobs unless told', () => {
+    expect(loadConfig({}).decodeDeadlines).toEqual({ requestMs: 10_000, jobMs: 120_000 });
+    expect(loadConfig({ DECODE_REQUEST_SECONDS: '2.5', DECODE_JOB_SECONDS: '30' }).decodeDeadlines).toEqual({ requestMs: 2_500, jobMs: 30_000 });
+    expect(() => loadConfig({ DECODE_REQUEST_SECONDS: '0' })).toThrow(/DECODE_REQUEST_SECONDS/);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', OPENSEARCH_URL: ' ', PORT: '' }).databaseUrl).toBeUndefined();
   });

@@ -111,7 +111,20 @@ export class DecodeSandbox {
   /** Children killed by the pool, by reason. */
   readonly kills: Record<KillReason, number> = { deadline: 0, memory: 0, abandoned: 0, closed: 0 };
 
-  constructor(readonly options: SandboxOptions) {}
+  #options: SandboxOptions;
+
+  constructor(options: SandboxOptions) {
+    this.#options = options;
+  }
+
+  get options(): Readonly<SandboxOptions> {
+    return this.#options;
+  }
+
+  /** The deadline of the decodes started from now on (the service's setting). */
+  setDeadline(ms: number): void {
+    this.#options = { ...this.#options, deadlineMs: ms };
+  }
 
   get active(): number {
     return this.#active;
