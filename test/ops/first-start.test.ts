@@ -32,7 +32,7 @@ async function listed(base: string): Promise<Listed[]> {
 
 describe('the first start', () => {
   it('is ready before the demo images have their files, which then appear job by job', async () => {
-    const svc = await startService(dataDir, { DEMO_IMAGES: '40', IMAGE_CACHE_WARM: 'off' });
+    const svc = await startService(dataDir, { DEMO_IMAGES: '40', IMAGE_CACHE_WARM: 'off' }, { freshCluster: true });
     children.push(svc.child);
     await waitUntil('/readyz to answer 200', async () => (await fetch(`${svc.base}/readyz`).catch(() => null))?.status === 200, 120_000, 50);
     const atReady = await listed(svc.base);

@@ -8,6 +8,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
 import { freePort } from '../../src/lib/free-port.js';
+import { copyPostgresTemplate } from '../support/postgres-template.js';
 import { programArgs } from '../support/programs.js';
 import { childEnv } from '../support/run-tool.js';
 import { waitUntil } from '../support/wait.js';
@@ -23,7 +24,12 @@ export interface Service {
 }
 
 
-export async function startService(dataDir: string, env: Record<string, string>): Promise<Service> {
+/**
+ * Start the service on `dataDir`. A fresh DATA_DIR of the embedded mode starts from the run's
+ * template cluster unless `freshCluster` asks for the initdb a first start runs.
+ */
+export async function startService(dataDir: string, env: Record<string, string>, { freshCluster = false } = {}): Promise<Service> {
+  if (!env.DATABASE_URL && !freshCluster) copyPostgresTemplate(dataDir);
   const port = await freePort();
   const child = spawn(process.execPath, programArgs('src/main.ts'), {
     env: childEnv({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
