@@ -11,8 +11,10 @@
  * and a CLI still knows it is the program run. Packages stay outside the bundle and resolve from
  * the repository's node_modules, as they do for the sources.
  *
- * A program not built (or a run without the build, such as `npm run test:quick`) runs from its
- * source through tsx, as `npm run` does.
+ * A program not built, or run outside a test run that built it (`npm run test:quick`, a
+ * benchmark using these helpers), runs from its source through tsx, as `npm run` does: a build
+ * left from an earlier run may be stale. The run's workers know of its build by the variable
+ * `BUILT_PROGRAMS`, which they inherit from the global setup.
  */
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -82,6 +84,7 @@ export async function buildPrograms(): Promise<void> {
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(ROOT, source), link);
   }
+  process.env.BUILT_PROGRAMS = OUT;
 }
 
 /**
@@ -91,5 +94,5 @@ export async function buildPrograms(): Promise<void> {
 export function programArgs(source: string): string[] {
   const built = builtPath(source);
   // source maps: stack traces in a program's output name the source files
-  return existsSync(built) ? ['--enable-source-maps', built] : ['--import', 'tsx', source];
+  return process.env.BUILT_PROGRAMS === OUT && existsSync(built) ? ['--enable-source-maps', built] : ['--import', 'tsx', source];
 }
