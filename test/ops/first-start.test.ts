@@ -58,6 +58,13 @@ describe('the first start', () => {
       expect(thumb.status, image.representations.thumb).toBe(200);
       expect(thumb.headers.get('content-type')).toMatch(/^image\//);
     }
+    // the pages a newcomer opens first: their scripts are bundled from the sources when asked for
+    for (const path of ['/search/app.js', '/api/docs/app.js']) {
+      const script = await fetch(`${svc.base}${path}`);
+      expect(script.status, path).toBe(200);
+      expect(script.headers.get('content-type'), path).toMatch(/^text\/javascript/);
+      expect((await script.text()).length, path).toBeGreaterThan(1_000);
+    }
     svc.child.kill('SIGTERM');
     expect((await svc.exited).code).toBe(0);
   }, 240_000);

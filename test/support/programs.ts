@@ -17,6 +17,7 @@
  * `BUILT_PROGRAMS`, which they inherit from the global setup.
  */
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -50,7 +51,6 @@ const mirroredMetaUrl: Plugin = {
   name: 'mirrored-import-meta-url',
   setup(b) {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
-      const { readFile } = await import('node:fs/promises');
       const text = await readFile(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return undefined;
       const url = pathToFileURL(builtPath(relative(ROOT, args.path))).href;
