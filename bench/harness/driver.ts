@@ -31,7 +31,11 @@ export interface DriverJob {
    * millisecond) is counted against the server.
    */
   rate?: number;
-  /** Stop sending after this many requests, warm-up included. */
+  /**
+   * Stop sending after this many requests of the measured window; the warm-up sends as many as it
+   * can (a bound that counted it ran out during a long warm-up on a fast service, and left the
+   * measured window empty).
+   */
   maxRequests?: number;
 }
 
@@ -268,6 +272,7 @@ async function run(job: DriverJob, onPhase: (phase: DriverPhase) => void): Promi
   const tallies = (job.groups ?? ['all']).map(() => new Tally());
   const maxRequests = job.maxRequests ?? Number.POSITIVE_INFINITY;
   let allRequests = 0;
+  let measuredRequests = 0;
   let stoppedByCount = false;
   const cpu0 = process.cpuUsage();
   const start = performance.now();
@@ -292,11 +297,12 @@ async function run(job: DriverJob, onPhase: (phase: DriverPhase) => void): Promi
       const t0 = interval > 0 ? Math.max(due, performance.now()) : performance.now();
       due += interval;
       if (t0 >= end) return connection.close();
-      if (allRequests >= maxRequests) {
+      if (t0 >= measureFrom && measuredRequests >= maxRequests) {
         stoppedByCount = true;
         end = Math.min(end, t0);
         return connection.close();
       }
+      if (t0 >= measureFrom) measuredRequests++;
       const k = i++ % job.paths.length;
       const tally = tallies[job.groupOf?.[k] ?? 0]!;
       allRequests++;

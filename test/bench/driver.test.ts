@@ -113,4 +113,19 @@ describe('the load driver process', () => {
       await new Promise<void>((done) => server.close(() => done()));
     }
   });
+
+  it('counts only the measured window toward the request count: a long warm-up leaves it whole', async () => {
+    const server = createHttpServer((_req, res) => res.writeHead(200).end('{}'));
+    const port = await listen(server);
+    try {
+      const result = await drive({ origin: `http://127.0.0.1:${port}`, paths: ['/'], connections: 2, seconds: 30, warmupSeconds: 1, maxRequests: 50 }, () => {});
+      // a second of warm-up sends far more than 50 requests to a local server
+      expect(result.allRequests).toBeGreaterThan(200);
+      expect(result.stoppedByCount).toBe(true);
+      expect(result.requests).toBeGreaterThanOrEqual(48);
+      expect(result.requests).toBeLessThanOrEqual(50);
+    } finally {
+      await new Promise<void>((done) => server.close(() => done()));
+    }
+  });
 });
