@@ -5,6 +5,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { banEnd, banIp, banUser, listBans, unban, type BanListing } from '../contexts/users/bans.js';
 import { AdminError } from '../contexts/errors.js';
+import { deleteImage, restoreImage } from '../contexts/images/deletion.js';
 import { listOpenDuplicateReports, mergeDuplicate, type DuplicateReportListing } from '../contexts/images/duplicates.js';
 import { featureImage } from '../contexts/images/features.js';
 import { backfillFingerprints } from '../contexts/images/fingerprints.js';
@@ -44,6 +45,10 @@ System filters (tag lists are comma-separated names; complex strings use the sea
 
 Images
   feature IMAGE_ID                                 make an image the featured image
+  image delete IMAGE_ID --reason TEXT              delete an image for a rule violation: every view
+                                                   shows only its stub with TEXT, no search finds it,
+                                                   none of its files is served
+  image restore IMAGE_ID                           show a deleted image again
   approve IMAGE_IDS                                approve images waiting for it (IMAGE_IDS comma-separated)
   tags IMAGE_IDS [--add TAGS] [--remove TAGS]      add and remove tags of images (IMAGE_IDS comma-separated),
                                                    all in one change
@@ -204,6 +209,7 @@ const GROUPS = new Map<string, (command: Command) => Promise<boolean>>([
   ['key', keyCommand],
   ['filter', filterCommand],
   ['feature', featureCommand],
+  ['image', imageCommand],
   ['tags', tagsCommand],
   ['fingerprints', fingerprintsCommand],
   ['duplicates', duplicatesCommand],
@@ -403,6 +409,29 @@ async function featureCommand({ values, rest, io, withDb }: Command): Promise<bo
   await withDb((db) => featureImage(db, id));
   io.out(`image ${id} is now featured`);
   return true;
+}
+
+/** `image delete|restore`: deleting an image for a rule violation, and showing it again. */
+async function imageCommand({ values, cmd, action, rest, io, withDb }: Command): Promise<boolean> {
+  if (action === 'delete') {
+    allow(values, cmd, ['reason']);
+    arity(rest, 1, 'image delete IMAGE_ID --reason TEXT');
+    const id = parseId(rest[0], 'IMAGE_ID');
+    if (values.reason === undefined) throw new UsageError('image delete needs --reason');
+    const reason = values.reason;
+    await withDb((db) => deleteImage(db, id, reason));
+    io.out(`image ${id} is deleted: "${reason.trim()}"`);
+    return true;
+  }
+  if (action === 'restore') {
+    allow(values, cmd, []);
+    arity(rest, 1, 'image restore IMAGE_ID');
+    const id = parseId(rest[0], 'IMAGE_ID');
+    await withDb((db) => restoreImage(db, id));
+    io.out(`image ${id} is shown again`);
+    return true;
+  }
+  return false;
 }
 
 /** `tags IMAGE_IDS --add|--remove`: retagging images. */
