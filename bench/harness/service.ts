@@ -103,7 +103,11 @@ export async function startService(o: ServiceOptions): Promise<Target> {
   // a first start creates a demo board; a premade bulk board's engine index may be built at start
   // (some 10 minutes for a million images on a busy machine)
   const deadline = started + (fresh || o.premade ? 30 : 5) * 60_000;
-  const tail = () => readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n');
+  // the log's last lines of this start only (a log kept across runs grows to gigabytes)
+  const tail = () => {
+    const text = readFileSync(logFile);
+    return text.subarray(Math.max(logStart, text.length - 65_536)).toString().split('\n').slice(-15).join('\n');
+  };
   for (;;) {
     if (gone) throw new Error(`the service exited during start-up:\n${tail()}`);
     if (Date.now() > deadline) {
