@@ -5,9 +5,9 @@
  * died when its PostgreSQL was killed under traffic instead of answering 503 and restarting it.
  * Run in a child process, so that a crash is seen as one.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { runDriverScript } from './driver-script.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -36,24 +36,9 @@ await sql.end({ timeout: 1 });
 console.log('ended');
 `;
 
-function runScript(url: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, url], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 describe('the database driver on a connection whose backend died', () => {
   it('refuses the query with CONNECTION_CLOSED and the process lives on', async () => {
-    const run = await runScript(t.url);
+    const run = await runDriverScript(SCRIPT, [t.url]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('refused CONNECTION_CLOSED\nended\n');
     expect(run.code).toBe(0);

@@ -7,10 +7,10 @@
  * (a probe gave up on it and tore its connection down). Run in a child process, so that a crash
  * is seen as one, against a server that accepts the connection and then never answers.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDriverScript } from './driver-script.js';
 
 /** A server that completes a connection's start-up (no password asked) and answers nothing else. */
 function silentServer(): Server {
@@ -48,24 +48,9 @@ await new Promise((resolve) => setTimeout(resolve, 300));
 console.log('lived on');
 `;
 
-function runScript(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT, String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 describe('the database driver on a connection torn down while it fetches the array types', () => {
   it('refuses the waiting query with CONNECTION_DESTROYED and the process lives on', async () => {
-    const run = await runScript();
+    const run = await runDriverScript(SCRIPT, [String(port)]);
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('refused CONNECTION_DESTROYED\nlived on\n');
     expect(run.code).toBe(0);
