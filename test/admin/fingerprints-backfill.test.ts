@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
@@ -15,10 +15,9 @@ import { imageFingerprints, images } from '../../src/db/schema/index.js';
 import { computeFingerprint, FINGERPRINT_VERSION } from '../../src/media/fingerprint.js';
 import { DirectoryStorage } from '../../src/media/storage-directory.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { programArgs } from '../support/programs.js';
+import { programArgs, ROOT } from '../support/programs.js';
 import { pathFor, type MediaStorage } from '../../src/media/storage.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const COUNT = 60;
 const BATCH = 3;
 

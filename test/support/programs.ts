@@ -51,10 +51,10 @@ const mirroredMetaUrl: Plugin = {
   name: 'mirrored-import-meta-url',
   setup(b) {
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      // the file is read once here; handing it back as it is spares esbuild a second read
       const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const url = pathToFileURL(builtPath(relative(ROOT, args.path))).href;
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(url)), loader: 'ts' };
+      const url = JSON.stringify(pathToFileURL(builtPath(relative(ROOT, args.path))).href);
+      return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
     });
   },
 };
