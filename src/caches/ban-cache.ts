@@ -84,8 +84,13 @@ export class BanCache {
     return ban;
   }
 
-  /** Know at once of a ban issued here (the announcement of it arrives a moment later). */
+  /**
+   * Know at once of a ban issued here (the announcement of it arrives a moment later). A lookup of
+   * the same caller still under way read PostgreSQL before the ban and must not put its "none"
+   * back over it: the remembered ban counts as a change heard.
+   */
   remember(who: { userId?: number; ip?: string }, ban: ActiveBan, nowMs = Date.now()): void {
+    this.changeCount++;
     this.entries.set(identity(who), { ban, readAt: nowMs });
   }
 }
