@@ -106,7 +106,14 @@ interface Board {
 
 // biome-ignore lint/suspicious/noExplicitAny: discovery reads a few fields of the API's answers
 async function getJson(origin: string, path: string): Promise<any> {
-  const res = await fetch(origin + path);
+  let res = await fetch(origin + path);
+  // a service just started on a cold disk may answer 503 for a moment (its database slow to
+  // answer while the engine reads its snapshot): discovery waits as a client would
+  for (let attempt = 0; res.status === 503 && attempt < 30; attempt++) {
+    await res.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Math.min(5, Number(res.headers.get('retry-after')) || 1)));
+    res = await fetch(origin + path);
+  }
   const text = await res.text();
   if (res.status !== 200) throw new Error(`discovery: GET ${path} answered ${res.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -416,15 +423,22 @@ async function measureMix(
   const pass = async (writes: number, warm: boolean, seconds: number): Promise<MixPass> => {
     let start: ReturnType<typeof clocks> | undefined;
     let end: ReturnType<typeof clocks> | undefined;
+    // the service's garbage collection over the measured window, by kind: a cost writes could
+    // add to the reads' without showing in any one request
+    let window: ReturnType<typeof loopStatsFrom> | undefined;
     const result = await drive(
       { origin: target.origin, ...mix, groups: [...GROUPS], connections: o.connections, seconds, warmupSeconds: warm ? Math.max(o.warmup, o.mixSeconds) : 0, maxRequests: o.maxRequests },
       (phase) => {
-        if (phase === 'measure') start = clocks();
-        else end = clocks();
+        if (phase === 'measure') {
+          start = clocks();
+          window = loopStatsFrom(target.origin);
+        } else end = clocks();
       },
     );
+    const loop = window ? await (await window).end() : undefined;
+    const gc = loop ? Object.entries(loop.gcMs).map(([kind, ms]) => `${kind} ${fmt(ms, 0)}`).join(', ') : '';
     const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
-    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s, RSS ${fmt(rss?.now() ?? Number.NaN, 0)} MiB (load ${loadAverage()})`);
+    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s, RSS ${fmt(rss?.now() ?? Number.NaN, 0)} MiB${loop ? `, GC ms ${gc}` : ''} (load ${loadAverage()})`);
     return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
   };
   log(`the mix (load ${loadAverage()})`);
