@@ -55,6 +55,26 @@ describe('how a document changed', () => {
     expect(fieldChanges({ tags: ['a'] }, { tags: ['a', { x: 1 }] }, isKeyword).get('tags')).toBeNull();
   });
 
+  it('compares an object field field by field, by dotted path, and one that stops being an object whole', () => {
+    const isCommentKeyword = (path: string) => path === 'image.tag_ids';
+    const before = { id: 1, image: { tag_ids: [1, 2], approved: true, hidden_from_users: false } };
+    const changes = fieldChanges(before, { id: 1, image: { tag_ids: [1, 2, 3], approved: true, hidden_from_users: true } }, isCommentKeyword);
+    expect(Object.fromEntries([...changes].map(([f, t]) => [f, t && [...t]]))).toEqual({ 'image.tag_ids': ['3'], 'image.hidden_from_users': null });
+    expect([...fieldChanges(before, { id: 1 }, isCommentKeyword)]).toEqual([['image', null]]);
+    // read by path: a term of `image.tag_ids` is read as a term, `image.approved` whole
+    const reads = readsOf({ bool: { must_not: [{ terms: { 'image.tag_ids': [4, 5] } }, { term: { 'image.approved': false } }] } }, undefined, isCommentKeyword);
+    expect(reads.terms).toEqual(new Map([['image.tag_ids', new Set(['4', '5'])]]));
+    expect(reads.fields).toEqual(new Set(['image.approved']));
+    const answers = new AnswersByReads();
+    answers.add('listing', reads, true);
+    answers.add('whole', readsOf({ exists: { field: 'image' } }, undefined, isCommentKeyword), true);
+    // tag 3 added: the listing reads tags 4 and 5 only; what reads the whole object is concerned
+    expect([...answers.concerned(changes)]).toEqual(['whole']);
+    expect([...answers.concerned(fieldChanges(before, { ...before, image: { ...before.image, tag_ids: [1, 4] } }, isCommentKeyword))].sort()).toEqual(['listing', 'whole']);
+    // the object gone: everything read inside it is concerned
+    expect([...answers.concerned(new Map([['image', null]]))].sort()).toEqual(['listing', 'whole']);
+  });
+
   it('concerns the answers that read a changed field or term, and only those', () => {
     const changes = fieldChanges({ tags: ['safe'], tag_count: 1 }, { tags: ['safe', 'dog'], tag_count: 2 }, isKeyword);
     const byTag = (tag: string, sort: unknown = [{ id: 'desc' }]) => readsOf({ term: { tags: tag } }, sort, isKeyword);

@@ -26,6 +26,8 @@ const mapping: IndexMapping = {
     approved: { type: 'boolean' },
     hidden_from_users: { type: 'boolean' },
     galleries: { type: 'nested', properties: { id: { type: 'long' }, position: { type: 'integer' } } },
+    // as a comment holds its image's: fields inside an object, read and changed by dotted path
+    image: { type: 'object', properties: { tag_ids: { type: 'keyword' }, approved: { type: 'boolean' } } },
   },
 };
 
@@ -51,7 +53,14 @@ function makeDoc(id: number, rnd: () => number): IndexDocument {
     approved: rnd() < 0.9,
     hidden_from_users: rnd() < 0.1,
     galleries: rnd() < 0.3 ? [{ id: 1 + Math.floor(rnd() * 2), position: Math.floor(rnd() * 10) }] : [],
+    image: pickImage(rnd),
   };
+}
+
+/** The object field's values: a few tag ids, and a flag; now and then none (changed whole). */
+function pickImage(rnd: () => number): { tag_ids: number[]; approved: boolean } | undefined {
+  if (rnd() < 0.15) return undefined;
+  return { tag_ids: [...new Set(Array.from({ length: Math.floor(rnd() * 3) }, () => Math.floor(rnd() * 6)))], approved: rnd() < 0.8 };
 }
 
 const QUERIES: Query[] = [
@@ -65,6 +74,9 @@ const QUERIES: Query[] = [
   { range: { created_at: { lt: new Date(NOW - DAY).toISOString() } } },
   { bool: { should: [{ term: { tags: 'cat' } }, { term: { tags: 'dog' } }], must_not: [{ range: { score: { lt: 0 } } }] } },
   { nested: { path: 'galleries', query: { term: { 'galleries.id': 1 } } } },
+  { terms: { 'image.tag_ids': [1, 2] } },
+  { bool: { must: { term: { 'image.tag_ids': 3 } }, must_not: [{ term: { 'image.approved': false } }] } },
+  { bool: { must: { match_all: {} }, must_not: [{ terms: { 'image.tag_ids': [4, 5] } }, { term: { 'image.approved': false } }] } },
 ] as Query[];
 
 const SORTS: SortClause[][] = [
@@ -140,6 +152,13 @@ describe('search answers kept across writes', () => {
           const edited = { ...docs.get(id)!, ...pickTags(rnd) };
           await engine.write('images', [edited]);
           put(edited);
+        } else if (r < 0.5) {
+          // several documents changed in place together, in their object field only (the
+          // comments of an image whose tags changed): answers none of the changes concern stay
+          const ids = [...new Set(Array.from({ length: 2 + Math.floor(rnd() * 3) }, () => [...docs.keys()][Math.floor(rnd() * docs.size)]!))];
+          const edited = ids.map((id) => ({ ...docs.get(id)!, image: pickImage(rnd) }));
+          await engine.write('images', edited);
+          for (const d of edited) put(d);
         } else if (r < 0.6) {
           // a vote: one document's score moves it within the answers it is in
           const id = [...docs.keys()][Math.floor(rnd() * docs.size)]!;
@@ -284,6 +303,27 @@ describe('search answers kept across writes', () => {
     expect(engine.keptAnswers()).toMatchObject({ entries: 500, dropped: 1, looked: 2 });
     expect(await engine.search('images', dog)).toEqual({ ids: [7], total: 1 });
     expect(await engine.search('images', byTag('t6', orders[1]!, 0))).toEqual({ ids: [7], total: 1 });
+  });
+
+  it("the comments of an image whose tags changed, written together, leave the listings that read other tags of it", async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    // comment-like documents: each holds its image's tag ids and flag
+    const comment = (id: number, imageTags: number[]) => ({ id, tags: [], score: id, approved: true, hidden_from_users: false, image: { tag_ids: imageTags, approved: true } });
+    await engine.write('images', Array.from({ length: 30 }, (_, i) => comment(i + 1, [1, 2])));
+    // the listing as a filter hiding tags 4 and 5 sees it, and a search for comments on tag 3
+    const hiding: SearchRequest = { query: { bool: { must: { match_all: {} }, must_not: [{ terms: { 'image.tag_ids': [4, 5] } }, { term: { 'image.approved': false } }] } } as Query, sort: [{ score: 'desc' }, { id: 'desc' }] as SortClause[], size: 10 };
+    const onTag3: SearchRequest = { query: { term: { 'image.tag_ids': 3 } } as Query, sort: [{ id: 'desc' }] as SortClause[], size: 10 };
+    expect((await engine.search('images', hiding)).ids).toEqual([30, 29, 28, 27, 26, 25, 24, 23, 22, 21]);
+    expect(await engine.search('images', onTag3)).toEqual({ ids: [], total: 0 });
+    // tag 3 added to the image of comments 28–30: the listing is not concerned and is not looked at
+    await engine.write('images', [28, 29, 30].map((id) => comment(id, [1, 2, 3])));
+    expect(engine.keptAnswers()).toMatchObject({ entries: 1, dropped: 1, looked: 2 });
+    expect(await engine.search('images', onTag3)).toEqual({ ids: [30, 29, 28], total: 3 });
+    // tag 4 is one the listing hides: it is looked at, and its comments leave it
+    await engine.write('images', [29, 30].map((id) => comment(id, [1, 2, 3, 4])));
+    expect((await engine.search('images', hiding)).ids).toEqual([28, 27, 26, 25, 24, 23, 22, 21, 20, 19]);
+    expect(await engine.search('images', onTag3)).toEqual({ ids: [30, 29, 28], total: 3 });
   });
 
   it('an answer dropped for room leaves the list of answers by what they read too', () => {

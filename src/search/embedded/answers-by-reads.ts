@@ -6,7 +6,8 @@
  * them read nothing it changed; on a board edited once a second those looks, and the garbage they
  * left, were most of what the writes cost the engine's thread. An answer is listed under each
  * field it reads whole, each keyword term it reads and each pattern of a keyword field it reads
- * (a tag edit concerns a wildcard search only when the tag passes its pattern); answers that
+ * (a tag edit concerns a wildcard search only when the tag passes its pattern), by path (a
+ * comment's `image.tag_ids` apart from its `image.approved`); answers that
  * read everything, or whose order is not settled by sort keys alone (a rewrite moves the
  * document among ties), are checked at every edit and listed apart.
  */
@@ -73,27 +74,43 @@ export class AnswersByReads {
   /**
    * The answers an edit with `changes` may concern: those that read a field it changed whole, a
    * term it added or took off or a pattern passing such a term (or any term or pattern of a
-   * keyword field it changed whole), and those checked at every edit.
+   * keyword field it changed whole), and those checked at every edit. A field read is concerned
+   * by a change of itself, of a field inside it (an object read whole), or, when changed whole,
+   * of the object it is in.
    */
   concerned(changes: FieldChanges): Set<string> {
     const out = new Set(this.always);
-    for (const [field, changed] of changes) {
-      for (const key of this.byField.get(field) ?? []) out.add(key);
-      const byTerm = this.byTerm.get(field);
-      if (byTerm !== undefined) {
-        if (changed === null) {
-          for (const keys of byTerm.values()) for (const key of keys) out.add(key);
-        } else {
-          for (const term of changed) for (const key of byTerm.get(term) ?? []) out.add(key);
+    const addAll = (keys: Iterable<string>) => {
+      for (const key of keys) out.add(key);
+    };
+    for (const [path, changed] of changes) {
+      for (const [field, keys] of this.byField) if (touches(path, changed === null, field)) addAll(keys);
+      for (const [field, byTerm] of this.byTerm) {
+        if (field === path && changed !== null) {
+          for (const term of changed) addAll(byTerm.get(term) ?? []);
+        } else if (touches(path, changed === null, field)) {
+          for (const keys of byTerm.values()) addAll(keys);
         }
       }
-      for (const { test, keys } of this.byPattern.get(field)?.values() ?? []) {
-        if (changed !== null && ![...changed].some(test)) continue;
-        for (const key of keys) out.add(key);
+      for (const [field, byPattern] of this.byPattern) {
+        if (!touches(path, changed === null, field)) continue;
+        for (const { test, keys } of byPattern.values()) {
+          if (field === path && changed !== null && ![...changed].some(test)) continue;
+          addAll(keys);
+        }
       }
     }
     return out;
   }
+}
+
+/**
+ * Whether a change of the field at path `changed` (`whole`: changed as a whole, with whatever is
+ * inside it) concerns what reads the field at path `read`: the same field, the object it is in,
+ * or, changed whole, a field inside it.
+ */
+function touches(changed: string, whole: boolean, read: string): boolean {
+  return read === changed || changed.startsWith(`${read}.`) || (whole && read.startsWith(`${changed}.`));
 }
 
 function setIn<K>(map: Map<K, Set<string>>, k: K): Set<string> {

@@ -5,12 +5,12 @@ import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js'
 import { BoundedMap } from '../../lib/bounded-map.js';
 import type { CacheCounts, CacheRegistry } from '../../lib/cache-registry.js';
 import { Bitmap } from './postings/bitmap.js';
-import { fieldChanges } from './query/field-changes.js';
 import { Executor, type Scope } from './query/execute.js';
 import { dropFilters, patchFilters } from './query/filter-set-cache.js';
 import { readsOf, type FieldChanges, type Reads } from './query/reads.js';
 import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
+import { changesOf, keywordFieldOf } from './write-changes.js';
 
 /*
  * Answers of searches, kept across writes. A busy board asks the same few thousand searches
@@ -37,7 +37,10 @@ import { withSearchMemory } from './search-memory.js';
  * query and sort read (query/reads.ts): a tag added to an image concerns the searches for that
  * tag, the patterns and the sorts on tags, not a search for two other tags. Most kept answers of
  * a board are of that kind, and the answers are listed by what they read (answers-by-reads.ts),
- * so a tag edit looks only at those it concerns, not at every answer kept.
+ * so a tag edit looks only at those it concerns, not at every answer kept. The same holds for a
+ * batch of documents each changed in place (the comments of an image whose tags changed, whose
+ * `image.tag_ids` a comment listing reads only for the tags its filter hides): an answer none of
+ * their changes concerns stays without a look.
  *
  * In a keyed order, a document that is not on an answer's page and whose sort keys fall past the
  * page's last document both before and after a write of one document leaves the page as it is:
@@ -109,6 +112,11 @@ interface Entry {
   settled: boolean;
   /** When it was kept (later: larger). */
   seq: number;
+  /**
+   * The sort keys of its page's last document, once a write needed them (`pageStays`). They stay
+   * right while the answer is kept: a write of that document that changes them drops the answer.
+   */
+  lastKeys?: (number | undefined)[];
 }
 
 /** The answers of one physical index. */
@@ -471,11 +479,15 @@ export class ResultCache {
     const ids = e.result.ids;
     const lastId = ids[ids.length - 1];
     if (lastId === undefined || ids.includes(id) || deadline.passed()) return false;
-    const last = index.docOf(lastId);
-    if (last < 0) return false;
-    const lastKeys = sortValues(index, e, last);
-    this.checkRuns++;
-    if (!lastKeys) return false;
+    let lastKeys = e.lastKeys;
+    if (lastKeys === undefined) {
+      const last = index.docOf(lastId);
+      if (last < 0) return false;
+      const keys = sortValues(index, e, last);
+      this.checkRuns++;
+      if (!keys) return false;
+      lastKeys = e.lastKeys = keys;
+    }
     if (before !== undefined && compareKeys(before, lastKeys) <= 0) return false;
     if (after !== undefined && compareKeys(after, lastKeys) <= 0) return false;
     // entering past a page that held every match up to the end would join it
@@ -507,8 +519,12 @@ export class ResultCache {
     // one document changed in place: answers it concerns before may stay (see the top)
     const trusted = attempt(() =>
       withSearchMemory(() => {
-        if (old >= 0) keysBefore = this.keysBefore(index, old, (changes = changesOf(index, old, ids, docs)), deadline);
-        else this.dropMatching(index, docsOf(index, ids, 0), deadline);
+        changes = changesOf(index, ids, docs);
+        if (old >= 0) keysBefore = this.keysBefore(index, old, changes, deadline);
+        else {
+          const owner = this.owners.get(index);
+          this.dropMatching(index, docsOf(index, ids, 0), deadline, undefined, false, changes !== null && owner !== undefined ? this.toCheck(owner, changes) : undefined);
+        }
       }),
     );
     return {
@@ -546,20 +562,6 @@ function attempt(work: () => void): boolean {
     return false;
   }
 }
-
-/**
- * How the one document `ids` names changes from its indexed version `old` to its new version
- * (null when that is not known: no new version given, or not the same document).
- */
-function changesOf(index: PhysicalIndex, old: number, ids: readonly unknown[], docs: readonly Readonly<Record<string, unknown>>[] | undefined): FieldChanges | null {
-  const now = docs?.length === 1 ? docs[0]! : undefined;
-  if (now === undefined || now.id !== ids[0]) return null;
-  const before = index.root.decode(old) as Record<string, unknown>;
-  return fieldChanges(before, now, keywordFieldOf(index));
-}
-
-/** Whether a path names a keyword field of `index`. */
-const keywordFieldOf = (index: PhysicalIndex) => (path: string) => index.root.byPath.get(path)?.kind === 'keyword';
 
 /** The live documents of these ids numbered `from` or later, as a bitmap. */
 function docsOf(index: PhysicalIndex, ids: readonly unknown[], from: number): Bitmap {

@@ -1,7 +1,7 @@
 /**
- * What a query and a sort read of a document: the top-level fields whose values decide whether
- * the query matches it, its score and its sort keys, and for plain term queries on keyword
- * fields only the terms asked for. A write that changes nothing a kept answer reads cannot
+ * What a query and a sort read of a document: the fields whose values decide whether the query
+ * matches it, its score and its sort keys, by path (`image.tag_ids` for a field inside an
+ * object), and for plain term queries on keyword fields only the terms asked for. A write that changes nothing a kept answer reads cannot
  * change that answer's view of the document (result-cache.ts), so its query need not run.
  *
  * Anything not worked out here (an unknown query kind, a nested query, whose children are
@@ -15,18 +15,21 @@ import { patternTest } from './leaf-queries.js';
 export interface Reads {
   /** Something not worked out here: every change concerns it. */
   everything: boolean;
-  /** Top-level fields read whole: ranges, patterns, text, existence, sorts. */
+  /** Fields read whole: ranges, patterns, text, existence, sorts. */
   fields: Set<string>;
-  /** Top-level keyword fields read for some terms only, with those terms. */
+  /** Keyword fields read for some terms only, with those terms. */
   terms: Map<string, Set<string>>;
   /**
-   * Top-level keyword fields read for the terms a prefix or wildcard pattern passes, by pattern
+   * Keyword fields read for the terms a prefix or wildcard pattern passes, by pattern
    * (`kind:case:pattern`, as the dictionary keeps its unions), with its test of a term.
    */
   patterns: Map<string, Map<string, (term: string) => boolean>>;
 }
 
-/** How the top-level fields of a document changed: the keyword terms added or taken off, or null for a field changed as a whole. */
+/**
+ * How the fields of a document changed, by path (query/field-changes.ts): the keyword terms added
+ * or taken off, or null for a field changed as a whole (with whatever is inside it).
+ */
 export type FieldChanges = Map<string, Set<string> | null>;
 
 /** Whether a field is a keyword field of the index (term queries on it compare exact terms). */
@@ -59,11 +62,6 @@ export function exactTerm(value: unknown): string | undefined {
   return undefined;
 }
 
-const topField = (path: string) => {
-  const dot = path.indexOf('.');
-  return dot < 0 ? path : path.slice(0, dot);
-};
-
 /** The one field of a leaf body as the executor reads it, or undefined when it has not exactly one. */
 function leafField(body: unknown, kind: string, options: readonly string[]): [string, unknown] | undefined {
   try {
@@ -74,13 +72,13 @@ function leafField(body: unknown, kind: string, options: readonly string[]): [st
 }
 
 function readWhole(reads: Reads, path: unknown): void {
-  if (typeof path === 'string') reads.fields.add(topField(path));
+  if (typeof path === 'string') reads.fields.add(path);
   else reads.everything = true;
 }
 
 /** A term query on `path` for exactly `values`: by term on a keyword field, else the whole field. */
 function readTerms(reads: Reads, path: string, values: unknown[], isKeyword: IsKeyword): void {
-  const terms = path.includes('.') || !isKeyword(path) ? undefined : values.map(exactTerm);
+  const terms = isKeyword(path) ? values.map(exactTerm) : undefined;
   if (terms === undefined || terms.some((t) => t === undefined)) {
     readWhole(reads, path);
     return;
@@ -167,7 +165,7 @@ function readKind(kind: string, body: unknown, reads: Reads, isKeyword: IsKeywor
 }
 
 /**
- * A prefix or wildcard query on `path`: on a top-level keyword field with a pattern the executor
+ * A prefix or wildcard query on `path`: on a keyword field with a pattern the executor
  * reads as it does (query/execute.ts), the terms it passes; else the whole field.
  */
 function readPattern(reads: Reads, kind: 'prefix' | 'wildcard', path: string, spec: unknown, isKeyword: IsKeyword): void {
@@ -180,7 +178,7 @@ function readPattern(reads: Reads, kind: 'prefix' | 'wildcard', path: string, sp
   } catch {
     pattern = undefined;
   }
-  if (pattern === undefined || path.includes('.') || !isKeyword(path)) {
+  if (pattern === undefined || !isKeyword(path)) {
     readWhole(reads, path);
     return;
   }
@@ -220,6 +218,6 @@ function readSort(sort: unknown, reads: Reads): void {
       return;
     }
     // a nested sort reads its own field (its filter reads inside it)
-    reads.fields.add(topField(field));
+    reads.fields.add(field);
   }
 }
