@@ -1,15 +1,15 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
 import { AnswersByReads } from './answers-by-reads.js';
 import type { PhysicalIndex } from './index/physical-index.js';
-import { buildSortKeys, normalized, sortNeedsScores } from './collector/sort.js';
+import { sortNeedsScores } from './collector/sort.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
 import type { CacheCounts, CacheRegistry } from '../../lib/cache-registry.js';
 import { Bitmap } from './postings/bitmap.js';
-import { Executor, type Scope } from './query/execute.js';
 import { dropFilters, patchFilters } from './query/filter-set-cache.js';
 import { readsOf, type FieldChanges, type Reads } from './query/reads.js';
 import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
+import { compareKeys, matchesAny, sameValues, SortKeysOf, sortValues, type CheckedAnswer } from './written-document.js';
 import { changesOf, keywordFieldOf } from './write-changes.js';
 
 /*
@@ -93,15 +93,9 @@ class CheckDeadline {
   }
 }
 
-interface Entry {
+/** A kept answer: its request's query and sort as the checks read them, and what it holds. */
+interface Entry extends CheckedAnswer {
   owner: IndexAnswers;
-  /** The request's query (what decides whether a changed document concerns the answer). */
-  query: unknown;
-  /** Its text: answers that differ only in sort or page are checked once. */
-  queryText: string;
-  sort: unknown;
-  /** The sort's text: answers that differ only in page share their sort keys. */
-  sortText: string;
   /** Where its page starts in the order. */
   from: number;
   result: SearchResult;
@@ -191,76 +185,6 @@ function keyedOrder(index: PhysicalIndex, sort: unknown): boolean {
   return unique;
 }
 
-/**
- * The sort keys of one live document under an answer's query and sort, in one run of the query,
- * normalized to ascending order (`normalized`): undefined when the query does not match it, null
- * when the run failed.
- */
-function sortValues(index: PhysicalIndex, e: Entry, doc: number): (number | undefined)[] | null | undefined {
-  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
-  try {
-    const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
-    const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
-    if (!hits.bits.has(doc)) return undefined;
-    return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => normalized(k, doc));
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The sort keys of one document under the answers checked for one write, each query and sort run
- * once: the answers of the pages of one search (and its sizes) share them, and so does the check
- * of whether an order is settled by them.
- */
-class SortKeysOf {
-  private readonly values = new Map<string, (number | undefined)[] | null | undefined>();
-  /** Queries run so far. */
-  runs = 0;
-
-  constructor(
-    private readonly index: PhysicalIndex,
-    private readonly doc: number,
-  ) {}
-
-  /** Whether the keys of the answer's query and sort were found already (no run left to pay). */
-  known(e: Entry): boolean {
-    return this.values.has(`${e.queryText}\u0000${e.sortText}`);
-  }
-
-  /** `sortValues` of the document under the answer's query and sort. */
-  of(e: Entry): (number | undefined)[] | null | undefined {
-    const both = `${e.queryText}\u0000${e.sortText}`;
-    if (this.values.has(both)) return this.values.get(both);
-    const keys = sortValues(this.index, e, this.doc);
-    this.runs++;
-    this.values.set(both, keys);
-    return keys;
-  }
-}
-
-/** The order of two documents' normalized sort keys (a keyed order has no ties between two documents). */
-function compareKeys(a: readonly (number | undefined)[], b: readonly (number | undefined)[]): number {
-  for (let i = 0; i < a.length; i++) {
-    const [x, y] = [a[i]!, b[i]!];
-    if (x < y) return -1;
-    if (x > y) return 1;
-  }
-  return 0;
-}
-
-const sameValues = (a: (number | undefined)[], b: (number | undefined)[] | null | undefined) =>
-  !!b && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
-
-/** Whether `query` matches one of `docs` (live documents of `index`). */
-function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
-  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
-  try {
-    return !new Executor(Date.now(), false).run(query ?? { match_all: {} }, scope, docs, false).bits.and(docs).isEmpty();
-  } catch {
-    return true;
-  }
-}
 
 export class ResultCache {
   private readonly options: Required<ResultCacheOptions>;
@@ -320,7 +244,20 @@ export class ResultCache {
     const sortText = JSON.stringify(request.sort ?? null);
     const reads = readsOf(request.query, request.sort, keywordFieldOf(index));
     const settled = keyedOrder(index, request.sort);
-    const entry: Entry = { owner, query: request.query, queryText, sort: request.sort, sortText, from: request.from ?? 0, result: { ids: result.ids.slice(), total: result.total }, bytes, reads, settled, seq: this.nextSeq++ };
+    const entry: Entry = {
+      owner,
+      query: request.query,
+      queryText,
+      sort: request.sort,
+      sortText,
+      from: request.from ?? 0,
+      result: { ids: result.ids.slice(), total: result.total },
+      bytes,
+      reads,
+      settled,
+      scored: sortNeedsScores(request.sort),
+      seq: this.nextSeq++,
+    };
     // listed before it is set: an answer dropped for room, even this one, leaves both lists (`forget`)
     owner.keys.add(full);
     owner.byReads.add(full, reads, settled);
@@ -375,8 +312,13 @@ export class ResultCache {
       let hit = matched.get(e.queryText);
       if (hit === undefined && deadline.passed()) hit = true;
       if (hit === undefined) {
-        matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
-        this.checkRuns++;
+        // one document: its match is found once for its sort keys too (a failed run: a match)
+        if (keyed !== null) hit = keyed.matches(e) ?? true;
+        else {
+          hit = matchesAny(index, e.query, docs);
+          this.checkRuns++;
+        }
+        matched.set(e.queryText, hit);
       }
       if (hit && keyed !== null && !deadline.passed() && e.settled) {
         const keys = keyed.of(e);
@@ -410,20 +352,18 @@ export class ResultCache {
     const kept = new Map<string, (number | undefined)[]>();
     const owner = this.owners.get(index);
     if (!owner) return kept;
-    const docs = Bitmap.of(doc);
-    const matched = new Map<string, boolean>();
     const keyed = new SortKeysOf(index, doc);
     for (const full of this.toCheck(owner, changes)) {
       const e = this.entries.peek(full);
       if (e === undefined) continue;
       this.looked++;
-      if (deadline.passed() && !matched.has(e.queryText) && !keyed.known(e)) {
+      if (deadline.passed() && !(e.settled ? keyed.known(e) : keyed.matchKnown(e))) {
         this.delete(full);
         this.dropped++;
         continue;
       }
       if (e.settled) {
-        // matched and keyed in one run; a failed run counts as a match (the answer goes)
+        // a failed run counts as a match (the answer goes)
         const keys = keyed.of(e);
         if (keys) kept.set(full, keys);
         else if (keys === null) {
@@ -432,12 +372,8 @@ export class ResultCache {
         }
         continue;
       }
-      let hit = matched.get(e.queryText);
-      if (hit === undefined) {
-        matched.set(e.queryText, (hit = matchesAny(index, e.query, docs)));
-        this.checkRuns++;
-      }
-      if (hit) {
+      // a failed run counts as a match (the answer goes)
+      if (keyed.matches(e) ?? true) {
         this.delete(full);
         this.dropped++;
       }
