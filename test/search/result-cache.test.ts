@@ -376,6 +376,31 @@ describe('search answers kept across writes', () => {
     expect(await engine.search('images', second)).toEqual({ ids: [22, 4, 5], total: 21 });
   });
 
+  it('a vote on a document past the page of a search that does not read votes costs no run of its query', async () => {
+    const engine = new EmbeddedEngine();
+    await engine.ensureIndex({ name: 'images', mapping });
+    const doc = (id: number, tags: string[], score: number) => ({ id, tags, tag_ids: [], score, approved: true, hidden_from_users: false });
+    await engine.write('images', Array.from({ length: 20 }, (_, i) => doc(i + 1, i < 15 ? ['cat'] : ['dog'], 20 - i)));
+    const byScore = (from: number): SearchRequest => ({ query: listing({ term: { tags: 'cat' } } as Query, []), sort: [{ score: 'desc' }, { id: 'asc' }] as SortClause[], from, size: 3 });
+    const pages = [byScore(0), byScore(3)];
+    const before = await Promise.all(pages.map((page) => engine.search('images', page)));
+    // image 12 (a cat, score 9) falls to 2: past both pages before and after; only each page's
+    // last document is run, once
+    await engine.write('images', [doc(12, ['cat'], 2)]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 2, dropped: 0, checkRuns: 2 });
+    await engine.write('images', [doc(12, ['cat'], 3)]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 2, dropped: 0, checkRuns: 2 });
+    // image 18, a dog, rises above every cat: its match, not the same before and after, is run once
+    await engine.write('images', [doc(18, ['dog'], 50)]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 2, dropped: 0, checkRuns: 3 });
+    for (const [i, page] of pages.entries()) expect(await engine.search('images', page)).toEqual(before[i]);
+    // image 5, a cat, rises to the top: both pages change
+    await engine.write('images', [doc(5, ['cat'], 60)]);
+    expect(engine.keptAnswers()).toMatchObject({ entries: 0, dropped: 2 });
+    expect((await engine.search('images', pages[0]!)).ids).toEqual([5, 1, 2]);
+    expect((await engine.search('images', pages[1]!)).ids).toEqual([3, 4, 6]);
+  });
+
   it('a batch that fails part way leaves no kept answer behind', async () => {
     const engine = new EmbeddedEngine();
     await engine.ensureIndex({ name: 'images', mapping });

@@ -105,6 +105,30 @@ export class AnswersByReads {
 }
 
 /**
+ * Whether an edit with `changes` may concern what `reads` reads (the test `concerned` makes of
+ * every answer listed, for one answer's reads): of a query alone, whether the document still
+ * matches it as before.
+ */
+export function readsConcerned(reads: Reads, changes: FieldChanges): boolean {
+  if (reads.everything) return true;
+  for (const [path, changed] of changes) {
+    const whole = changed === null;
+    for (const field of reads.fields) if (touches(path, whole, field)) return true;
+    for (const [field, terms] of reads.terms) {
+      if (field === path && changed !== null) {
+        for (const term of changed) if (terms.has(term)) return true;
+      } else if (touches(path, whole, field)) return true;
+    }
+    for (const [field, patterns] of reads.patterns) {
+      if (!touches(path, whole, field)) continue;
+      if (field !== path || changed === null) return true;
+      for (const test of patterns.values()) if ([...changed].some(test)) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * Whether a change of the field at path `changed` (`whole`: changed as a whole, with whatever is
  * inside it) concerns what reads the field at path `read`: the same field, the object it is in,
  * or, changed whole, a field inside it.

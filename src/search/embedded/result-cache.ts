@@ -1,5 +1,5 @@
 import type { SearchRequest, SearchResult } from '../engine.js';
-import { AnswersByReads } from './answers-by-reads.js';
+import { AnswersByReads, readsConcerned } from './answers-by-reads.js';
 import type { PhysicalIndex } from './index/physical-index.js';
 import { sortNeedsScores } from './collector/sort.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
@@ -46,7 +46,11 @@ import { changesOf, keywordFieldOf } from './write-changes.js';
  * page's last document both before and after a write of one document leaves the page as it is:
  * it moved, entered (when the page was full) or left somewhere after it. The answer stays with
  * its total set right (`pageStays`). A tag edit on a board of a million images nearly always
- * lands there: pages are the first few hundred of an order.
+ * lands there: pages are the first few hundred of an order. When the answer's query reads
+ * nothing the edit changed and only its order does (a sort on tag counts, on score after a vote),
+ * the document matches it after as before, whether it does or not: its sort keys, field values,
+ * tell without running the query whether it stays past the page, and only a document that moves
+ * within or into the page needs the run that tells whether it matches at all.
  *
  * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
  * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
@@ -102,6 +106,8 @@ interface Entry extends CheckedAnswer {
   bytes: number;
   /** What the query and sort read of a document. */
   reads: Reads;
+  /** What the query alone reads: an edit that changes none of it leaves the document's match as it was. */
+  queryReads: Reads;
   /** Whether its order is settled by sort keys alone (`keyedOrder`). */
   settled: boolean;
   /** When it was kept (later: larger). */
@@ -119,6 +125,13 @@ interface IndexAnswers {
   keys: Set<string>;
   /** The same answers by what they read. */
   byReads: AnswersByReads;
+}
+
+/** A kept answer's sort keys of a document before a one-document edit. */
+interface KeysBefore {
+  keys: (number | undefined)[];
+  /** Whether its query matched the document (false: not known, and the same after the edit). */
+  matched: boolean;
 }
 
 /** A write under way on one index: call `done` once it returned or threw. */
@@ -243,6 +256,7 @@ export class ResultCache {
     if (bytes > this.options.maxBytes / 16) return result;
     const sortText = JSON.stringify(request.sort ?? null);
     const reads = readsOf(request.query, request.sort, keywordFieldOf(index));
+    const queryReads = readsOf(request.query, undefined, keywordFieldOf(index));
     const settled = keyedOrder(index, request.sort);
     const entry: Entry = {
       owner,
@@ -254,6 +268,7 @@ export class ResultCache {
       result: { ids: result.ids.slice(), total: result.total },
       bytes,
       reads,
+      queryReads,
       settled,
       scored: sortNeedsScores(request.sort),
       seq: this.nextSeq++,
@@ -346,10 +361,12 @@ export class ResultCache {
 
   /**
    * Before one document `doc` changes: drops the answers whose query matches it and whose order
-   * is not settled by sort keys alone; returns the sort keys of those it matches that may stay.
+   * is not settled by sort keys alone; returns the sort keys of those that may stay: those it
+   * matches, and those whose query reads nothing the edit changed (their sort does: a tag count),
+   * which it matches after as before, whether it does or not, found without a run.
    */
-  private keysBefore(index: PhysicalIndex, doc: number, changes: FieldChanges | null, deadline: CheckDeadline): Map<string, (number | undefined)[]> {
-    const kept = new Map<string, (number | undefined)[]>();
+  private keysBefore(index: PhysicalIndex, doc: number, changes: FieldChanges | null, deadline: CheckDeadline): Map<string, KeysBefore> {
+    const kept = new Map<string, KeysBefore>();
     const owner = this.owners.get(index);
     if (!owner) return kept;
     const keyed = new SortKeysOf(index, doc);
@@ -357,6 +374,15 @@ export class ResultCache {
       const e = this.entries.peek(full);
       if (e === undefined) continue;
       this.looked++;
+      if (e.settled && !e.scored && changes !== null && !readsConcerned(e.queryReads, changes)) {
+        const keys = keyed.fieldKeys(e);
+        if (keys !== null) kept.set(full, { keys, matched: false });
+        else {
+          this.delete(full);
+          this.dropped++;
+        }
+        continue;
+      }
       if (deadline.passed() && !(e.settled ? keyed.known(e) : keyed.matchKnown(e))) {
         this.delete(full);
         this.dropped++;
@@ -365,7 +391,7 @@ export class ResultCache {
       if (e.settled) {
         // a failed run counts as a match (the answer goes)
         const keys = keyed.of(e);
-        if (keys) kept.set(full, keys);
+        if (keys) kept.set(full, { keys, matched: true });
         else if (keys === null) {
           this.delete(full);
           this.dropped++;
@@ -383,19 +409,20 @@ export class ResultCache {
   }
 
   /**
-   * After that change: of the answers that matched the old version, drops those the new version
-   * `added` (one document, or none) does not match or matches with other sort keys; returns
-   * those that stay, which the check of the new version need not see again.
+   * After that change: of the answers `keysBefore` kept, drops those the new version `added` (one
+   * document, or none) leaves otherwise: one it matched that it no longer matches or matches with
+   * other sort keys (unless past the page), one whose query does not read the edit with sort keys
+   * that moved (unless past the page, or not matched at all); returns those that stay, which the
+   * check of the new version need not see again.
    */
-  private dropChanged(index: PhysicalIndex, keysBefore: Map<string, (number | undefined)[]>, added: Bitmap, deadline: CheckDeadline): Set<string> {
+  private dropChanged(index: PhysicalIndex, keysBefore: Map<string, KeysBefore>, added: Bitmap, deadline: CheckDeadline): Set<string> {
     const doc = added.isEmpty() ? -1 : added.toArray()[0]!;
     const keyed = new SortKeysOf(index, doc);
     const stays = new Set<string>();
-    for (const [full, keys] of keysBefore) {
+    for (const [full, before] of keysBefore) {
       const e = this.entries.peek(full);
       if (!e) continue;
-      const now = doc >= 0 && (keyed.known(e) || !deadline.passed()) ? keyed.of(e) : null;
-      if (now !== null && (sameValues(keys, now) || this.pageStays(index, e, index.ids[doc]!, keys, now, deadline))) stays.add(full);
+      if (doc >= 0 && this.staysAfter(index, e, keyed, index.ids[doc]!, before, deadline)) stays.add(full);
       else {
         this.delete(full);
         this.dropped++;
@@ -403,6 +430,19 @@ export class ResultCache {
     }
     this.checkRuns += keyed.runs;
     return stays;
+  }
+
+  /** Whether an answer `keysBefore` kept stays as it is after the document `id` changed. */
+  private staysAfter(index: PhysicalIndex, e: Entry, keyed: SortKeysOf, id: number, before: KeysBefore, deadline: CheckDeadline): boolean {
+    if (before.matched) {
+      const now = keyed.known(e) || !deadline.passed() ? keyed.of(e) : null;
+      return now !== null && (sameValues(before.keys, now) || this.pageStays(index, e, id, before.keys, now, deadline));
+    }
+    // matched as before, whether it was or not: only a move within or into the page needs the run
+    const now = keyed.fieldKeys(e);
+    if (now === null) return false;
+    if (sameValues(before.keys, now) || this.pageStays(index, e, id, before.keys, now, deadline)) return true;
+    return (keyed.matchKnown(e) || !deadline.passed()) && keyed.matches(e) === false;
   }
 
   /**
@@ -450,7 +490,7 @@ export class ResultCache {
     const randomOrder = [idRangeBits(index.maxId), index.irregularIds === 0];
     const old = ids.length === 1 && typeof ids[0] === 'number' ? index.docOf(ids[0]) : -1;
     const deadline = new CheckDeadline(this.options.checkBudgetMs / 2);
-    let keysBefore: Map<string, (number | undefined)[]> | null = null;
+    let keysBefore: Map<string, KeysBefore> | null = null;
     let changes: FieldChanges | null = null;
     // one document changed in place: answers it concerns before may stay (see the top)
     const trusted = attempt(() =>

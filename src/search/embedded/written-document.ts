@@ -83,6 +83,16 @@ export class SortKeysOf {
     return hit;
   }
 
+  /** The document's keys under the answer's sort, which reads no score, matched or not (null: they could not be built). */
+  fieldKeys(e: CheckedAnswer): (number | undefined)[] | null {
+    let keys = this.bySort.get(e.sortText);
+    if (keys === undefined) {
+      keys = fieldSortValues(this.index, e.sort, this.doc);
+      this.bySort.set(e.sortText, keys);
+    }
+    return keys;
+  }
+
   /** `sortValues` of the document under the answer's query and sort. */
   of(e: CheckedAnswer): SortValues {
     if (e.scored) {
@@ -95,12 +105,7 @@ export class SortKeysOf {
     }
     const hit = this.matches(e);
     if (hit !== true) return hit === null ? null : undefined;
-    let keys = this.bySort.get(e.sortText);
-    if (keys === undefined) {
-      keys = fieldSortValues(this.index, e.sort, this.doc);
-      this.bySort.set(e.sortText, keys);
-    }
-    return keys;
+    return this.fieldKeys(e);
   }
 }
 
