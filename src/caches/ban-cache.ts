@@ -85,12 +85,15 @@ export class BanCache {
   }
 
   /**
-   * Know at once of a ban issued here (the announcement of it arrives a moment later). A lookup of
-   * the same caller still under way read PostgreSQL before the ban and must not put its "none"
-   * back over it: the remembered ban counts as a change heard.
+   * Know at once of a ban issued here (the announcement of it arrives a moment later): it counts
+   * as a change heard. Every answer goes, as at the announcement: the ban concerns other
+   * identities too (a ban of a user is also the ban of that user from each address, a request's
+   * identity), and a lookup still under way read PostgreSQL before it and must not put its "none"
+   * back.
    */
   remember(who: { userId?: number; ip?: string }, ban: ActiveBan, nowMs = Date.now()): void {
     this.changeCount++;
+    this.entries.clear();
     this.entries.set(identity(who), { ban, readAt: nowMs });
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The ban cache against a real database: a ban the limiter issues here is known at once, whatever
- * lookups of the same caller were under way when it was issued.
+ * The ban cache against a real database: a ban the limiter issues here is known at once, to every
+ * identity it concerns, whatever lookups were under way when it was issued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BanCache } from '../../src/caches/ban-cache.js';
@@ -46,5 +46,19 @@ describe('the ban cache', () => {
     // the next request, before the ban's announcement is heard, is refused
     expect(bans.known(who)?.ban?.id).toBe(issued.id);
     expect((await bans.lookup(who))?.id).toBe(issued.id);
+  });
+
+  it('a ban of a user remembered here reaches the identities of that user known before it', async () => {
+    const user = await insertUser(t.db, { name: 'reader', confirmedAt: new Date() });
+    const bans = new BanCache(t.db, 60_000);
+    // a read request is the user from an address; the upload limiter bans the user alone
+    const reading = { userId: user.id, ip: '10.1.2.4' };
+    expect(await bans.lookup(reading)).toBeUndefined();
+    expect(bans.known(reading)).toEqual({ ban: undefined });
+    const issued = await issueAutomaticBan(t.db, { userId: user.id }, 'Too many requests', 600);
+    bans.remember({ userId: user.id }, issued);
+    // before the ban's announcement is heard, the read request is refused too
+    expect(bans.known(reading)).toBeUndefined();
+    expect((await bans.lookup(reading))?.id).toBe(issued.id);
   });
 });
