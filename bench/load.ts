@@ -404,6 +404,9 @@ async function bulkBoard(images: number): Promise<{ dataDir: string; db: Databas
   return { dataDir: board.dir, db: board.handle.db, close: () => board.handle.close() };
 }
 
+/** The caches whose misses each pass of the mix logs. */
+const PASS_CACHES = ['engine_answers', 'engine_parsed_requests', 'engine_filter_sets', 'image_answers', 'image_json', 'search_anonymous_requests'];
+
 /**
  * The mix, read-only and then with one write a second when `withWriter` is given, the CPU clocks
  * of the service and its PostgreSQL read over each measured window (Linux /proc), and the
@@ -437,8 +440,11 @@ async function measureMix(
     );
     const loop = window ? await (await window).end() : undefined;
     const gc = loop ? Object.entries(loop.gcMs).map(([kind, ms]) => `${kind} ${fmt(ms, 0)}`).join(', ') : '';
+    // the caches that miss more after writes than before them: misses per 1,000 requests
+    const perThousand = (n: number) => fmt((1000 * n) / Math.max(1, result.requests), 2);
+    const misses = loop ? PASS_CACHES.map((name) => `${name} ${perThousand(loop.cacheMisses[name] ?? 0)}`).join(', ') : '';
     const spent = (key: 'svc' | 'pg') => (start?.[key] === undefined || end?.[key] === undefined ? undefined : end[key]! - start[key]!);
-    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s, RSS ${fmt(rss?.now() ?? Number.NaN, 0)} MiB${loop ? `, GC ms ${gc}` : ''} (load ${loadAverage()})`);
+    log(`  mix with ${writes} write/s: ${fmt(result.rps)} req/s, RSS ${fmt(rss?.now() ?? Number.NaN, 0)} MiB${loop ? `, GC ms ${gc}; misses per 1k requests: ${misses}` : ''} (load ${loadAverage()})`);
     return { result, svcCpu: spent('svc'), pgCpu: spent('pg') };
   };
   log(`the mix (load ${loadAverage()})`);

@@ -10,6 +10,8 @@ export interface LoopStats {
   loopMaxMs: number;
   /** Main-thread GC time during the phase, ms, by kind (minor, major, incremental, weakcb). */
   gcMs: Record<string, number>;
+  /** Misses of each of the service's caches during the phase (`tagwise_cache_misses_total`). */
+  cacheMisses: Record<string, number>;
 }
 
 interface Scrape {
@@ -38,7 +40,13 @@ export async function loopStatsFrom(origin: string): Promise<{ end(): Promise<Lo
         const m = /^nodejs_gc_duration_seconds_sum\{kind="([a-z]+)"\}$/.exec(name);
         if (m) gcMs[m[1]!] = (value - (before.values.get(name) ?? 0)) * 1000;
       }
+      const cacheMisses: Record<string, number> = {};
+      for (const [name, value] of after.values) {
+        const m = /^tagwise_cache_misses_total\{cache="([a-z_]+)"\}$/.exec(name);
+        if (m) cacheMisses[m[1]!] = value - (before.values.get(name) ?? 0);
+      }
       return {
+        cacheMisses,
         loopP99Ms: (after.values.get('nodejs_eventloop_lag_p99_seconds') ?? Number.NaN) * 1000,
         loopMaxMs: (after.values.get('nodejs_eventloop_lag_max_seconds') ?? Number.NaN) * 1000,
         gcMs,
