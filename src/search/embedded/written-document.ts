@@ -8,6 +8,9 @@ import type { PhysicalIndex } from './index/physical-index.js';
 import { Bitmap } from './postings/bitmap.js';
 import { Executor, type Scope } from './query/execute.js';
 
+/** Where a check's query runs: the whole live index, outside any nested field. */
+const wholeIndex = (index: PhysicalIndex): Scope => ({ set: index.root, universe: index.live, index, nestedPath: null });
+
 /** What the checks read of a kept answer. */
 export interface CheckedAnswer {
   /** The request's query (what decides whether a changed document concerns the answer). */
@@ -27,10 +30,9 @@ export interface CheckedAnswer {
  * when the run failed.
  */
 export function sortValues(index: PhysicalIndex, e: CheckedAnswer, doc: number): SortValues {
-  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
   try {
     const executor = new Executor(Date.now(), sortNeedsScores(e.sort));
-    const hits = executor.run(e.query ?? { match_all: {} }, scope, Bitmap.of(doc));
+    const hits = executor.run(e.query ?? { match_all: {} }, wholeIndex(index), Bitmap.of(doc));
     if (!hits.bits.has(doc)) return undefined;
     return buildSortKeys(e.sort, index, hits.score, executor, index.live).map((k) => normalized(k, doc));
   } catch {
@@ -111,9 +113,8 @@ export class SortKeysOf {
 
 /** Whether `query` matches the live document `doc` (null: the run failed). */
 function matchOne(index: PhysicalIndex, query: unknown, doc: number): boolean | null {
-  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
   try {
-    return new Executor(Date.now(), false).run(query ?? { match_all: {} }, scope, Bitmap.of(doc), false).bits.has(doc);
+    return new Executor(Date.now(), false).run(query ?? { match_all: {} }, wholeIndex(index), Bitmap.of(doc), false).bits.has(doc);
   } catch {
     return null;
   }
@@ -143,9 +144,8 @@ export const sameValues = (a: (number | undefined)[], b: (number | undefined)[] 
 
 /** Whether `query` matches one of `docs` (live documents of `index`). */
 export function matchesAny(index: PhysicalIndex, query: unknown, docs: Bitmap): boolean {
-  const scope: Scope = { set: index.root, universe: index.live, index, nestedPath: null };
   try {
-    return !new Executor(Date.now(), false).run(query ?? { match_all: {} }, scope, docs, false).bits.and(docs).isEmpty();
+    return !new Executor(Date.now(), false).run(query ?? { match_all: {} }, wholeIndex(index), docs, false).bits.and(docs).isEmpty();
   } catch {
     return true;
   }
