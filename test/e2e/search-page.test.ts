@@ -148,7 +148,7 @@ describe.skipIf(!haveChromium)('the search page', () => {
     await page.type('[name=hidden_tags]', 'solo');
     await page.type('[name=spoilered_complex]', 'score.gte:1');
     await page.click('#filter-form button[type=submit]');
-    await page.waitForFunction(() => document.querySelector('#bench .part ul.clauses') !== null);
+    await page.waitForFunction(() => document.querySelector('#bench .part ul.clauses') !== null && document.getElementById('bench-hidden') !== null);
     const hidden = Number(await page.$eval('#bench-hidden', (s) => s.textContent));
     const spoilered = Number(await page.$eval('#bench-spoilered', (s) => s.textContent));
     // The engine's own answers over the same sample (every image of this small board).
@@ -156,7 +156,9 @@ describe.skipIf(!haveChromium)('the search page', () => {
     expect((await api('/filters/test?hidden_tags=&sample=1000')).sample.size).toBe(await count('*'));
     expect(hidden).toBe(await count('solo'));
     expect(spoilered).toBe(await count('-solo, score.gte:1'));
-    await page.click('#results .thumb');
+    // clicked in the page: the grid under a filter being written may be drawn again meanwhile
+    await page.waitForSelector('#results .thumb');
+    await page.evaluate(() => (document.querySelector('#results .thumb') as HTMLElement).click());
     await page.waitForSelector('#why-verdict');
     expect(['hidden', 'spoilered', 'shown']).toContain(await page.$eval('#why-verdict', (s) => s.textContent));
     await shoot('filter-mode');
