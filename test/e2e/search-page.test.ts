@@ -158,7 +158,7 @@ describe.skipIf(!haveChromium)('the search page', () => {
     expect(spoilered).toBe(await count('-solo, score.gte:1'));
     // clicked in the page: the grid under a filter being written may be drawn again meanwhile
     await page.waitForSelector('#results .thumb');
-    await page.evaluate(() => (document.querySelector('#results .thumb') as HTMLElement).click());
+    await page.evaluate(() => (document.querySelector('#results .thumb') as unknown as { click(): void }).click());
     await page.waitForSelector('#why-verdict');
     expect(['hidden', 'spoilered', 'shown']).toContain(await page.$eval('#why-verdict', (s) => s.textContent));
     await shoot('filter-mode');
