@@ -266,7 +266,7 @@ function compileValue(spec: FieldSpec, range: RangeOp, value: string, valueAt: n
       return { term: { [f]: v } };
     }
     case 'date':
-      return dateQuery(f, range, parseDate(value, nowMs(env)));
+      return dateQuery(f, range, parseDate(value, () => nowMs(env)));
     case 'custom': {
       if (range !== 'eq') return failAt(env, term, 0, compileMessages.rangeSpecified(spec.name));
       return spec.transform!(transformInput(spec, value, valueAt, env, term));

@@ -35,8 +35,12 @@ const UNITS: ReadonlyArray<readonly [string, number]> = [
   ['year', 31_536_000],
 ];
 
-/** Parse a date value; `nowMs` is the current time for relative dates. */
-export function parseDate(value: string, nowMs: number): DateInterval {
+/**
+ * Parse a date value; `nowMs` reads the current time, for relative dates only: a caller that
+ * keeps compiled queries tells by it whether one depends on the clock, and one holding only
+ * absolute dates stays the same query for as long as it is kept.
+ */
+export function parseDate(value: string, nowMs: () => number): DateInterval {
   const absolute = parseAbsolute(value);
   if (absolute) return absolute;
   const relative = parseRelative(value, nowMs);
@@ -156,7 +160,7 @@ function localBounds(parts: number[]): [number, number] | null {
 }
 
 /** The relative form, or null when it does not match (too far back throws). */
-function parseRelative(s: string, nowMs: number): DateInterval | null {
+function parseRelative(s: string, nowMs: () => number): DateInterval | null {
   let i = 0;
   while (isDigit(s.charCodeAt(i))) i++;
   if (i === 0 || !isSpace(s.charCodeAt(i))) return null;
@@ -176,7 +180,7 @@ function parseRelative(s: string, nowMs: number): DateInterval | null {
       );
     }
     const count = Number(digits);
-    const now = Math.floor(nowMs / 1000);
+    const now = Math.floor(nowMs() / 1000);
     return { lower: now - (count + 1) * seconds, upper: now - count * seconds };
   }
   return null;

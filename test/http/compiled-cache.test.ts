@@ -91,6 +91,8 @@ describe('ClockReading', () => {
     };
     expect(compile('safe, solo || -pony').read).toBe(false);
     expect(compile('score.gte:10, width:100').read).toBe(false);
+    // an absolute date is the same at any time: such a query is kept as long as any other
+    expect(compile('created_at.gte:2020-01-01, first_seen_at.lt:2023-06-01T12:00:00Z').read).toBe(false);
     const relative = compile('created_at.gte:3 days ago');
     expect(relative.read).toBe(true);
     // resolved against the clock given, not the machine's
