@@ -19,6 +19,13 @@ export interface SearchRequest {
    * that keeps answers need not keep this one. Not part of the request body.
    */
   oneOff?: boolean;
+  /**
+   * At most how long, in ms, an engine may keep this answer: a query holding a date resolved
+   * against the clock (`created_at.gte:3 days ago`) names the second it was compiled in, and the
+   * same text is not asked again once that second is past. Absent: as long as the documents its
+   * answer depends on stay. Not part of the request body.
+   */
+  keepMs?: number;
 }
 
 export interface SearchResult {

@@ -8,7 +8,8 @@ import type { Doc } from '../../grammar/index.js';
 import type { SearchCaller, SearchDeps } from '../../src/contexts/search/caller.js';
 import { SearchRequestError } from '../../src/contexts/search/errors.js';
 import { compiledFilterOf, hiddenBy } from '../../src/contexts/search/filter.js';
-import { planImageSearch, planLiveImageQuery } from '../../src/contexts/search/plan.js';
+import { planImageSearch, planLiveImageQuery, planSearch } from '../../src/contexts/search/plan.js';
+import type { UserRow } from '../../src/contexts/users/types.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
 
 let lastId = 900_000;
@@ -83,6 +84,26 @@ describe('planning a search', () => {
     expect(bad).toBeInstanceOf(SearchRequestError);
     expect((bad as SearchRequestError).query?.input).toBe('safe AND (');
     await expect(planImageSearch(depsWith(), refused, { q: 'safe', page: 1, perPage: 25 })).rejects.toThrow('filter refused');
+  });
+
+  it('marks a request whose dates were resolved against the clock to be kept a second at most, by the engine too', async () => {
+    const input = (q: string) => ({ q, page: 1, perPage: 25 });
+    const keepMs = async (caller: SearchCaller, q: string) => (await planImageSearch(depsWith(), caller, input(q))).request.keepMs;
+    expect(await keepMs(anonymous(null), 'created_at.gte:3 days ago')).toBe(1000);
+    expect(await keepMs(anonymous(null), 'created_at.gte:2020-01-01, safe')).toBeUndefined();
+    // through the current filter's hidden expression
+    expect(await keepMs(anonymous(filterRow({ hiddenComplexStr: 'first_seen_at.lt:1 hour ago' })), 'safe')).toBe(1000);
+    expect(await keepMs(anonymous(filterRow({ hiddenComplexStr: 'score.lt:0' })), 'safe')).toBeUndefined();
+    // a user's query, compiled for them each time
+    const user = { id: 5, role: 'user', watchedTagIds: [], watchedImagesQueryStr: '', watchedImagesExcludeStr: '', noSpoileredInWatched: false } as unknown as UserRow;
+    const keyed: SearchCaller = { user, currentFilter: async () => null };
+    expect(await keepMs(keyed, 'created_at.gte:3 days ago')).toBe(1000);
+    expect(await keepMs(keyed, 'safe')).toBeUndefined();
+    const comments = await planSearch(depsWith(), anonymous(null), 'comments', 'created_at.gte:2 hours ago', { page: 1, perPage: 25 });
+    expect(comments.request.keepMs).toBe(1000);
+    // the anonymous request is the same object for that second, not for a minute
+    const again = await planImageSearch(depsWith(), anonymous(null), input('created_at.gte:3 days ago'));
+    expect(again.reused).toBe(true);
   });
 
   it('refuses a live search without a query', async () => {

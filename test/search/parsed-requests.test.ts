@@ -1,7 +1,7 @@
 /**
  * The engine thread's parsed requests: one frozen object per text while kept, equal to what
- * `JSON.parse` gives; long texts parsed each time and left as they are; a text found kept is a
- * hit of `engine_parsed_requests`, any other a miss.
+ * `JSON.parse` gives; long texts and requests kept a second at most parsed each time and left as
+ * they are; a text found kept is a hit of `engine_parsed_requests`, any other a miss.
  */
 import { describe, expect, it } from 'vitest';
 import { CacheRegistry } from '../../src/lib/cache-registry.js';
@@ -31,6 +31,16 @@ describe('ParsedRequests', () => {
     expect(a).toEqual(JSON.parse(text));
     expect(Object.isFrozen(a)).toBe(false);
     expect(parsed.parse(text)).not.toBe(a);
+  });
+
+  it('keeps no request the engine may keep a second at most: its text names that second, and is not sent again', () => {
+    const registry = new CacheRegistry();
+    const parsed = new ParsedRequests(registry);
+    const text = JSON.stringify({ query: { range: { created_at: { gte: '2026-11-26T18:00:00Z' } } }, size: 10, keepMs: 1000 });
+    const a = parsed.parse(text);
+    expect(a).toEqual(JSON.parse(text));
+    expect(parsed.parse(text)).not.toBe(a);
+    expect(registry.report()[0]).toMatchObject({ entries: 0 });
   });
 
   it('counts a text found kept as a hit, any other (a long one too) as a miss', () => {

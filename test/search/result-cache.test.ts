@@ -352,6 +352,45 @@ describe('search answers kept across writes', () => {
     expect(listed.size).toBe(3);
   });
 
+  it('an answer kept for a while (a date resolved against the clock) leaves when its time is up, and no write looks at it after', () => {
+    const index = freshIndex(new Map([[1, makeDoc(1, mulberry32(1))]]));
+    let now = 0;
+    const cache = new ResultCache({ now: () => now }, new CacheRegistry());
+    let runs = 0;
+    const run = () => {
+      runs++;
+      return { ids: [1], total: 1 };
+    };
+    const pinned = (second: number): SearchRequest => ({ query: { range: { created_at: { gte: new Date(second * 1000).toISOString() } } } as Query, size: 5, keepMs: 1000 });
+    cache.answer(index, pinned(0), run);
+    now = 999;
+    cache.answer(index, pinned(0), run);
+    expect(runs).toBe(1);
+    // asked within its second, it was kept; past it, gone without being asked again
+    cache.answer(index, pinned(1), run);
+    cache.answer(index, { query: { term: { tags: 'never' } } as Query, sort: [{ id: 'desc' }] as SortClause[], size: 5 }, run);
+    expect(cache.size).toBe(3);
+    now = 1000;
+    cache.answer(index, { query: { term: { tags: 'never' } } as Query, sort: [{ id: 'desc' }] as SortClause[], size: 5 }, run);
+    expect(cache.size).toBe(2);
+    now = 5000;
+    // a write of the date they read looks at none of them: only the answer kept for good is left
+    const doc = makeDoc(1, mulberry32(1));
+    const older = { ...doc, created_at: new Date(NOW - 9 * DAY).toISOString() };
+    const change = cache.changing(index, [1], [older]);
+    index.write([older]);
+    change.done(true);
+    expect(cache.size).toBe(1);
+    expect(cache.looked).toBe(0);
+    // one held back in the queue by another that expires later is not answered either
+    cache.answer(index, { ...pinned(9), keepMs: 10_000 }, run);
+    cache.answer(index, pinned(7), run);
+    now = 6500;
+    runs = 0;
+    cache.answer(index, pinned(7), run);
+    expect(runs).toBe(1);
+  });
+
   it('a document moving, entering or leaving past a kept page leaves the page and sets its total', async () => {
     const engine = new EmbeddedEngine();
     await engine.ensureIndex({ name: 'images', mapping });

@@ -17,6 +17,7 @@ import {
   type WatchList,
 } from '../../../grammar/index.js';
 import { clauseTree, compileQuery } from '../../../grammar/compiler.js';
+import type { SearchRequest } from '../../search/engine.js';
 import { queryFields, type IndexName } from '../../search/indexes/index.js';
 import { canViewFilter } from '../filters/access.js';
 import { loadFilters } from '../filters/load.js';
@@ -27,6 +28,8 @@ import { queryRefused } from './errors.js';
 
 /** How long a compiled query (or a request built with it) that read no clock is kept. */
 export const CLOCK_FREE_MS = 60_000;
+/** How long one that read the clock may be kept: a second, the lag search answers are allowed anyway. */
+const CLOCK_READ_MS = 1_000;
 
 /** The filters `q` names as `filter_id:N` that the caller may use, as the compiler wants them. */
 async function usableFilters(deps: Pick<SearchDeps, 'db'>, user: UserRow | null, q: string): Promise<Map<number, FilterRule>> {
@@ -80,18 +83,19 @@ function compiling<T>(q: string, options: CompileOptions, compile: (q: string, o
 }
 
 /** Queries compiled for anonymous callers, by index and text. */
-const anonymousQueries = new CompiledCache<AnonymousQuery>('search_anonymous_queries');
+const anonymousQueries = new CompiledCache<CompiledQuery>('search_anonymous_queries');
 
-export interface AnonymousQuery {
+/** A query compiled, and whether it is the same at any time. */
+export interface CompiledQuery {
   query: Query;
-  /** The same at any time: no date was resolved against the clock. */
+  /** No date was resolved against the clock. */
   clockFree: boolean;
 }
 
 const lifetimeOf = (compiled: { clockFree: boolean }) => (compiled.clockFree ? CLOCK_FREE_MS : undefined);
 
 /** `q` compiled for an anonymous caller, when it names no `filter_id:` (else undefined). */
-export function compileAnonymous(index: IndexName, q: string): AnonymousQuery | undefined {
+export function compileAnonymous(index: IndexName, q: string): CompiledQuery | undefined {
   if (filterIdsIn(q).length > 0) return undefined;
   return anonymousQueries.get(
     `${index}\u0000${q}`,
@@ -106,9 +110,23 @@ export function compileAnonymous(index: IndexName, q: string): AnonymousQuery | 
 }
 
 /** `q` compiled for the caller on `index`. */
-export async function compileFor(deps: Pick<SearchDeps, 'db'>, caller: SearchCaller, index: IndexName, q: string): Promise<Query> {
+export async function compileFor(deps: Pick<SearchDeps, 'db'>, caller: SearchCaller, index: IndexName, q: string): Promise<CompiledQuery> {
   const anonymous = caller.user === null ? compileAnonymous(index, q) : undefined;
-  return anonymous?.query ?? compiling(q, await compileOptionsFor(deps, caller, index, q), compileQuery);
+  if (anonymous !== undefined) return anonymous;
+  const options = await compileOptionsFor(deps, caller, index, q);
+  const now = new ClockReading();
+  const query = compiling(q, { ...options, context: { ...options.context, now } }, compileQuery);
+  return { query, clockFree: !now.read };
+}
+
+/**
+ * `request` marked for the engine (`SearchRequest.keepMs`) to keep its answer a second at most
+ * when what it was built of read the clock: its text names that second, and is not asked again
+ * once it is past, so the answer would only take the place of answers asked again.
+ */
+export function keptNoLongerThanItsClock<R extends SearchRequest>(request: R, clockFree: boolean): R {
+  if (!clockFree) request.keepMs = CLOCK_READ_MS;
+  return request;
 }
 
 /**

@@ -44,6 +44,8 @@ export function compileComplexFilter(source: string, user: UserRow | null, now?:
 export interface CompiledFilter {
   /** The hidden complex expression, or null. */
   readonly hiddenComplex: Query | null;
+  /** No date in its expressions was resolved against the clock. */
+  readonly clockFree: boolean;
   /** The usable complex expressions (hidden, then spoilered) as in-process predicates, made on first use. */
   predicates(): readonly DocPredicate[];
 }
@@ -58,7 +60,7 @@ function predicateOf(query: Query | null, at: number): DocPredicate | null {
   }
 }
 
-function compileFilterFor(filter: FilterRow, user: UserRow | null): { compiled: CompiledFilter; clockFree: boolean } {
+function compileFilterFor(filter: FilterRow, user: UserRow | null): CompiledFilter {
   const at = Date.now();
   const clock = new ClockReading(at);
   const hiddenComplex = compileComplexFilter(filter.hiddenComplexStr, user, clock);
@@ -66,24 +68,25 @@ function compileFilterFor(filter: FilterRow, user: UserRow | null): { compiled: 
   let predicates: DocPredicate[] | undefined;
   const compiled: CompiledFilter = {
     hiddenComplex,
+    clockFree: !clock.read,
     predicates() {
       predicates ??= [predicateOf(hiddenComplex, at), predicateOf(spoileredComplex, at)].filter((p): p is DocPredicate => p !== null);
       return predicates;
     },
   };
-  return { compiled, clockFree: !clock.read };
+  return compiled;
 }
 
 /**
  * Filters compiled, by filter, its two expressions and the caller (fields and `my:` depend on who
  * asks): a minute when no relative date was resolved, else a second, so such dates move with the clock.
  */
-const compiledFilters = new CompiledCache<{ compiled: CompiledFilter; clockFree: boolean }>('search_compiled_filters');
+const compiledFilters = new CompiledCache<CompiledFilter>('search_compiled_filters');
 
 /** `filter` compiled for `user` (kept, see `compiledFilters`). */
 export function compiledFilterOf(filter: FilterRow, user: UserRow | null): CompiledFilter {
   const key = `${filter.id}\u0000${user?.role ?? ''}\u0000${user?.id ?? ''}\u0000${filter.hiddenComplexStr}\u0000${filter.spoileredComplexStr}`;
-  return compiledFilters.get(key, () => compileFilterFor(filter, user), (entry) => (entry.clockFree ? CLOCK_FREE_MS : undefined)).compiled;
+  return compiledFilters.get(key, () => compileFilterFor(filter, user), (compiled) => (compiled.clockFree ? CLOCK_FREE_MS : undefined));
 }
 
 /**

@@ -28,10 +28,10 @@ import { filterRowNumber } from '../filters/row-number.js';
 import { isStaffModerator } from '../users/roles.js';
 import type { UserRow } from '../users/types.js';
 import type { SearchCaller, SearchDeps } from './caller.js';
-import { CLOCK_FREE_MS, compileAnonymous, compileFor } from './compile.js';
+import { CLOCK_FREE_MS, type CompiledQuery, compileAnonymous, compileFor, keptNoLongerThanItsClock } from './compile.js';
 import { CompiledCache } from './compiled-cache.js';
 import { SearchRequestError } from './errors.js';
-import { hiddenBy } from './filter.js';
+import { compiledFilterOf, hiddenBy } from './filter.js';
 
 /** One page of results. */
 export interface PageWindow {
@@ -94,22 +94,20 @@ interface KeptRequest {
   lifetimeMs: number | undefined;
 }
 
-/** Whether what `filter` hides reads no clock. */
-const clockFreeFilter = (filter: FilterRow | null) => filter === null || filter.hiddenComplexStr.trim() === '';
-
 /**
  * The request `build` makes of `q` compiled for an anonymous caller on `index`, kept under `key`
  * (what else it depends on); its request is undefined when `q` names a filter (`filter_id:`).
  */
-function keptAnonymousRequest(index: IndexName, key: string, q: string, build: (query: Query) => SearchRequest, filterClockFree: boolean): KeptRequest {
+function keptAnonymousRequest(index: IndexName, key: string, q: string, build: (compiled: CompiledQuery) => SearchRequest): KeptRequest {
   return anonymousRequests.get(
     `${index}\u0000${key}\u0000${q}`,
     (): KeptRequest => {
       const compiled = compileAnonymous(index, q);
       if (compiled === undefined) return { request: undefined, lifetimeMs: 0 };
-      const request = build(compiled.query);
+      const request = build(compiled);
       if (request.oneOff) return { request, lifetimeMs: 0 };
-      return { request: Object.freeze(request), lifetimeMs: compiled.clockFree && filterClockFree ? CLOCK_FREE_MS : undefined };
+      // one that read the clock (its query or the filter's) lives a second, as the engine keeps its answer
+      return { request: Object.freeze(request), lifetimeMs: request.keepMs === undefined ? CLOCK_FREE_MS : undefined };
     },
     (entry) => entry.lifetimeMs,
   );
@@ -128,11 +126,11 @@ async function currentFilterAfter(deps: SearchDeps, caller: SearchCaller, index:
   }
 }
 
-/** The engine request of `/search/images` for the caller, of `query` compiled for them. */
-function imageRequest(deps: SearchDeps, caller: SearchCaller, input: ImageSearchInput, filter: FilterRow | null, query: Query): SearchRequest {
+/** The engine request of `/search/images` for the caller, of `q` compiled for them. */
+function imageRequest(deps: SearchDeps, caller: SearchCaller, input: ImageSearchInput, filter: FilterRow | null, compiled: CompiledQuery): SearchRequest {
   const { user } = caller;
-  return buildImageSearch({
-    query,
+  const request = buildImageSearch({
+    query: compiled.query,
     sort: parseImageSort(input.sf, input.sd),
     filters: hiddenBy(deps, filter, user),
     ...(user === null ? {} : { userId: user.id, showOwnHidden: input.hidden === '1' }),
@@ -140,6 +138,7 @@ function imageRequest(deps: SearchDeps, caller: SearchCaller, input: ImageSearch
     page: input.page,
     perPage: input.perPage,
   });
+  return keptNoLongerThanItsClock(request, compiled.clockFree && (filter === null || compiledFilterOf(filter, user).clockFree));
 }
 
 /** `/search/images` planned for the caller; an anonymous caller's request is kept (`reused` when asked again). */
@@ -150,7 +149,7 @@ export async function planImageSearch(deps: SearchDeps, caller: SearchCaller, in
   if (caller.user === null) {
     // what the request of an anonymous caller depends on (`del` and `hidden` are not theirs)
     const key = `${filterRowNumber(filter)}\u0000${input.page}\u0000${input.perPage}\u0000${input.sf ?? ''}\u0000${input.sd ?? ''}`;
-    const kept = keptAnonymousRequest('images', key, q, (query) => imageRequest(deps, caller, input, filter, query), clockFreeFilter(filter));
+    const kept = keptAnonymousRequest('images', key, q, (compiled) => imageRequest(deps, caller, input, filter, compiled));
     if (kept.request !== undefined) return { filter, request: kept.request, reused: kept.lifetimeMs !== 0 };
   }
   return { filter, request: imageRequest(deps, caller, input, filter, await compileFor(deps, caller, 'images', q)), reused: false };
@@ -159,8 +158,13 @@ export async function planImageSearch(deps: SearchDeps, caller: SearchCaller, in
 /** The indexes other than images, whose searches take `q` and a page only. */
 export type SimpleIndex = Exclude<IndexName, 'images'>;
 
-/** The request of a search on an index other than images; `filter` is the current one (comments hide by it). */
-function simpleRequest(caller: SearchCaller, index: SimpleIndex, query: Query, window: PageWindow, filter: FilterRow | null): SearchRequest {
+/** The request of a search on an index other than images, kept by the engine as long as its query allows. */
+function simpleRequest(caller: SearchCaller, index: SimpleIndex, compiled: CompiledQuery, window: PageWindow, filter: FilterRow | null): SearchRequest {
+  return keptNoLongerThanItsClock(buildSimpleRequest(caller, index, compiled.query, window, filter), compiled.clockFree);
+}
+
+/** The request of `query` on an index other than images; `filter` is the current one (comments hide by it). */
+function buildSimpleRequest(caller: SearchCaller, index: SimpleIndex, query: Query, window: PageWindow, filter: FilterRow | null): SearchRequest {
   const { user } = caller;
   const page = { page: window.page, perPage: window.perPage };
   switch (index) {
@@ -188,7 +192,7 @@ export async function planSearch(deps: SearchDeps, caller: SearchCaller, index: 
   const filter = index === 'comments' ? await currentFilterAfter(deps, caller, index, q) : null;
   if (caller.user === null) {
     const key = `${filterRowNumber(filter)}\u0000${window.page}\u0000${window.perPage}`;
-    const kept = keptAnonymousRequest(index, key, q, (query) => simpleRequest(caller, index, query, window, filter), true);
+    const kept = keptAnonymousRequest(index, key, q, (compiled) => simpleRequest(caller, index, compiled, window, filter));
     if (kept.request !== undefined) return { filter, request: kept.request, reused: kept.lifetimeMs !== 0 };
   }
   return { filter, request: simpleRequest(caller, index, await compileFor(deps, caller, index, q), window, filter), reused: false };
@@ -202,7 +206,7 @@ export async function planSearch(deps: SearchDeps, caller: SearchCaller, index: 
 export async function planLiveImageQuery(deps: SearchDeps, caller: SearchCaller, q: string | undefined): Promise<{ query: Query; filter: FilterRow | null }> {
   if (q === undefined || q.trim() === '') throw new SearchRequestError('q is required');
   const { user } = caller;
-  const query = await compileFor(deps, caller, 'images', q);
+  const { query } = await compileFor(deps, caller, 'images', q);
   const filter = await caller.currentFilter();
   const request = buildImageSearch({
     query,

@@ -14,7 +14,7 @@ import type { ImageSearchInput } from './plan.js';
 
 /** `q` compiled for the caller; an empty or missing `q` matches every image. */
 async function queryOrAll(deps: Pick<SearchDeps, 'db'>, caller: SearchCaller, q: string | undefined): Promise<Query> {
-  return q === undefined || q.trim() === '' ? { match_all: {} } : compileFor(deps, caller, 'images', q);
+  return q === undefined || q.trim() === '' ? { match_all: {} } : (await compileFor(deps, caller, 'images', q)).query;
 }
 
 /** The test bench's sample: the first `size` images `q` finds, or the newest `size`, newest first. */

@@ -11,6 +11,7 @@ import { idRangeBits } from './query/score.js';
 import { withSearchMemory } from './search-memory.js';
 import { compareKeys, matchesAny, sameValues, SortKeysOf, sortValues, type CheckedAnswer } from './written-document.js';
 import { changesOf, keywordFieldOf } from './write-changes.js';
+import { ExpiringKeys } from './expiring-keys.js';
 
 /*
  * Answers of searches, kept across writes. A busy board asks the same few thousand searches
@@ -53,7 +54,11 @@ import { changesOf, keywordFieldOf } from './write-changes.js';
  * within or into the page needs the run that tells whether it matches at all.
  *
  * Not kept: answers that depend on the clock (date math on `now`, read when the search runs)
- * and requests marked `oneOff` (a random order whose seed was drawn for that one request).
+ * and requests marked `oneOff` (a random order whose seed was drawn for that one request). Kept
+ * for `keepMs` at most: requests whose dates were resolved against the clock (`3 days ago`,
+ * compiled to the second), whose text is not asked again once that second is past; they leave
+ * when their time is up (expiring-keys.ts), not when the cache is full, where every write would
+ * still look at them.
  */
 
 export interface ResultCacheOptions {
@@ -72,9 +77,11 @@ export interface ResultCacheOptions {
    * load bench's mix with one write a second fell to 0.63 of its read-only throughput.
    */
   checkBudgetMs?: number;
+  /** The clock answers kept for `keepMs` expire by, in ms (a test may give its own). */
+  now?: () => number;
 }
 
-const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256, checkBudgetMs: 250 };
+const DEFAULTS: Required<ResultCacheOptions> = { maxEntries: 8192, maxBytes: 64 << 20, maxBatch: 256, checkBudgetMs: 250, now: () => performance.now() };
 
 /** How many answers are checked between two looks at the clock. */
 const CLOCK_EVERY = 16;
@@ -117,6 +124,8 @@ interface Entry extends CheckedAnswer {
    * right while the answer is kept: a write of that document that changes them drops the answer.
    */
   lastKeys?: (number | undefined)[];
+  /** When it leaves, for a request kept for `keepMs` (on the cache's clock). */
+  expiresAt?: number;
 }
 
 /** The answers of one physical index. */
@@ -209,6 +218,8 @@ export class ResultCache {
   private readonly owners = new WeakMap<PhysicalIndex, IndexAnswers>();
   private nextOwner = 1;
   private nextSeq = 0;
+  /** The answers kept for a while, by when they leave. */
+  private readonly expiring = new ExpiringKeys();
   /** Searches answered from memory, and searches run (with a key: the others are not counted). */
   private readonly counts: CacheCounts;
   /** Answers dropped by writes so far (for benchmarks). */
@@ -242,9 +253,15 @@ export class ResultCache {
   answer(index: PhysicalIndex, request: SearchRequest, search: () => SearchResult): SearchResult {
     const key = this.options.maxEntries > 0 ? keyOf(request) : null;
     if (key === null) return search();
+    this.dropExpired();
     const owner = this.ownerOf(index);
     const full = `${owner.id}\u0000${key}`;
-    const hit = this.entries.get(full);
+    let hit = this.entries.get(full);
+    // (held back in the queue by one that expires later)
+    if (hit?.expiresAt !== undefined && hit.expiresAt <= this.options.now()) {
+      this.delete(full);
+      hit = undefined;
+    }
     if (hit) {
       this.counts.hit();
       return { ids: hit.result.ids.slice(), total: hit.result.total };
@@ -273,11 +290,23 @@ export class ResultCache {
       scored: sortNeedsScores(request.sort),
       seq: this.nextSeq++,
     };
+    if (request.keepMs !== undefined) {
+      entry.expiresAt = this.options.now() + request.keepMs;
+      this.expiring.add(full, entry.expiresAt);
+    }
     // listed before it is set: an answer dropped for room, even this one, leaves both lists (`forget`)
     owner.keys.add(full);
     owner.byReads.add(full, reads, settled);
     if (!this.entries.set(full, entry)) this.forget(full, entry);
     return result;
+  }
+
+  /** Drop the answers whose time is up (unless kept again since, with a time of their own). */
+  private dropExpired(): void {
+    if (this.expiring.size === 0) return;
+    this.expiring.takeExpired(this.options.now(), (full, at) => {
+      if (this.entries.peek(full)?.expiresAt === at) this.delete(full);
+    });
   }
 
   private ownerOf(index: PhysicalIndex): IndexAnswers {
@@ -482,6 +511,7 @@ export class ResultCache {
    */
   changing(index: PhysicalIndex, ids: readonly unknown[], docs?: readonly Readonly<Record<string, unknown>>[]): PendingChange {
     const versionBefore = index.version;
+    this.dropExpired();
     if (ids.length > this.options.maxBatch) {
       this.clear(index);
       return { done: () => this.clear(index) };

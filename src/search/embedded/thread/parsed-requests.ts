@@ -32,7 +32,8 @@ export class ParsedRequests {
     }
     this.counts.miss();
     const request = JSON.parse(text) as SearchRequest;
-    if (text.length > MAX_TEXT) return request;
+    // (one kept a second at most names that second: its text is not sent again after it)
+    if (text.length > MAX_TEXT || request.keepMs !== undefined) return request;
     this.byText.set(text, deepFreeze(request));
     return request;
   }
