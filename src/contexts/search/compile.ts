@@ -92,7 +92,8 @@ export interface CompiledQuery {
   clockFree: boolean;
 }
 
-const lifetimeOf = (compiled: { clockFree: boolean }) => (compiled.clockFree ? CLOCK_FREE_MS : undefined);
+/** How long something compiled is kept (`CompiledCache.get`): a minute when it read no clock, else a second. */
+export const lifetimeOf = (compiled: { clockFree: boolean }) => (compiled.clockFree ? CLOCK_FREE_MS : undefined);
 
 /** `q` compiled for an anonymous caller, when it names no `filter_id:` (else undefined). */
 export function compileAnonymous(index: IndexName, q: string): CompiledQuery | undefined {

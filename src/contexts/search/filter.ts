@@ -21,7 +21,7 @@ import type { SearchDeps } from './caller.js';
 import { BoundedMap } from '../../lib/bounded-map.js';
 import { processCaches } from '../../lib/cache-registry.js';
 import { ClockReading, CompiledCache } from './compiled-cache.js';
-import { CLOCK_FREE_MS } from './compile.js';
+import { lifetimeOf } from './compile.js';
 
 /** A complex expression compiled for `user`; null when it is empty or does not compile. */
 export function compileComplexFilter(source: string, user: UserRow | null, now?: number | Date): Query | null {
@@ -86,7 +86,7 @@ const compiledFilters = new CompiledCache<CompiledFilter>('search_compiled_filte
 /** `filter` compiled for `user` (kept, see `compiledFilters`). */
 export function compiledFilterOf(filter: FilterRow, user: UserRow | null): CompiledFilter {
   const key = `${filter.id}\u0000${user?.role ?? ''}\u0000${user?.id ?? ''}\u0000${filter.hiddenComplexStr}\u0000${filter.spoileredComplexStr}`;
-  return compiledFilters.get(key, () => compileFilterFor(filter, user), (compiled) => (compiled.clockFree ? CLOCK_FREE_MS : undefined));
+  return compiledFilters.get(key, () => compileFilterFor(filter, user), lifetimeOf);
 }
 
 /**
