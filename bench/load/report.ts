@@ -86,6 +86,8 @@ export interface LoadFigures {
   ceiling: RouteFigures;
   readOnly: MixRun;
   withWrites: MixRun | undefined;
+  /** The writes a second of `withWrites` (0: the control run, the same passes without writes). */
+  writesPerSecond: number;
   /** The load average at the start of each phase, by phase. */
   loads: Record<string, string>;
   /** The service's RSS from its warm start to the end of the mix (none when it was not sampled). */
@@ -94,7 +96,8 @@ export interface LoadFigures {
 
 /** The tables of each route and of the mix, the CPU a request, the targets, and one JSON line. */
 export function printLoadReport(figures: LoadFigures, log: (msg: string) => void): void {
-  const { routes, ceiling, readOnly, withWrites, loads, memory } = figures;
+  const { routes, ceiling, readOnly, withWrites, writesPerSecond, loads, memory } = figures;
+  const withName = `${writesPerSecond} write/s`;
   const pct = (x: number) => `${fmt(x * 100, 1)}%`;
   const routeRows = [...routes, ceiling].map(({ route, full, half, halfLoop, fullCpuUs }) => [
     route,
@@ -125,18 +128,18 @@ export function printLoadReport(figures: LoadFigures, log: (msg: string) => void
   const cells = (run: MixRun | undefined, group?: number) => (run ? [fmt(mixRps(run, group)), fmt(mixP99(run, group), 2)] : ['-', '-']);
   log(
     table(
-      ['mix group', 'share', 'req/s read-only', 'p99 ms', 'req/s, 1 write/s', 'p99 ms'],
+      ['mix group', 'share', 'req/s read-only', 'p99 ms', `req/s, ${withName}`, 'p99 ms'],
       GROUPS.map((g, i) => [g, `${SHARES[g]}%`, ...cells(readOnly, i), ...cells(withWrites, i)]).concat([['all', '100%', ...cells(readOnly), ...cells(withWrites)]]),
       [0, 1],
     ),
   );
   const perRequest = (ms: number | undefined, n: number) => (ms === undefined || n === 0 ? '-' : `${fmt(ms / n, 3)} ms`);
-  for (const [name, m] of [['read-only', readOnly], ['1 write/s', withWrites]] as const) {
+  for (const [name, m] of [['read-only', readOnly], [withName, withWrites]] as const) {
     if (!m) continue;
     log(`CPU per request, mix ${name}: service ${perRequest(cpuOf(m, 'svcCpu'), mixRequests(m))} + PostgreSQL ${perRequest(cpuOf(m, 'pgCpu'), mixRequests(m))}${m.writes ? ` (${m.writes} writes)` : ''}`);
   }
   const writeRatio = withWrites ? mixRps(withWrites) / mixRps(readOnly) : Number.NaN;
-  log(`mix with 1 write/s / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9)`);
+  log(`mix with ${withName} / read-only = ${fmt(writeRatio, 3)} (target ≥ 0.9${writesPerSecond === 0 ? '; no writes: the passes\' own drift' : ''})`);
   log(`targets: search/images ≥ 25% of Hono, images/:id ≥ 50%, p99 ≤ 10 ms at half load; machine: ${availableParallelism()} cores`);
   if (memory) {
     log(
@@ -149,7 +152,7 @@ export function printLoadReport(figures: LoadFigures, log: (msg: string) => void
 }
 
 /** The figures as the one JSON line a run prints last (for scripts comparing runs). */
-function loadJson({ images, routes, ceiling, readOnly, withWrites, loads, memory }: LoadFigures, writeRatio: number): Record<string, unknown> {
+function loadJson({ images, routes, ceiling, readOnly, withWrites, writesPerSecond, loads, memory }: LoadFigures, writeRatio: number): Record<string, unknown> {
   const byRoute = Object.fromEntries(
     routes.map(({ route, full, half, fullCpuUs }) => [
       route,
@@ -173,6 +176,7 @@ function loadJson({ images, routes, ceiling, readOnly, withWrites, loads, memory
     mix_rps: round(mixRps(readOnly), 1),
     mix_1wps_rps: round(withWrites ? mixRps(withWrites) : Number.NaN, 1),
     write_ratio: round(writeRatio, 3),
+    writes_per_second: writesPerSecond,
     mix_p99_ms: round(mixP99(readOnly), 2),
     mix_1wps_p99_ms: round(withWrites ? mixP99(withWrites) : Number.NaN, 2),
     rss_start_mb: round(memory?.startMb ?? Number.NaN, 0),
