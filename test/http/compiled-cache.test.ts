@@ -47,6 +47,27 @@ describe('CompiledCache lifetimes', () => {
   });
 });
 
+describe('CompiledCache values compiled again', () => {
+  it('keeps the kept value past its time when it compiles again the same, and the new one when not', () => {
+    let now = 0;
+    const cache = new CompiledCache<{ text: string }>('test', { registry: new CacheRegistry(), now: () => now });
+    const same = (kept: { text: string }, fresh: { text: string }) => kept.text === fresh.text;
+    let text = 'safe';
+    const compile = () => ({ text });
+    const first = cache.get('k', compile, undefined, same);
+    now = 1_000;
+    expect(cache.get('k', compile, undefined, same)).toBe(first);
+    text = 'solo';
+    now = 2_000;
+    const changed = cache.get('k', compile, undefined, same);
+    expect(changed).not.toBe(first);
+    expect(changed).toEqual({ text: 'solo' });
+    // without `same`, a value compiled again is always the new one
+    now = 3_000;
+    expect(cache.get('k', compile)).not.toBe(changed);
+  });
+});
+
 describe('CompiledCache registration', () => {
   it('registers under its name and counts a fresh value as a hit, a compile as a miss', () => {
     const registry = new CacheRegistry();

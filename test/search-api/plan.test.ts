@@ -3,7 +3,7 @@
  * current filter compiled once for the request's hiding and for spoilers, errors in the order
  * the API answers them. The HTTP suites (images, workbench, live search, reverse) check the answers.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Doc } from '../../grammar/index.js';
 import type { SearchCaller, SearchDeps } from '../../src/contexts/search/caller.js';
 import { SearchRequestError } from '../../src/contexts/search/errors.js';
@@ -84,6 +84,19 @@ describe('planning a search', () => {
     expect(bad).toBeInstanceOf(SearchRequestError);
     expect((bad as SearchRequestError).query?.input).toBe('safe AND (');
     await expect(planImageSearch(depsWith(), refused, { q: 'safe', page: 1, perPage: 25 })).rejects.toThrow('filter refused');
+  });
+
+  it('keeps the same request object past its minute when it is built again the same (pages of images are kept by it)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const input = { q: 'solo, -safe', page: 2, perPage: 25 };
+      const first = await planImageSearch(depsWith(), anonymous(null), input);
+      vi.setSystemTime(Date.now() + 61_000);
+      const later = await planImageSearch(depsWith(), anonymous(null), input);
+      expect(later.request).toBe(first.request);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('marks a request whose dates were resolved against the clock to be kept a second at most, by the engine too', async () => {

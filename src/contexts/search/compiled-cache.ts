@@ -29,7 +29,8 @@ export class CompiledCache<T> {
   private readonly now: () => number;
 
   constructor(name: string, options: CompiledCacheOptions = {}) {
-    this.now = options.now ?? Date.now;
+    // read through `Date` at each call, so a test's fake clock reaches the module's own caches
+    this.now = options.now ?? (() => Date.now());
     // Nothing invalidates an entry but its age: the key holds all the value depends on.
     this.counts = (options.registry ?? processCaches).register({
       name,
@@ -41,9 +42,12 @@ export class CompiledCache<T> {
 
   /**
    * The value kept under `key`, else `compile()`'s (kept; a throw is not), for `lifetimeMs` of
-   * it when given, else a second; a lifetime of 0 keeps it not at all.
+   * it when given, else a second; a lifetime of 0 keeps it not at all. When the kept value's time
+   * is up and `same` finds the one compiled again equal to it, the kept value lives on in its
+   * place: other caches key their entries by its identity (a page of images by its request), and
+   * a value that did not change must not take their entries with it.
    */
-  get(key: string, compile: () => T, lifetimeMs?: (value: T) => number | undefined): T {
+  get(key: string, compile: () => T, lifetimeMs?: (value: T) => number | undefined, same?: (kept: T, fresh: T) => boolean): T {
     const now = this.now();
     const hit = this.entries.get(key);
     if (hit !== undefined && hit.expires > now) {
@@ -51,7 +55,8 @@ export class CompiledCache<T> {
       return hit.value;
     }
     this.counts.miss();
-    const value = compile();
+    const fresh = compile();
+    const value = hit !== undefined && same?.(hit.value, fresh) ? hit.value : fresh;
     const lifetime = lifetimeMs?.(value) ?? TTL_MS;
     // a value kept not at all takes no place (nor pushes the others out when the map is full)
     if (lifetime <= 0) {

@@ -110,8 +110,13 @@ function keptAnonymousRequest(index: IndexName, key: string, q: string, build: (
       return { request: Object.freeze(request), lifetimeMs: request.keepMs === undefined ? CLOCK_FREE_MS : undefined };
     },
     (entry) => entry.lifetimeMs,
+    sameRequest,
   );
 }
+
+/** Whether a request built again is the one kept: the same text, kept as long. */
+const sameRequest = (kept: KeptRequest, fresh: KeptRequest): boolean =>
+  kept.request !== undefined && fresh.request !== undefined && kept.lifetimeMs === fresh.lifetimeMs && JSON.stringify(kept.request) === JSON.stringify(fresh.request);
 
 /**
  * The current filter, read before `q` is compiled (requests are kept by filter row); a filter
