@@ -196,10 +196,15 @@ describe.skipIf(!url)('OpenSearch engine against a live node', () => {
   });
 
   it('answers a repeated search from the shard request cache, and a write makes it ask the index again', async () => {
-    const hitsOf = async () => {
-      const stats = await admin.indices.stats({ index: `${prefix}images`, metric: 'request_cache' });
-      const all = (stats.body as { _all: { total: { request_cache: { hit_count: number; miss_count: number } } } })._all.total;
-      return all.request_cache;
+    type CacheStats = { hit_count: number; miss_count: number };
+    // a shard just started may not report its request cache yet: asked again until it does
+    const hitsOf = async (): Promise<CacheStats> => {
+      for (let attempt = 0; ; attempt++) {
+        const stats = await admin.indices.stats({ index: `${prefix}images`, metric: 'request_cache' });
+        const cache = (stats.body as { _all?: { total?: { request_cache?: CacheStats } } })._all?.total?.request_cache;
+        if (cache || attempt === 50) return cache ?? { hit_count: Number.NaN, miss_count: Number.NaN };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     };
     const request: SearchRequest = { query: { term: { tags: 'solo' } }, sort: byId, size: 3 };
     const first = await engine.search('images', request);
