@@ -8,7 +8,8 @@
  *
  * Shutdown (SIGTERM or SIGINT): `/readyz` answers 503 at once; refusals held in the tarpit are
  * answered at once (`shutdownSignal`); image decodes in flight are killed (their requests answered
- * 503, their jobs run again at the next start); the server stops accepting, lets
+ * 503, their jobs run again at the next start); live search streams and sockets are closed (a
+ * stream resumes with Last-Event-ID, a socket reconnects); the server stops accepting, lets
  * the requests in flight finish, answering with `Connection: close`, and closes keep-alive
  * connections as they go idle (`src/http/server.ts`); background
  * workers finish their current jobs; the indexer finishes its batch; the embedded engine writes
@@ -31,7 +32,6 @@ import { startImageCacheWarmer } from './http/render/image-cache-warmer.js';
 import { startHttpServer, type HttpServer } from './http/server/server.js';
 import type { Live } from './http/live/types.js';
 import { createSocketServer } from './http/routes/socket.js';
-import type { WebSocketServer } from 'ws';
 import type { AppDeps, ReadinessState } from './http/env/context.js';
 import { createJobHandlers } from './contexts/images/process-job.js';
 import { JobWorker } from './jobs/index.js';
@@ -64,8 +64,7 @@ const running: {
   /** Beside a shared engine: this process's candidacy to follow the outbox. */
   leadership?: OutboxLeadership;
   server?: HttpServer;
-  /** The firehose socket's connections (`/socket/websocket`) and the live machinery behind them. */
-  sockets?: WebSocketServer;
+  /** The live machinery: the firehose socket's and live searches' connections close with it. */
   live?: Live;
   /** Background workers (e.g. a job worker): `stop()` lets the jobs in hand finish. */
   workers: { name: string; stop(): Promise<void> }[];
@@ -185,7 +184,7 @@ async function openSearch(url: string, db: Database): Promise<{ engine: SearchEn
 /** The app, its live side and the HTTP server, listening once this resolves. */
 async function startServer({ deps }: Services): Promise<void> {
   const app = createApp(deps);
-  const sockets = (running.sockets = createSocketServer());
+  const sockets = createSocketServer();
   const http = (running.server = startHttpServer(app.fetch, { port: config.port, hostname: config.host, limits: config.http, websocket: sockets }));
   const { server } = http;
   await new Promise<void>((resolve, reject) => {
@@ -340,10 +339,10 @@ async function shutdown(signal: string): Promise<void> {
     }
   };
   const { server, workers, indexer, engine, database, supervisor, requestDb } = running;
-  // Websocket connections are not the HTTP server's to wait for: they are told the server goes away.
-  for (const socket of running.sockets?.clients ?? []) socket.close(1001, 'server shutting down');
-  if (server) await step('http server', () => server.close());
+  // Live streams and sockets never finish on their own, so the HTTP server would wait for them
+  // for ever: the live side closes them first (streams resume with Last-Event-ID, sockets reconnect).
   if (running.live) await step('live', () => running.live!.stop());
+  if (server) await step('http server', () => server.close());
   await step('workers', () => Promise.all(workers.map((w) => w.stop())));
   if (running.leadership) await step('outbox leadership', () => running.leadership!.stop());
   if (indexer) await step('indexer', () => indexer.stop());

@@ -29,6 +29,8 @@ class SseReader {
   readonly events: SseEvent[] = [];
   lastId: string | undefined;
   status = 0;
+  /** True once the server ended the stream. */
+  ended = false;
   private readonly abort = new AbortController();
   readonly opened: Promise<void>;
 
@@ -47,7 +49,10 @@ class SseReader {
       try {
         for (;;) {
           const { done, value } = await reader.read();
-          if (done) return;
+          if (done) {
+            this.ended = true;
+            return;
+          }
           buffer += decoder.decode(value, { stream: true });
           let end: number;
           while ((end = buffer.indexOf('\n\n')) >= 0) {
@@ -169,6 +174,10 @@ describe('live search', () => {
     // a gains a dog: hidden by the second filter; c is tagged into the query.
     await retagImages(t.db, [ids.a!], { add: 'dog' });
     await retagImages(t.db, [ids.c!], { add: 'cat' });
+    // c's image event is rendered from the image as it is when sent: one hidden by then is never
+    // sent (its gone follows), so c is hidden only once its event is out.
+    await eventsOf(everyone, 3);
+    await eventsOf(dogless, 3);
     await t.db.update(s.images).set({ hiddenFromUsers: true }).where(sql`id = ${ids.c}`);
     await t.db.update(s.images).set({ hiddenFromUsers: false }).where(sql`id = ${ids.c}`);
     await retagImages(t.db, [ids.b!], { remove: 'cat' });
@@ -251,7 +260,7 @@ describe('live search', () => {
 });
 
 describe('live connections are bounded', () => {
-  it('refuses a stream beyond LIVE_MAX_CONNECTIONS with 503, and takes one again once a stream closes', async () => {
+  it('refuses a stream beyond LIVE_MAX_CONNECTIONS with 503, takes one again once a stream closes, and ends them all when the live side stops', async () => {
     const bounded = testConfig('/nonexistent-tagwise-data', { LIVE_MAX_CONNECTIONS: '2' });
     const deps = { config: bounded, db: t.db, engine: stubEngine, logger: { error: (obj: unknown) => console.error(obj) } };
     const boundedLive = new LiveService(deps);
@@ -279,6 +288,12 @@ describe('live connections are bounded', () => {
         100,
       );
       open.push(again);
+
+      // Stopping the live side ends its streams (they resume with Last-Event-ID), so the server
+      // has nothing left to wait for; and it takes no new one.
+      await boundedLive.stop();
+      await waitUntil('the streams to end', () => open.every((r) => r.ended), 10_000, 20);
+      expect((await fetch(url)).status).toBe(503);
     } finally {
       for (const r of open) r.close();
       await boundedLive.stop();

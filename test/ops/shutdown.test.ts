@@ -1,7 +1,7 @@
 /**
  * The service as a process (`src/main.ts` with an embedded PostgreSQL and the embedded engine
  * under a temporary DATA_DIR): SIGTERM during a request lets it finish, closes idle keep-alive
- * connections, refuses new ones; under keep-alive load every request in flight is answered and
+ * connections, refuses new ones, ends live search streams and sockets; under keep-alive load every request in flight is answered and
  * answers after the signal say `Connection: close`; writes the engine snapshot, stops PostgreSQL and exits 0; a
  * request that never ends hits SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a
  * signal during start-up shuts down cleanly too; a render bomb being decoded is killed at SIGTERM,
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { isAlive, postmasterPid } from '../../src/db/embedded-postgres.js';
 import { renderTimeBomb } from '../media/svg-bombs.js';
 import { waitUntil } from '../support/wait.js';
@@ -100,10 +101,24 @@ describe('graceful shutdown of the service', () => {
     slow.write(
       `POST /api/v1/json/search/reverse HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: in-flight-1\r\n\r\n${body.slice(0, 10)}`,
     );
+    // a live search stream and a firehose socket, which never end on their own
+    const live = await fetch(`${base}/api/v1/json/search/images/live?q=safe`);
+    expect(live.status).toBe(200);
+    const liveEnded = (async () => {
+      const reader = live.body!.getReader();
+      while (!(await reader.read()).done);
+    })();
+    const socket = new WebSocket(`ws://127.0.0.1:${svc.port}/socket/websocket?vsn=2.0.0`);
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const socketClosed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+
     await sleep(300);
     const signalled = Date.now();
     svc.child.kill('SIGTERM');
     await svc.waitFor('shutting down', 10_000);
+    // the stream ends (its client resumes elsewhere with Last-Event-ID); the socket is told the server goes away
+    await liveEnded;
+    expect(await socketClosed).toBe(1001);
     await sleep(300);
 
     // no new connections; the idle one is closed (after a grace for a request just being sent)

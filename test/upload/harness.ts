@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type Database, type PoolOptions } from '../../src/db/client.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { createApp } from '../../src/http/app/app.js';
 import { composeApp } from '../../src/http/app/compose.js';
 import type { AppDeps, AppParts, UploadOptions } from '../../src/http/env/context.js';
@@ -61,7 +62,11 @@ export interface UploadHarness {
   api(path: string, init?: RequestInit): Promise<Answer>;
   /** POST /images with a JSON body. */
   submit(key: string | null, body: unknown, init?: { headers?: Record<string, string> }): Promise<Answer>;
-  /** Run every due job. */
+  /**
+   * Run every due job, then wait until the app has heard the announcements of what they wrote:
+   * the app's caches drop a changed image when PostgreSQL's notification arrives, a moment after
+   * the worker's commit, so a read straight after could otherwise still get the image as it was.
+   */
   drain(): Promise<number>;
   /** Bring the search engine up to date with the database (with `search: true`). */
   sync(): Promise<void>;
@@ -172,7 +177,11 @@ export async function startUploadHarness(options: HarnessOptions = {}): Promise<
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });
     },
-    drain: () => worker.drain(),
+    async drain() {
+      const ran = await worker.drain();
+      await recordChangeFeedOf(parts.db).sync();
+      return ran;
+    },
     async sync() {
       if (!indexer) throw new Error('the harness was started without search');
       await indexer.syncOnce();

@@ -13,6 +13,7 @@ import * as s from '../../src/db/schema/index.js';
 import { processStoredImage } from '../../src/contexts/images/process-job.js';
 import { STALE_LOCK_SECONDS } from '../../src/jobs/index.js';
 import { generateDemoImage } from '../../src/media/demo-images.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { startUploadHarness, type UploadHarness } from './harness.js';
 import { pathFor } from '../../src/media/storage.js';
 import { join } from 'node:path';
@@ -105,6 +106,8 @@ describe('restarting the job worker', () => {
     const done = await jobsOf(ids);
     expect(done.map((j) => j.state)).toEqual(['done', 'done']);
     expect(done.find((j) => j.id === killedJob.id)!.attempts).toBe(2);
+    // The app's caches hear of the workers' writes a moment after their commits.
+    await recordChangeFeedOf(h.db).sync();
 
     for (const id of ids) {
       const { image, files } = await imageState(id);

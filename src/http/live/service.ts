@@ -24,7 +24,9 @@ export class LiveService implements Live {
   private readonly firehose = new Set<FirehoseSubscriber>();
   private pruneTimer: NodeJS.Timeout | undefined;
   private started: Promise<void> | null = null;
-  private openConnections = 0;
+  /** How to close each admitted connection; its size is the number open. */
+  private readonly open = new Set<() => void>();
+  private stopped = false;
 
   constructor(private readonly deps: LiveDeps) {
     const report = (err: unknown) => deps.logger?.error({ err }, 'live: following the change log failed');
@@ -34,15 +36,12 @@ export class LiveService implements Live {
     this.follower.subscribe((groups) => this.broadcast(groups));
   }
 
-  admit(): (() => void) | null {
-    if (this.openConnections >= this.deps.config.liveMaxConnections) return null;
-    this.openConnections++;
-    let freed = false;
-    return () => {
-      if (freed) return;
-      freed = true;
-      this.openConnections--;
-    };
+  admit(close: () => void): (() => void) | null {
+    if (this.stopped || this.open.size >= this.deps.config.liveMaxConnections) return null;
+    // One entry per connection, even when two pass the same function.
+    const entry = () => close();
+    this.open.add(entry);
+    return () => void this.open.delete(entry);
   }
 
   /** Follow the log from its current end (idempotent). */
@@ -81,7 +80,9 @@ export class LiveService implements Live {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.pruneTimer);
+    for (const close of [...this.open]) close();
     await this.follower.stop();
   }
 

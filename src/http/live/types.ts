@@ -33,13 +33,16 @@ export interface Live {
   /**
    * A place for one more open connection (a live search or a socket), or null when
    * `LIVE_MAX_CONNECTIONS` are open: each costs memory however idle, so their number is bounded.
-   * The function given back frees the place (once, however often it is called).
+   * The function given back frees the place (once, however often it is called). `close` ends the
+   * connection when the live side stops (a stream resumes with Last-Event-ID, a socket
+   * reconnects): an open stream never finishes on its own, so a server would wait for it for ever.
    */
-  admit(): (() => void) | null;
+  admit(close: () => void): (() => void) | null;
   subscribeFirehose(subscriber: FirehoseSubscriber): () => void;
   /** Throws if the query cannot be evaluated in process. */
   subscribeSearch(q: LiveQuery, subscriber: LiveSubscriber): () => void;
   /** The events of `q` after `afterSeq`, from the log (a resume), and the position read through. */
   replaySearch(q: LiveQuery, afterSeq: number): Promise<{ events: LiveEvent[]; through: number }>;
+  /** Stop following and close every admitted connection. */
   stop(): Promise<void>;
 }

@@ -35,7 +35,8 @@ export function liveSearchRoutes(): Hono<AppEnv> {
       if (unusable) return unusable;
     }
     const live = c.get('deps').live!;
-    const release = live.admit();
+    let stream: SseStream | undefined;
+    const release = live.admit(() => stream?.close());
     if (release === null) {
       c.header('Retry-After', String(FULL_RETRY_AFTER_SECONDS));
       throw new ApiError(503, 'Too many live connections are open; retry later');
@@ -46,7 +47,7 @@ export function liveSearchRoutes(): Hono<AppEnv> {
       release();
       throw err;
     }
-    const stream = new SseStream();
+    stream = new SseStream();
     stream.onClose(release);
     // Live events are held back until the replay is written, then only the newer ones go out:
     // the replay may read a transaction the follower delivers later, so one at or below the

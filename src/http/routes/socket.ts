@@ -80,7 +80,8 @@ function connection(c: AppContext, live: Live, vsn: PhoenixVsn): WSEvents {
 
   return {
     onOpen(_event, ws) {
-      release = live.admit();
+      // 1001 "going away": the server stops; the client reconnects to another or later
+      release = live.admit(() => ws.close(1001, 'server shutting down'));
       // 1013 "try again later": every live connection place is taken
       if (release === null) return ws.close(1013, 'too many live connections');
       socket = ws;
