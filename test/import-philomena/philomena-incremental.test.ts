@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sqlClientOf } from '../../src/db/client.js';
+import { recordChangeFeedOf } from '../../src/db/record-change-feed.js';
 import { openLiveSource } from '../../src/import/philomena/live-source.js';
 import type { Reporter } from '../../src/import/philomena/report.js';
 import { migratePhilomena, type MigrateOptions, type MigrateResult } from '../../src/import/philomena/run.js';
@@ -100,5 +101,7 @@ test('a stopped run resumes without reading again the tables it had staged intac
   expect(staged).toContain('tags'); // staged again, not taken as "every tag was removed"
   expect(staged).toContain('comments');
   expect(changes(result)).toEqual({ images: [0, 1, 0] });
+  // image 3 was read (and cached) before this run: wait until the app has heard of its writes
+  await recordChangeFeedOf(h.db).sync();
   expect((await h.api('/images/3')).body.image.description).toBe('resumed');
 });

@@ -34,8 +34,10 @@ async function drainAllAttempts(): Promise<void> {
 
 describe('an image whose processing was given up', () => {
   it('shows processed without thumbnails once its job is parked, and is processed after an admin retry', async () => {
-    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#3366aa' } }).png().toBuffer();
-    const submitted = await h.submit(key, { url: h.serve('/parked.png', { body: png }), image: { tag_input: 'safe, solo, pony' } });
+    // A colour of its own per try: a second try must not meet the first one's upload as a duplicate.
+    const blue = 100 + Math.floor(Math.random() * 150);
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 51, g: 102, b: blue } } }).png().toBuffer();
+    const submitted = await h.submit(key, { url: h.serve(`/parked-${blue}.png`, { body: png }), image: { tag_input: 'safe, solo, pony' } });
     expect(submitted.status).toBe(200);
     const id = submitted.body.image.id as number;
     expect(submitted.body.image).toMatchObject({ processed: false, thumbnails_generated: false });

@@ -136,6 +136,8 @@ describe('restarting the job worker', () => {
     const thumb = pathFor(row!.createdAt, id, 'thumb', 'jpg');
     await h.store.delete(thumb);
     expect(await processStoredImage({ db: h.db, fileStore: h.store }, id)).toBe('processed');
+    // the image read above is cached: wait until the app has heard of these writes
+    await recordChangeFeedOf(h.db).sync();
     const second = await imageState(id);
     expect(second.image).toEqual({ ...first.image, updated_at: second.image.updated_at });
     expect(second.files).toEqual(first.files);
