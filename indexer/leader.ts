@@ -4,8 +4,10 @@
  * (`LEADER_LOCK`), held on a connection of its own, follows the outbox. When the leader dies,
  * PostgreSQL ends its session and so releases the lock; the others try to take it every `pollMs`,
  * so one of them follows within about that. A leader whose connection was lost (and with it the
- * lock) notices at its next check and stops following; until then `SYNC_LOCK` keeps its batches
- * from overlapping the new leader's, and every batch is idempotent.
+ * lock) notices at its next check, stops following and sits out a few checks: its pool reconnects
+ * at once, and taking the lock again from the new session would keep the lead with the process
+ * whose connection failed. Until it notices, `SYNC_LOCK` keeps its batches from overlapping the
+ * new leader's, and every batch is idempotent.
  *
  * On taking the lead the indexer first builds the indices the engine has no documents of while
  * their tables have rows (a first start, an empty cluster), then follows.
@@ -36,13 +38,12 @@ export interface LeadershipOptions {
 const SIT_OUT_CHECKS = 3;
 
 /**
- * Whether this session holds the lock, else an attempt to take it (one statement: pg_locks tells
- * a lock held from one a new session, after a reconnect, no longer holds).
+ * Whether this session holds the lock: pg_locks tells a lock held from one a new session, after a
+ * reconnect, no longer holds (a session lock taken twice would also need two unlocks).
  */
-const LEAD_QUERY = `select case when exists (
+const HOLDS_QUERY = `select exists (
     select 1 from pg_locks where locktype = 'advisory' and pid = pg_backend_pid() and granted
-      and classid::bigint = $2 and objid::bigint = $3 and objsubid = 1)
-  then true else pg_try_advisory_lock($1::bigint) end as leader`;
+      and classid::bigint = $1 and objid::bigint = $2 and objsubid = 1) as held`;
 
 export class OutboxLeadership {
   private readonly opts: LeadershipOptions;
@@ -89,27 +90,44 @@ export class OutboxLeadership {
       this.sittingOut = SIT_OUT_CHECKS;
       return;
     }
-    let leader = false;
-    try {
-      const [row] = await session.$client.unsafe<{ leader: boolean }[]>(LEAD_QUERY, [LEADER_LOCK, Math.floor(LEADER_LOCK / 2 ** 32), LEADER_LOCK % 2 ** 32]);
-      leader = row?.leader === true;
-    } catch (err) {
-      if (this.lead) this.opts.log?.(`outbox leadership check failed: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    if (this.stopped || leader === this.lead) return;
-    this.lead = leader;
-    this.oldest = { id: undefined, sinceMs: Date.now() };
-    if (leader) {
-      this.opts.log?.('leading: this process follows the outbox');
-      try {
-        await indexer.repairIndexes();
-      } catch (err) {
-        this.opts.log?.(`index repair failed, following anyway: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      if (!this.stopped && this.lead) indexer.start();
-    } else {
-      this.opts.log?.('no longer leading: another process follows the outbox');
+    if (this.lead) {
+      if (await this.holdsLock()) return;
+      this.opts.log?.('no longer leading: the lock went with the session; another process follows the outbox');
+      this.lead = false;
+      this.sittingOut = SIT_OUT_CHECKS;
       await indexer.stop();
+      return;
+    }
+    if (!(await this.takeLock()) || this.stopped) return;
+    this.lead = true;
+    this.oldest = { id: undefined, sinceMs: Date.now() };
+    this.opts.log?.('leading: this process follows the outbox');
+    try {
+      await indexer.repairIndexes();
+    } catch (err) {
+      this.opts.log?.(`index repair failed, following anyway: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (!this.stopped && this.lead) indexer.start();
+  }
+
+  /** Whether this session still holds the lock; a check that fails counts as no. */
+  private async holdsLock(): Promise<boolean> {
+    try {
+      const [row] = await this.opts.session.$client.unsafe<{ held: boolean }[]>(HOLDS_QUERY, [Math.floor(LEADER_LOCK / 2 ** 32), LEADER_LOCK % 2 ** 32]);
+      return row?.held === true;
+    } catch (err) {
+      this.opts.log?.(`outbox leadership check failed: ${err instanceof Error ? err.message : String(err)}`);
+      return false;
+    }
+  }
+
+  /** An attempt to take the lock (false if another session holds it or the database is down). */
+  private async takeLock(): Promise<boolean> {
+    try {
+      const [row] = await this.opts.session.$client.unsafe<{ taken: boolean }[]>('select pg_try_advisory_lock($1::bigint) as taken', [LEADER_LOCK]);
+      return row?.taken === true;
+    } catch {
+      return false;
     }
   }
 

@@ -2,7 +2,8 @@
  * The lead of the outbox among processes sharing an engine (indexer/leader.ts), on a real
  * database: one candidate follows at a time, and when the leader's session dies (its process
  * killed: PostgreSQL ends the session and frees the lock) another takes over within about its
- * poll interval, measured here. Each candidate has an indexer and an engine of its own, as
+ * poll interval, measured here; a leader whose session alone died steps down rather than take the
+ * lock again from its reconnected pool. Each candidate has an indexer and an engine of its own, as
  * separate processes would; what they share is PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +118,45 @@ describe('a leader that makes no progress', () => {
       expect(await healthyEngine.count('tags')).toBe(1);
     } finally {
       await Promise.all([stuck.stop(), healthy.stop()]);
+    }
+  });
+});
+
+describe('a leader whose session died while its process lives on', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(() => t.drop());
+
+  it('steps down instead of taking the lock again from its reconnected pool, so the candidate waiting gets it', async () => {
+    const candidate = async (pollMs: number) => {
+      const engine = new EmbeddedEngine({});
+      const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs });
+      await indexer.ensureIndexes();
+      return new OutboxLeadership({ session: createDatabase(t.url, { max: 1 }), indexer, pollMs });
+    };
+    // The first checks twice as often as the second: were it to take the lock again at once, it
+    // would always be first to ask.
+    const quick = await candidate(100);
+    const slow = await candidate(250);
+    try {
+      quick.start();
+      await waitUntil('the quick candidate to lead', () => quick.leading, 10_000, 10);
+      slow.start();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(slow.leading).toBe(false);
+      // Its connection is cut (a network failure, a restarted pooler); the process is fine.
+      const [row] = await t.db.$client`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
+        and classid::bigint = ${Math.floor(LEADER_LOCK / 2 ** 32)} and objid::bigint = ${LEADER_LOCK % 2 ** 32}`;
+      await t.db.$client`select pg_terminate_backend(${row!.pid as number})`;
+      await waitUntil('the waiting candidate to lead', () => slow.leading, 5_000, 10);
+      expect(quick.leading).toBe(false);
+      // and the one that stepped down stays a candidate: it leads again once the other stops
+      await slow.stop();
+      await waitUntil('the first candidate to lead again', () => quick.leading, 5_000, 10);
+    } finally {
+      await Promise.all([quick.stop(), slow.stop()]);
     }
   });
 });
