@@ -79,7 +79,7 @@ export class OutboxLeadership {
   }
 
   private async tick(): Promise<void> {
-    const { session, indexer } = this.opts;
+    const { indexer } = this.opts;
     if (this.sittingOut > 0) {
       this.sittingOut--;
       return;

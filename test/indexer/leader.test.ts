@@ -17,6 +17,13 @@ import { waitUntil } from '../support/wait.js';
 
 const POLL_MS = 200;
 
+/** A candidate on `t` with an indexer and an engine of its own, as a separate process would have. */
+async function candidateOn(t: TestDatabase, engine: EmbeddedEngine, options: { pollMs: number; stallSeconds?: number }): Promise<OutboxLeadership> {
+  const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs: options.pollMs });
+  await indexer.ensureIndexes();
+  return new OutboxLeadership({ session: createDatabase(t.url, { max: 1 }), indexer, ...options });
+}
+
 describe('the lead of the outbox', () => {
   let t: TestDatabase;
   const candidates: { leadership: OutboxLeadership; engine: EmbeddedEngine }[] = [];
@@ -25,10 +32,7 @@ describe('the lead of the outbox', () => {
     t = await createTestDatabase();
     for (let i = 0; i < 3; i++) {
       const engine = new EmbeddedEngine({});
-      const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs: POLL_MS });
-      await indexer.ensureIndexes();
-      const leadership = new OutboxLeadership({ session: createDatabase(t.url, { max: 1 }), indexer, pollMs: POLL_MS });
-      candidates.push({ leadership, engine });
+      candidates.push({ leadership: await candidateOn(t, engine, { pollMs: POLL_MS }), engine });
     }
   });
   afterAll(async () => {
@@ -96,11 +100,7 @@ describe('a leader that makes no progress', () => {
   afterAll(() => t.drop());
 
   it('gives the lead up, and another candidate applies what waits', async () => {
-    const candidate = async (engine: EmbeddedEngine) => {
-      const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs: 100 });
-      await indexer.ensureIndexes();
-      return new OutboxLeadership({ session: createDatabase(t.url, { max: 1 }), indexer, pollMs: 100, stallSeconds: 0.5 });
-    };
+    const candidate = (engine: EmbeddedEngine) => candidateOn(t, engine, { pollMs: 100, stallSeconds: 0.5 });
     // its engine refuses every write (say, a node it cannot reach that others can)
     const brokenEngine = new EmbeddedEngine({});
     const stuck = await candidate(brokenEngine);
@@ -130,12 +130,7 @@ describe('a leader whose session died while its process lives on', () => {
   afterAll(() => t.drop());
 
   it('steps down instead of taking the lock again from its reconnected pool, so the candidate waiting gets it', async () => {
-    const candidate = async (pollMs: number) => {
-      const engine = new EmbeddedEngine({});
-      const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs });
-      await indexer.ensureIndexes();
-      return new OutboxLeadership({ session: createDatabase(t.url, { max: 1 }), indexer, pollMs });
-    };
+    const candidate = (pollMs: number) => candidateOn(t, new EmbeddedEngine({}), { pollMs });
     // The first checks twice as often as the second: were it to take the lock again at once, it
     // would always be first to ask.
     const quick = await candidate(100);
