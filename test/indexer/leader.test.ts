@@ -17,6 +17,13 @@ import { waitUntil } from '../support/wait.js';
 
 const POLL_MS = 200;
 
+/** The backend that holds the lead, read from pg_locks (not through the module under test). */
+async function lockHolder(t: TestDatabase): Promise<number | undefined> {
+  const [row] = await t.db.$client`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
+    and classid::bigint = ${Math.floor(LEADER_LOCK / 2 ** 32)} and objid::bigint = ${LEADER_LOCK % 2 ** 32}`;
+  return row?.pid as number | undefined;
+}
+
 /** A candidate on `t` with an indexer and an engine of its own, as a separate process would have. */
 async function candidateOn(t: TestDatabase, engine: EmbeddedEngine, options: { pollMs: number; stallSeconds?: number }): Promise<OutboxLeadership> {
   const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate', pollMs: options.pollMs });
@@ -42,12 +49,6 @@ describe('the lead of the outbox', () => {
 
   const leaders = () => candidates.filter((c) => c.leadership.leading);
   const pending = async () => (await t.db.$client`select count(*)::int as n from search_outbox`)[0]!.n as number;
-  /** The backend that holds the lock, read from pg_locks (not through the module under test). */
-  const holder = async () =>
-    (
-      await t.db.$client`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
-        and classid::bigint = ${Math.floor(LEADER_LOCK / 2 ** 32)} and objid::bigint = ${LEADER_LOCK % 2 ** 32}`
-    )[0]?.pid as number | undefined;
   const addTag = (name: string) => t.db.$client`insert into tags (name, slug, name_in_namespace) values (${name}, ${name}, ${name}) returning id`.then((r) => r[0]!.id as number);
 
   it('lets one candidate follow, and another take over within a poll interval when its session dies', async () => {
@@ -64,7 +65,7 @@ describe('the lead of the outbox', () => {
     expect(await first.engine.count('tags')).toBe(1);
 
     // the leader's process is killed: PostgreSQL ends its session
-    const pid = await holder();
+    const pid = await lockHolder(t);
     expect(pid).toBeDefined();
     const killedAt = Date.now();
     await t.db.$client`select pg_terminate_backend(${pid!})`;
@@ -142,9 +143,7 @@ describe('a leader whose session died while its process lives on', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(slow.leading).toBe(false);
       // Its connection is cut (a network failure, a restarted pooler); the process is fine.
-      const [row] = await t.db.$client`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
-        and classid::bigint = ${Math.floor(LEADER_LOCK / 2 ** 32)} and objid::bigint = ${LEADER_LOCK % 2 ** 32}`;
-      await t.db.$client`select pg_terminate_backend(${row!.pid as number})`;
+      await t.db.$client`select pg_terminate_backend(${(await lockHolder(t))!})`;
       await waitUntil('the waiting candidate to lead', () => slow.leading, 5_000, 10);
       expect(quick.leading).toBe(false);
       // and the one that stepped down stays a candidate: it leads again once the other stops
