@@ -35,20 +35,21 @@ export function liveSearchRoutes(): Hono<AppEnv> {
       if (unusable) return unusable;
     }
     const live = c.get('deps').live!;
-    let stream: SseStream | undefined;
-    const release = live.admit(() => stream?.close());
+    // Made before it is admitted, so that a stop at any moment from here on closes it.
+    const stream = new SseStream();
+    const release = live.admit(() => stream.close());
     if (release === null) {
+      stream.close();
       c.header('Retry-After', String(FULL_RETRY_AFTER_SECONDS));
       throw new ApiError(503, 'Too many live connections are open; retry later');
     }
+    stream.onClose(release);
     try {
       await live.start();
     } catch (err) {
-      release();
+      stream.close();
       throw err;
     }
-    stream = new SseStream();
-    stream.onClose(release);
     // Live events are held back until the replay is written, then only the newer ones go out:
     // the replay may read a transaction the follower delivers later, so one at or below the
     // replayed position is dropped for as long as the stream lives, not only while held.
