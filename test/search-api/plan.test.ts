@@ -9,6 +9,8 @@ import type { SearchCaller, SearchDeps } from '../../src/contexts/search/caller.
 import { SearchRequestError } from '../../src/contexts/search/errors.js';
 import { compiledFilterOf, hiddenBy } from '../../src/contexts/search/filter.js';
 import { planImageSearch, planLiveImageQuery, planSearch } from '../../src/contexts/search/plan.js';
+import type { FilterSpec } from '../../src/contexts/search/filter-clauses.js';
+import { planFilterSample, planImagesUnderFilter } from '../../src/contexts/search/workbench-plans.js';
 import type { UserRow } from '../../src/contexts/users/types.js';
 import type { FilterRow } from '../../src/contexts/filters/types.js';
 
@@ -117,6 +119,19 @@ describe('planning a search', () => {
     // the anonymous request is the same object for that second, not for a minute
     const again = await planImageSearch(depsWith(), anonymous(null), input('created_at.gte:3 days ago'));
     expect(again.reused).toBe(true);
+  });
+
+  it("marks the workbench's searches the same way: through the query or the expression being written", async () => {
+    const now = Date.now();
+    const spec = (hidden: string): FilterSpec => ({ id: null, tagIds: { hidden: [], spoilered: [] }, complex: { hidden, spoilered: '' } });
+    const under = async (q: string, hidden: string) =>
+      (await planImagesUnderFilter(depsWith(), anonymous(null), spec(hidden), { q, page: 1, perPage: 25 }, now)).keepMs;
+    expect(await under('safe', 'first_seen_at.lt:1 hour ago')).toBe(1000);
+    expect(await under('created_at.gte:3 days ago', 'score.lt:0')).toBe(1000);
+    expect(await under('safe', 'score.lt:0')).toBeUndefined();
+    expect(await under('', '')).toBeUndefined();
+    expect((await planFilterSample(depsWith(), anonymous(null), 'created_at.gte:3 days ago', 50)).keepMs).toBe(1000);
+    expect((await planFilterSample(depsWith(), anonymous(null), undefined, 50)).keepMs).toBeUndefined();
   });
 
   it('refuses a live search without a query', async () => {
