@@ -1,11 +1,11 @@
 /**
  * The service as a process (`src/main.ts` with an embedded PostgreSQL and the embedded engine
  * under a temporary DATA_DIR): SIGTERM during a request lets it finish, closes idle keep-alive
- * connections, refuses new ones, ends live search streams and sockets; under keep-alive load every request in flight is answered and
- * answers after the signal say `Connection: close`; writes the engine snapshot, stops PostgreSQL and exits 0; a
- * request that never ends hits SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a
- * signal during start-up shuts down cleanly too; a render bomb being decoded is killed at SIGTERM,
- * not waited for.
+ * connections, refuses new ones, ends live search streams and sockets; under keep-alive load
+ * every request in flight is answered and answers after the signal say `Connection: close`;
+ * writes the engine snapshot, stops PostgreSQL and exits 0; a request that never ends hits
+ * SHUTDOWN_TIMEOUT_SECONDS (exit 1, PostgreSQL still stopped); a signal during start-up shuts down
+ * cleanly too; a render bomb being decoded is killed at SIGTERM, not waited for.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
