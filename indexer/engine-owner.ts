@@ -38,10 +38,10 @@ const HELD = `select exists (
     select 1 from pg_locks where locktype = 'advisory' and granted and pid = pg_backend_pid()
       and ((classid::bigint << 32) | objid::bigint) = $1::bigint) as held`;
 
-/** The holder's address and application, for the refusal's message. */
+/** The holder's address and application, for the refusal's message (this database's: pg_locks shows the whole cluster). */
 const HOLDER = `select a.pid, a.client_addr::text as addr, a.application_name as app, a.backend_start::text as since
     from pg_locks l join pg_stat_activity a on a.pid = l.pid
-    where l.locktype = 'advisory' and l.granted and ((l.classid::bigint << 32) | l.objid::bigint) = $1::bigint
+    where l.locktype = 'advisory' and l.granted and a.datname = current_database() and ((l.classid::bigint << 32) | l.objid::bigint) = $1::bigint
     limit 1`;
 
 async function refusal(db: Database): Promise<EngineOwnedElsewhere> {

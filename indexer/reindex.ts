@@ -178,10 +178,10 @@ export async function reindex(ctx: ReindexContext, names: readonly IndexName[], 
     const [lock] = await session.unsafe<{ ok: boolean }[]>('select pg_try_advisory_lock($1::bigint) as ok', [REINDEX_LOCK]);
     if (!lock?.ok) {
       // a batch of this or another process may still hold it shared for a moment; wait for those,
-      // but not for another reindex
+      // but not for another reindex (of this board: pg_locks shows every database of the cluster)
       const [holder] = await session.unsafe<{ n: number }[]>(
         `select count(*)::int as n from pg_locks where locktype = 'advisory' and mode = 'ExclusiveLock'
-           and ((classid::bigint << 32) | objid::bigint) = $1::bigint and granted`,
+           and database = (select oid from pg_database where datname = current_database()) and ((classid::bigint << 32) | objid::bigint) = $1::bigint and granted`,
         [REINDEX_LOCK],
       );
       if ((holder?.n ?? 0) > 0) throw new Error('another reindex is running');

@@ -17,10 +17,13 @@ import { waitUntil } from '../support/wait.js';
 
 const POLL_MS = 200;
 
-/** The backend that holds the lead, read from pg_locks (not through the module under test). */
+/**
+ * The backend that holds the lead, read from pg_locks (not through the module under test). Only
+ * this database's: pg_locks shows the whole cluster, where other tests' boards hold the same key.
+ */
 async function lockHolder(t: TestDatabase): Promise<number | undefined> {
   const [row] = await t.db.$client`select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
-    and classid::bigint = ${Math.floor(LEADER_LOCK / 2 ** 32)} and objid::bigint = ${LEADER_LOCK % 2 ** 32}`;
+    and database = (select oid from pg_database where datname = current_database()) and classid::bigint = ${Math.floor(LEADER_LOCK / 2 ** 32)} and objid::bigint = ${LEADER_LOCK % 2 ** 32}`;
   return row?.pid as number | undefined;
 }
 

@@ -97,6 +97,30 @@ describe('reindex', () => {
     expect(await t.db.$count(searchOutbox)).toBe(0);
   });
 
+  it("waits for a batch's hold of the lock, whatever another board on the same cluster reindexes", async () => {
+    const other = await createTestDatabase();
+    const otherReindex = await other.db.$client.reserve();
+    const batch = await t.db.$client.reserve();
+    try {
+      // pg_locks shows every database's advisory locks: another board's reindex holds the same key
+      await otherReindex.unsafe('select pg_advisory_lock($1::bigint)', [REINDEX_LOCK]);
+      // a batch of this board holds it shared for a moment
+      await batch.unsafe('select pg_advisory_lock_shared($1::bigint)', [REINDEX_LOCK]);
+      const indexer = new Indexer({ db: t.db, engine: new EmbeddedEngine(), deleteRows: 'immediate' });
+      await indexer.ensureIndexes();
+      let done = false;
+      const reindexing = indexer.reindex(['tags']).then((r) => ((done = true), r));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(done).toBe(false);
+      await batch.unsafe('select pg_advisory_unlock_shared($1::bigint)', [REINDEX_LOCK]);
+      expect(await reindexing).toHaveLength(1);
+    } finally {
+      batch.release();
+      otherReindex.release();
+      await other.drop();
+    }
+  });
+
   it('reports rows, documents and outbox lag', async () => {
     const engine = new EmbeddedEngine();
     const indexer = new Indexer({ db: t.db, engine, deleteRows: 'immediate' });

@@ -80,7 +80,7 @@ describe('one embedded engine per database', () => {
       // the owner's lock connection drops (as when the database restarts) and another takes the lock
       await admin.unsafe(
         `select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and granted
-           and ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+           and database = (select oid from pg_database where datname = current_database()) and ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
         [ENGINE_OWNER_LOCK],
       );
       await waitUntil('the lock to be free', async () => {
